@@ -1,0 +1,85 @@
+"""``torch.npy``: the device module PyTorch looks up by the backend's name.
+
+``torch.manual_seed``, ``torch.accelerator`` and friends find these
+functions through ``getattr(torch, "npy")``. There is exactly one npy device,
+index 0: NumPy runs on the host, and the C++ device guard for Python
+backends reports a single device.
+"""
+
+import numpy as np
+
+_DEVICE_COUNT = 1
+_DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
+
+_seed = _DEFAULT_SEED
+generator = np.random.Generator(np.random.PCG64(_seed))
+
+
+def is_available():
+    return True
+
+
+def is_initialized():
+    return True
+
+
+def device_count():
+    return _DEVICE_COUNT
+
+
+def current_device():
+    return 0
+
+
+def _check_index(index):
+    if not 0 <= index < _DEVICE_COUNT:
+        raise RuntimeError(
+            f"npy device: invalid device index {index}; the npy backend has "
+            f"{_DEVICE_COUNT} device (index 0)"
+        )
+
+
+def set_device(index):
+    _check_index(_index_of(index))
+
+
+def _index_of(device_like):
+    if isinstance(device_like, int):
+        return device_like
+    index = getattr(device_like, "index", None)
+    return 0 if index is None else index
+
+
+def get_device_name(index=0):
+    _check_index(_index_of(index))
+    return f"NumPy {np.__version__} (host CPU)"
+
+
+def synchronize(index=None):
+    """NumPy kernels finish before they return, so there is nothing to wait for."""
+    if index is not None:
+        _check_index(_index_of(index))
+
+
+def _is_in_bad_fork():
+    return False
+
+
+def manual_seed(seed):
+    """Seed the npy random generator (what ``torch.manual_seed`` calls)."""
+    global _seed, generator
+    _seed = int(seed) & 0xFFFF_FFFF_FFFF_FFFF
+    generator = np.random.Generator(np.random.PCG64(_seed))
+
+
+manual_seed_all = manual_seed
+
+
+def seed():
+    """Seed the npy random generator from fresh entropy; returns the seed."""
+    manual_seed(np.random.SeedSequence().entropy)
+    return _seed
+
+
+def initial_seed():
+    return _seed

@@ -1,0 +1,62 @@
+"""Elementwise arithmetic, with PyTorch's type promotion and broadcasting."""
+
+import numpy as np
+import torch
+
+from ..dtypes import to_numpy_dtype
+from ..tensor import unwrap, wrap
+from ._operands import check_alpha, promoted
+from .registry import aten, implements
+
+
+def _result(array, dtype):
+    return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
+
+
+def _combine_scaled(op, combine, self, other, alpha):
+    """``combine(self, alpha * other)``, promoted and checked as PyTorch does."""
+    (a, b), dtype = promoted(op, self, other)
+    check_alpha(op, dtype, alpha)
+    if alpha != 1:
+        b = b * np.asarray(alpha, dtype=b.dtype)
+    return _result(combine(a, b), dtype)
+
+
+def _is_bool(value):
+    return isinstance(value, bool) or getattr(value, "dtype", None) == torch.bool
+
+
+@implements(aten.add.Tensor)
+def add(self, other, *, alpha=1):
+    return _combine_scaled("add", np.add, self, other, alpha)
+
+
+@implements(aten.sub.Tensor)
+def sub(self, other, *, alpha=1):
+    if _is_bool(self) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if _is_bool(self) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return _combine_scaled("sub", np.subtract, self, other, alpha)
+
+
+@implements(aten.neg.default)
+def neg(self):
+    if self.dtype == torch.bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return wrap(np.negative(unwrap(self)))
+
+
+@implements(aten.mul.Tensor)
+def mul(self, other):
+    (a, b), dtype = promoted("mul", self, other)
+    return _result(a * b, dtype)

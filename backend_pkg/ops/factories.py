@@ -1,0 +1,84 @@
+"""Allocation: the kernels every other op relies on to make an npy tensor."""
+
+import numpy as np
+import torch
+
+from ..device import set_device
+from ..dtypes import to_numpy_dtype
+from ..tensor import DEVICE_NAME, unwrap, wrap
+from .registry import aten, implements
+
+
+def check_factory_options(op, layout, device, pin_memory):
+    if layout not in (None, torch.strided):
+        raise RuntimeError(f"npy device: {op} supports only torch.strided layout, got {layout}")
+    if pin_memory:
+        raise RuntimeError(f"npy device: {op} cannot pin memory; npy memory is NumPy's")
+    if device is not None and torch.device(device).type != DEVICE_NAME:
+        raise RuntimeError(f"npy device: {op} was asked for a tensor on {device}")
+    if device is not None:
+        set_device(torch.device(device))
+
+
+def storage_extent(size, stride):
+    """How many elements a tensor of this size and stride spans."""
+    if any(length == 0 for length in size):
+        return 0
+    return 1 + sum((length - 1) * step for length, step in zip(size, stride))
+
+
+def allocate_strided(size, stride, dtype):
+    """Uninitialised NumPy memory laid out with PyTorch strides (in elements)."""
+    np_dtype = to_numpy_dtype(dtype)
+    storage = np.empty(storage_extent(size, stride), dtype=np_dtype)
+    return np.lib.stride_tricks.as_strided(
+        storage,
+        shape=tuple(size),
+        strides=tuple(step * np_dtype.itemsize for step in stride),
+        writeable=True,
+    )
+
+
+@implements(aten.empty_strided.default)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    check_factory_options("empty_strided", layout, device, pin_memory)
+    return wrap(allocate_strided(size, stride, dtype))
+
+
+@implements(aten.empty.memory_format)
+def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    check_factory_options("empty", layout, device, pin_memory)
+    if memory_format in (None, torch.contiguous_format, torch.preserve_format):
+        return wrap(np.empty(tuple(size), dtype=to_numpy_dtype(dtype)))
+    # PyTorch owns the stride rules of channels_last and friends: ask a meta tensor.
+    stride = torch.empty(size, device="meta", memory_format=memory_format).stride()
+    return wrap(allocate_strided(size, stride, dtype))
+
+
+@implements(aten.fill_.Scalar)
+def fill_(self, value):
+    unwrap(self)[...] = value
+    return self
+
+
+@implements(aten.zero_.default)
+def zero_(self):
+    return fill_(self, 0)
+
+
+@implements(aten.ones_like.default)
+def ones_like(
+    self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None
+):
+    out = torch.empty_like(
+        self,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        pin_memory=pin_memory,
+        memory_format=memory_format or torch.preserve_format,
+    )
+    if out.device.type == DEVICE_NAME:
+        unwrap(out)[...] = 1
+        return out
+    return out.fill_(1)

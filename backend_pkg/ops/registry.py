@@ -1,0 +1,48 @@
+"""One table of kernels, one decorator to fill it, one function to install it.
+
+Lookup order, for any aten op called on an npy tensor:
+
+1. the dispatcher's own layers above the backend (autograd, ADInplaceOrView,
+   ...) run first, as for every device;
+2. at the PrivateUse1 key, a kernel from :data:`KERNELS` runs if the op has one;
+3. otherwise PyTorch tries the op's composite decomposition (``empty_like``
+   becomes ``empty_strided``, ``_to_copy`` becomes ``empty`` + ``copy_``...),
+   whose pieces come back to step 2;
+4. otherwise the dispatcher raises ``NotImplementedError`` naming the op and
+   the ``PrivateUse1`` key.
+"""
+
+import torch
+
+KERNELS = {}
+
+
+def implements(*ops):
+    """Register the decorated function as the npy kernel of each aten overload in ``ops``."""
+
+    def decorator(kernel):
+        for op in ops:
+            if op in KERNELS:
+                raise ValueError(f"npy device: {op} already has a kernel, {KERNELS[op].__name__}")
+            KERNELS[op] = kernel
+        return kernel
+
+    return decorator
+
+
+def install(library):
+    """Register every kernel of :data:`KERNELS` with ``library`` for the PrivateUse1 key.
+
+    The key keeps its C++ name, ``PrivateUse1``, whatever the backend is
+    renamed to: renaming changes the device string, not the dispatch key.
+    """
+    for op, kernel in KERNELS.items():
+        library.impl(op, kernel, "PrivateUse1")
+
+
+def registered_ops():
+    """The qualified names (``aten::add.Tensor``) of the ops with an npy kernel."""
+    return sorted(op.name() for op in KERNELS)
+
+
+aten = torch.ops.aten

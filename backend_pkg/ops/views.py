@@ -1,0 +1,106 @@
+"""Views: new tensors over the same NumPy memory.
+
+Each kernel returns a NumPy view (never a copy) so that writes through the
+view reach the base, as on CPU. Shapes and strides follow PyTorch's rules
+and errors use PyTorch's wording, since users meet them through PyTorch.
+"""
+
+import math
+
+import numpy as np
+
+from ..tensor import storage_array, unwrap, wrap
+from .factories import storage_extent
+from .registry import aten, implements
+
+
+@implements(aten.detach.default, aten.alias.default)
+def alias(self):
+    return wrap(unwrap(self))
+
+
+def _infer_size(size, numel):
+    size = list(size)
+    if size.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = math.prod(length for length in size if length != -1)
+    if -1 in size and known != 0 and numel % known == 0:
+        size[size.index(-1)] = numel // known
+    if math.prod(size) != numel or any(length < 0 for length in size):
+        raise RuntimeError(f"shape '{list(map(int, size))}' is invalid for input of size {numel}")
+    return tuple(size)
+
+
+@implements(aten.view.default)
+def view(self, size):
+    array = unwrap(self)
+    shape = _infer_size(size, array.size)
+    try:
+        return wrap(np.reshape(array, shape, copy=False))
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least "
+            "one dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+
+
+@implements(aten.as_strided.default)
+def as_strided(self, size, stride, storage_offset=None):
+    if storage_offset is None:
+        storage_offset = self.storage_offset()
+    if any(step < 0 for step in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    storage = storage_array(self)
+    needed = storage_offset + storage_extent(size, stride)
+    if needed > storage.size:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset}, and itemsize {storage.itemsize} requiring a storage size of "
+            f"{needed * storage.itemsize} are out of bounds for storage of size {storage.nbytes}"
+        )
+    return wrap(
+        np.lib.stride_tricks.as_strided(
+            storage[storage_offset:],
+            shape=tuple(size),
+            strides=tuple(step * storage.itemsize for step in stride),
+            writeable=True,
+        )
+    )
+
+
+def _expanded_strides(array, size):
+    """PyTorch's expand rule: new leading dims and stretched size-1 dims get stride 0."""
+    if len(size) < array.ndim:
+        raise RuntimeError(
+            f"expand(npy tensor {{{list(array.shape)}}}, size={list(size)}): the number of "
+            f"sizes provided ({len(size)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({array.ndim})"
+        )
+    lead = len(size) - array.ndim
+    for dim, target in enumerate(size[:lead]):
+        if target < 0:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                f"non-existing dimension {dim}"
+            )
+    shape = list(size[:lead])
+    strides = [0] * lead
+    for dim, (length, step, target) in enumerate(zip(array.shape, array.strides, size[lead:])):
+        if target == -1:
+            target = length
+        if target != length and length != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"({length}) at non-singleton dimension {lead + dim}.  Target sizes: "
+                f"{list(size)}.  Tensor sizes: {list(array.shape)}"
+            )
+        shape.append(target)
+        strides.append(step if target == length else 0)
+    return tuple(shape), tuple(strides)
+
+
+@implements(aten.expand.default)
+def expand(self, size, *, implicit=False):
+    array = unwrap(self)
+    shape, strides = _expanded_strides(array, size)
+    return wrap(np.lib.stride_tricks.as_strided(array, shape=shape, strides=strides, writeable=True))

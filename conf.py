@@ -1,0 +1,51 @@
+"""Sphinx configuration: the site is built from source/, the gallery from gallery/.
+
+Every example and notebook runs at build time (``make html``); ``make
+html-noplot`` renders the same pages without running them.
+"""
+
+from pathlib import Path
+
+ROOT = Path(__file__).parent
+
+project = "PyTorch Python backends, executed"
+author = "The backend_pkg authors"
+copyright = "2026, The backend_pkg authors"
+
+extensions = [
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_gallery.gen_gallery",
+]
+
+# sphinx-gallery also writes a notebook beside each example for download;
+# those are outputs, not documents for myst-nb to parse.
+exclude_patterns = ["auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "gallery"),
+    "gallery_dirs": str(ROOT / "source" / "auto_examples"),
+    # Run every script, not only the plot_* ones.
+    "filename_pattern": r".*\.py$",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    # Each example imports backend_pkg; registration is once per process and
+    # the import is idempotent, so examples can share the build process.
+    "reset_modules": ("matplotlib",),
+    "show_memory": False,
+}
+
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(ROOT / "_build" / ".jupyter_cache")
+nb_execution_raise_on_error = True
+nb_execution_timeout = 300
+nb_execution_show_tb = True
+
+html_theme = "pydata_sphinx_theme"
+html_title = "PyTorch Python backends"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+}
+html_static_path = []
