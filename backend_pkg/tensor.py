@@ -1,38 +1,45 @@
 """The npy tensor: a PyTorch tensor whose device memory is a NumPy array.
 
 ``torch._C._acc.create_empty_tensor`` makes a tensor on the PrivateUse1
-device with no memory behind it. The backend swaps its ``__class__`` to
-:class:`NpyTensor` and hangs the NumPy array on it; kernels registered with
-``torch.library`` read the array (:func:`unwrap`) and wrap their results
-(:func:`wrap`).
+device with no memory behind it. :func:`wrap` gives it memory and swaps its
+``__class__`` to :class:`NpyTensor`; kernels registered with
+``torch.library`` read their inputs with :func:`unwrap` and return
+:func:`wrap`-ped results.
 
-PyTorch must see the layout the array really has: views, ``stride()``,
-``storage_offset()`` and ``data_ptr()`` all come from the tensor's own
-metadata, which ``create_empty_tensor`` always makes contiguous. :func:`wrap`
-therefore points the tensor at a storage descriptor for the array's memory
-(no bytes are copied or owned by it) and copies the array's strides and
-offset into the tensor.
+The memory belongs to the tensor's *storage*, as on every PyTorch device:
+
+* each storage is a descriptor of one NumPy array's memory (the *root*
+  array, which owns the bytes); the descriptor's Python object keeps the
+  root alive, so the memory lives exactly as long as some tensor uses it;
+* a view shares its base's storage; sizes, strides and storage offset live
+  in the tensor's metadata, where PyTorch reads them (``stride()``,
+  ``is_contiguous()``, ``data_ptr()``...), and where PyTorch changes them
+  in place (``unsqueeze_``, ``t_``...);
+* :func:`unwrap` rebuilds the NumPy view from the root and that metadata,
+  so it is right for every tensor on the device, whichever Python object
+  PyTorch's C++ code gave it (``.data`` and some views make plain
+  ``torch.Tensor`` objects over an existing storage).
 """
 
 import numpy as np
 import torch
 
-from .dtypes import to_torch_dtype
+from .dtypes import to_numpy_dtype, to_torch_dtype
 
 DEVICE_NAME = "npy"
 
 # set_ has no PrivateUse1 kernel of its own; its CPU kernel only rewrites the
-# tensor's metadata, which is exactly what a descriptor-only storage needs.
-_SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset
+# tensor's metadata, which is all a descriptor storage needs.
+_SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 # The PrivateUse1 device keeps this identity through the rename to "npy".
 _DEVICE = torch.device("privateuseone", 0)
 
 
 class NpyTensor(torch.Tensor):
-    """A tensor on the ``npy`` device, backed by a NumPy array.
+    """A tensor on the ``npy`` device, backed by NumPy memory.
 
-    Instances are only made by :func:`wrap`; kernels reach the array through
+    Kernels make instances with :func:`wrap` and reach the memory with
     :func:`unwrap`.
     """
 
@@ -59,36 +66,52 @@ class NpyTensor(torch.Tensor):
 
 
 def _storage_root(array):
-    """The array that owns the memory ``array`` looks into."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
+    """The array that owns the memory ``array`` looks into.
+
+    NumPy's stride tricks put a non-array holder between a view and its
+    base, so the chain of ``.base`` is followed through anything that has one.
+    """
+    root = array
+    holder = array.base
+    while holder is not None:
+        if isinstance(holder, np.ndarray):
+            root = holder
+        holder = getattr(holder, "base", None)
+    return root
 
 
 def _has_tensor_layout(array):
     """Whether a tensor can describe ``array``: non-negative strides, in whole elements."""
-    itemsize = array.itemsize
-    return all(stride >= 0 and stride % itemsize == 0 for stride in array.strides)
+    return all(stride >= 0 and stride % array.itemsize == 0 for stride in array.strides)
 
 
-def wrap(array):
-    """Make an npy tensor that aliases ``array`` (a NumPy array or scalar).
+def _new_storage(root):
+    storage = torch._C._construct_storage_from_data_pointer(root.ctypes.data, _DEVICE, root.nbytes)
+    storage._npy_root = root
+    return storage
 
-    An array whose layout a tensor cannot describe (negative strides, as from
-    ``np.flip``) is copied first.
+
+def wrap(array, base=None):
+    """An npy tensor over ``array``'s memory (a NumPy array or scalar).
+
+    Pass ``base``, the npy tensor ``array`` is a view of, to make the result
+    share its storage (a view kernel must). An array whose layout a tensor
+    cannot describe (negative strides, as from ``np.flip``) is copied first.
     """
     array = np.asarray(array)
     if not _has_tensor_layout(array):
         array = np.ascontiguousarray(array)
-    root = _storage_root(array)
-    if not _has_tensor_layout(root):
-        array = root = array.copy()
+    if base is not None:
+        storage = base.untyped_storage()
+        root = storage._npy_root
+    else:
+        root = _storage_root(array)
+        if not _has_tensor_layout(root):
+            array = root = array.copy()
+        storage = _new_storage(root)
     itemsize = array.itemsize
-    storage = torch._C._construct_storage_from_data_pointer(
-        root.ctypes.data, _DEVICE, root.nbytes
-    )
     tensor = torch._C._acc.create_empty_tensor(array.shape, to_torch_dtype(array.dtype))
-    _SET_STORAGE._handle.redispatch_boxed(
+    _SET_STORAGE.redispatch_boxed(
         _METADATA_ONLY_KEYS,
         tensor,
         storage,
@@ -97,28 +120,35 @@ def wrap(array):
         [stride // itemsize for stride in array.strides],
     )
     tensor.__class__ = NpyTensor
-    tensor._array = array
     return tensor
 
 
-def unwrap(tensor):
-    """The NumPy array behind an npy tensor (an alias, not a copy)."""
-    try:
-        return tensor._array
-    except AttributeError:
-        raise TypeError(
-            f"npy device: expected an npy tensor, got a tensor on {tensor.device}"
-        ) from None
+def _root_of(tensor):
+    if tensor.device.type != DEVICE_NAME:
+        raise TypeError(f"npy device: expected an npy tensor, got a tensor on {tensor.device}")
+    return tensor.untyped_storage()._npy_root
 
 
 def storage_array(tensor):
-    """All of an npy tensor's storage, as a flat array of its dtype.
+    """All of an npy tensor's storage, as a flat array of the tensor's dtype.
 
-    This is what ``storage_offset`` and strides count from, so ``as_strided``
-    resolves against it.
+    Storage offsets and strides count from its first element.
     """
-    root = _storage_root(unwrap(tensor))
-    return np.lib.stride_tricks.as_strided(
+    root = _root_of(tensor)
+    flat = np.lib.stride_tricks.as_strided(
         root, shape=(root.size,), strides=(root.itemsize,), writeable=True
     )
+    np_dtype = to_numpy_dtype(tensor.dtype)
+    usable = root.nbytes - root.nbytes % np_dtype.itemsize
+    return flat.view(np.uint8)[:usable].view(np_dtype)
 
+
+def unwrap(tensor):
+    """The NumPy view of an npy tensor's memory: an alias, never a copy."""
+    storage = storage_array(tensor)
+    return np.lib.stride_tricks.as_strided(
+        storage[tensor.storage_offset():],
+        shape=tensor.shape,
+        strides=[step * storage.itemsize for step in tensor.stride()],
+        writeable=True,
+    )

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..dtypes import to_numpy_dtype
 from ..tensor import storage_array, unwrap, wrap
 from .factories import storage_extent
 from .registry import aten, implements
@@ -16,7 +17,7 @@ from .registry import aten, implements
 
 @implements(aten.detach.default, aten.alias.default)
 def alias(self):
-    return wrap(unwrap(self))
+    return wrap(unwrap(self), base=self)
 
 
 def _infer_size(size, numel):
@@ -31,17 +32,26 @@ def _infer_size(size, numel):
     return tuple(size)
 
 
-@implements(aten.view.default)
+@implements(aten.view.default, aten._unsafe_view.default)
 def view(self, size):
     array = unwrap(self)
     shape = _infer_size(size, array.size)
     try:
-        return wrap(np.reshape(array, shape, copy=False))
+        return wrap(np.reshape(array, shape, copy=False), base=self)
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least "
             "one dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
+
+
+@implements(aten.view.dtype)
+def view_dtype(self, dtype):
+    array = unwrap(self)
+    try:
+        return wrap(array.view(to_numpy_dtype(dtype)), base=self)
+    except ValueError as error:
+        raise RuntimeError(f"view(dtype={dtype}) of an npy tensor of {self.dtype}: {error}") from None
 
 
 @implements(aten.as_strided.default)
@@ -64,7 +74,8 @@ def as_strided(self, size, stride, storage_offset=None):
             shape=tuple(size),
             strides=tuple(step * storage.itemsize for step in stride),
             writeable=True,
-        )
+        ),
+        base=self,
     )
 
 
@@ -103,4 +114,13 @@ def _expanded_strides(array, size):
 def expand(self, size, *, implicit=False):
     array = unwrap(self)
     shape, strides = _expanded_strides(array, size)
-    return wrap(np.lib.stride_tricks.as_strided(array, shape=shape, strides=strides, writeable=True))
+    return wrap(
+        np.lib.stride_tricks.as_strided(array, shape=shape, strides=strides, writeable=True),
+        base=self,
+    )
+
+
+@implements(aten._reshape_alias.default)
+def reshape_alias(self, size, stride):
+    return as_strided(self, size, stride)
+
