@@ -7,6 +7,7 @@ backends reports a single device.
 """
 
 import numpy as np
+import torch
 
 _DEVICE_COUNT = 1
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
@@ -46,7 +47,7 @@ def set_device(index):
 def _index_of(device_like):
     if isinstance(device_like, int):
         return device_like
-    index = getattr(device_like, "index", None)
+    index = torch.device(device_like).index
     return 0 if index is None else index
 
 

@@ -26,9 +26,34 @@ def _is_bool(value):
     return isinstance(value, bool) or getattr(value, "dtype", None) == torch.bool
 
 
+def _write_in_place(op, self, result):
+    """Store ``result`` into ``self``, under PyTorch's rules for in-place ops."""
+    if not torch.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(
+            f"{op}: result type {result.dtype} can't be cast to the desired output type {self.dtype}"
+        )
+    if any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the operation."
+        )
+    if result.shape != self.shape:
+        raise RuntimeError(
+            f"{op}: output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    unwrap(self)[...] = unwrap(result)
+    return self
+
+
 @implements(aten.add.Tensor)
 def add(self, other, *, alpha=1):
     return _combine_scaled("add", np.add, self, other, alpha)
+
+
+@implements(aten.add_.Tensor)
+def add_(self, other, *, alpha=1):
+    return _write_in_place("add_", self, add(self, other, alpha=alpha))
 
 
 @implements(aten.sub.Tensor)
@@ -46,6 +71,11 @@ def sub(self, other, *, alpha=1):
     return _combine_scaled("sub", np.subtract, self, other, alpha)
 
 
+@implements(aten.sub_.Tensor)
+def sub_(self, other, *, alpha=1):
+    return _write_in_place("sub_", self, sub(self, other, alpha=alpha))
+
+
 @implements(aten.neg.default)
 def neg(self):
     if self.dtype == torch.bool:
@@ -60,3 +90,8 @@ def neg(self):
 def mul(self, other):
     (a, b), dtype = promoted("mul", self, other)
     return _result(a * b, dtype)
+
+
+@implements(aten.mul_.Tensor)
+def mul_(self, other):
+    return _write_in_place("mul_", self, mul(self, other))

@@ -1,0 +1,140 @@
+"""Copies across the npy/CPU boundary: exact, in every direction, never aliasing."""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import DTYPES, assert_matches_cpu, make
+
+import backend_pkg
+
+
+def random_bits(shape, dtype, seed):
+    """Arbitrary bit patterns of ``dtype`` (NaNs, infinities, subnormals included)."""
+    if dtype == torch.bool:
+        return make(shape, dtype, seed)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    count = int(np.prod(shape, dtype=np.int64))
+    generator = torch.Generator().manual_seed(seed)
+    raw = torch.randint(0, 256, (count * itemsize,), dtype=torch.uint8, generator=generator)
+    return raw.view(dtype).reshape(shape)
+
+
+def as_bytes(tensor):
+    return tensor.numpy().tobytes()
+
+
+@st.composite
+def strided_views(draw):
+    """A CPU tensor and a strided view of it: permuted, sliced with steps, offset."""
+    dtype = draw(st.sampled_from(DTYPES))
+    shape = draw(st.lists(st.integers(0, 5), min_size=0, max_size=4))
+    base = random_bits(shape, dtype, draw(st.integers(0, 2**16)))
+    view = base.permute(draw(st.permutations(range(base.dim()))))
+    for dim in range(view.dim()):
+        length = view.shape[dim]
+        start = draw(st.integers(0, max(length - 1, 0)))
+        step = draw(st.integers(1, 3))
+        view = view.narrow(dim, start, length - start)[(slice(None),) * dim + (slice(None, None, step),)]
+    return view
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided_views())
+def test_round_trip_is_bit_exact(view):
+    on_device = view.to("npy")
+    assert (on_device.dtype, on_device.shape) == (view.dtype, view.shape)
+    assert backend_pkg.unwrap(on_device).dtype == backend_pkg.dtypes.to_numpy_dtype(view.dtype)
+    back = on_device.cpu()
+    assert type(back) is torch.Tensor
+    assert (back.dtype, back.shape) == (view.dtype, view.shape)
+    assert as_bytes(back) == as_bytes(view)
+
+
+@settings(max_examples=100, deadline=None)
+@given(strided_views())
+def test_copy_into_strided_cpu_destination(view):
+    source = random_bits(view.shape, view.dtype, seed=1).to("npy")
+    expected = view.clone()
+    expected.copy_(source.cpu())
+    view.copy_(source)
+    assert as_bytes(view) == as_bytes(expected)
+
+
+@pytest.mark.parametrize("target", DTYPES, ids=str)
+def test_dtype_conversion_matches_cpu(dtype, target):
+    source = make((3, 4), dtype)
+    if source.is_complex() and not target.is_complex:
+        pytest.skip("complex to real discards the imaginary part with a warning; tested below")
+    cpu = source.to(target)
+    assert_matches_cpu(source.to("npy", dtype=target), cpu)  # CPU -> npy
+    assert_matches_cpu(source.to("npy").to(target), cpu)  # npy -> npy
+    torch.testing.assert_close(source.to("npy").to("cpu", dtype=target), cpu)  # npy -> CPU
+
+
+def test_complex_to_real_warns_like_cpu():
+    source = torch.tensor([1 + 2j, 3 - 4j])
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        result = source.to("npy").to(torch.float32)
+    assert_matches_cpu(result, source.real.float())
+
+
+def test_copy_between_npy_tensors_broadcasts_and_converts():
+    dst = torch.zeros(3, 4, dtype=torch.float64, device="npy")
+    src = torch.arange(4, dtype=torch.int32).to("npy")
+    dst.copy_(src)
+    assert_matches_cpu(dst, torch.arange(4, dtype=torch.float64).expand(3, 4))
+
+
+def test_copy_from_cpu_into_npy_view():
+    dst = torch.zeros(4, 4, device="npy")
+    dst[1:3, ::2].copy_(torch.ones(2, 2))
+    expected = torch.zeros(4, 4)
+    expected[1:3, ::2] = 1
+    assert_matches_cpu(dst, expected)
+
+
+def test_copies_never_alias():
+    source = torch.arange(6.0)
+    device = source.to("npy")
+    source.add_(100)  # changing the source after the copy ...
+    assert_matches_cpu(device, torch.arange(6.0))  # ... does not reach the device
+    host = device.cpu()
+    host.zero_()
+    assert_matches_cpu(device, torch.arange(6.0))
+    clone = device.clone()
+    clone.fill_(5)
+    assert_matches_cpu(device, torch.arange(6.0))
+    converted = device.to(torch.float64)
+    assert not np.shares_memory(backend_pkg.unwrap(converted), backend_pkg.unwrap(device))
+
+
+def test_to_same_device_returns_the_tensor_itself():
+    device = torch.ones(2).to("npy")
+    assert device.to("npy") is device
+
+
+def test_conjugate_and_negative_views_are_resolved_on_the_way_in():
+    source = torch.tensor([1 + 2j, 3 - 4j])
+    assert_matches_cpu(source.conj().to("npy"), source.conj().resolve_conj())
+    assert_matches_cpu(source.conj().imag.to("npy"), torch.tensor([-2.0, 4.0]))
+
+
+@pytest.mark.parametrize(
+    "make_bfloat16",
+    [
+        lambda: torch.ones(2, dtype=torch.bfloat16).to("npy"),
+        lambda: torch.empty(2, dtype=torch.bfloat16, device="npy"),
+        lambda: torch.ones(2, device="npy").to(torch.bfloat16),
+        lambda: torch.zeros(2, device="npy", dtype=torch.bfloat16),
+    ],
+)
+def test_bfloat16_is_refused_by_name(make_bfloat16):
+    with pytest.raises(TypeError, match=r"torch\.bfloat16 has no NumPy equivalent"):
+        make_bfloat16()
+
+
+def test_bfloat16_source_can_be_converted_on_the_way():
+    source = torch.tensor([1.5, -2.25], dtype=torch.bfloat16)
+    assert_matches_cpu(source.to("npy", dtype=torch.float32), source.float())

@@ -1,0 +1,107 @@
+"""The npy device as PyTorch sees it: setup, device module, hooks, guard."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import backend_pkg
+
+
+def run_fresh(code):
+    """Run ``code`` in a new interpreter, where nothing is registered yet."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_device_module_is_torch_npy():
+    assert torch.npy is backend_pkg.device
+    assert torch.npy.is_available() and torch.npy.is_initialized()
+    assert torch.npy.device_count() == 1
+    assert torch.npy.current_device() == 0
+    assert "NumPy" in torch.npy.get_device_name()
+
+
+def test_accelerator_api_sees_npy():
+    assert torch.accelerator.is_available()
+    assert torch.accelerator.current_accelerator() == torch.device("npy")
+    assert torch.accelerator.device_count() == 1
+
+
+def test_generated_tensor_methods():
+    t = torch.ones(2).npy()
+    assert t.is_npy and t.device == torch.device("npy:0")
+    assert not torch.ones(2).is_npy
+
+
+def test_dispatch_key_keeps_its_cpp_name():
+    keys = str(torch._C._dispatch_keys(torch.ones(1, device="npy")))
+    assert "PrivateUse1" in keys and "npy" not in keys
+
+
+@pytest.mark.parametrize("bad", [1, "npy:1", torch.device("npy", 3)])
+def test_a_device_index_the_backend_lacks_is_an_error(bad):
+    with pytest.raises(RuntimeError, match="invalid device index"):
+        torch.npy.set_device(bad)
+
+
+def test_torch_manual_seed_reaches_the_device_module():
+    torch.manual_seed(1234)
+    assert torch.npy.initial_seed() == 1234
+    first = torch.npy.generator.random(3)
+    torch.manual_seed(1234)
+    assert (torch.npy.generator.random(3) == first).all()
+    assert torch.npy.seed() == torch.npy.initial_seed()
+
+
+def test_hooks_and_guard():
+    hooks = backend_pkg.runtime.NpyHooks()
+    assert hooks.is_built() and hooks.is_available()
+    assert hooks.has_primary_context(0) and not hooks.has_primary_context(1)
+    guard = backend_pkg.runtime.NpyDeviceGuard()
+    assert guard.type_() == torch._C._autograd.DeviceType.PrivateUse1
+
+
+def test_importing_twice_is_safe():
+    result = run_fresh(
+        """
+        import importlib, torch
+        import backend_pkg
+        first = torch.npy
+        importlib.reload(backend_pkg)
+        backend_pkg.backend.setup()
+        assert torch.npy is first
+        x = torch.ones(3, device="npy")
+        print((x + x).sum().item())
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "6.0"
+
+
+def test_backward_works_in_a_fresh_process():
+    result = run_fresh(
+        """
+        import torch, backend_pkg
+        a = torch.ones(2, 2, device="npy", requires_grad=True)
+        (a * 3).sum().backward()
+        print(a.grad.cpu().tolist())
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[[3.0, 3.0], [3.0, 3.0]]"
+
+
+def test_privateuse1_taken_by_another_backend_is_a_clear_error():
+    result = run_fresh(
+        """
+        import torch
+        torch.utils.rename_privateuse1_backend("other")
+        import backend_pkg
+        """
+    )
+    assert result.returncode != 0
+    assert "PrivateUse1 is already the 'other' backend" in result.stderr
