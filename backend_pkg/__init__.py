@@ -1,6 +1,7 @@
 """A PyTorch device backed by NumPy, registered entirely from Python.
 
-``import backend_pkg`` makes the ``npy`` device::
+``import backend_pkg`` makes the ``npy`` device (set ``BACKEND_PKG_NO_SETUP=1``
+to import without registering anything, then call ``backend_pkg.setup()``)::
 
     import torch
     import backend_pkg
@@ -8,11 +9,14 @@
     x = torch.ones(3).to("npy")
 """
 
-from . import backend
+import os
+
+from .backend import setup
 from .dtypes import SUPPORTED_DTYPES
 from .ops import registered_ops
 from .tensor import DEVICE_NAME, NpyTensor, unwrap, wrap
 
-backend.setup()
+if os.environ.get("BACKEND_PKG_NO_SETUP") != "1":
+    setup()
 
-__all__ = ["DEVICE_NAME", "NpyTensor", "SUPPORTED_DTYPES", "registered_ops", "unwrap", "wrap"]
+__all__ = ["DEVICE_NAME", "NpyTensor", "SUPPORTED_DTYPES", "registered_ops", "setup", "unwrap", "wrap"]

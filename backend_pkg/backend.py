@@ -1,4 +1,11 @@
-"""Turning PrivateUse1 into the npy device, once per process."""
+"""Turning PrivateUse1 into the npy device, once per process.
+
+Two steps, each safe to repeat: :func:`register_device` makes ``npy`` a
+device PyTorch knows, :func:`install_kernels` registers the npy kernels for
+it. ``import backend_pkg`` runs both, unless the environment variable
+``BACKEND_PKG_NO_SETUP=1`` asks it not to (for experiments that take the
+registration apart, as the tutorial does).
+"""
 
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
@@ -7,7 +14,7 @@ from . import device, ops
 from .runtime import NpyDeviceGuard, NpyHooks
 from .tensor import DEVICE_NAME
 
-# Kernels stay registered only while their Library object lives.
+# Kernels stay registered while this Library object lives.
 _library = None
 
 
@@ -17,19 +24,17 @@ def _claimed_by():
     return None if name == "privateuseone" else name
 
 
-def setup():
-    """Make ``npy`` a working device; later calls in the same process do nothing.
+def register_device():
+    """Make ``npy`` a device; does nothing if this process already did.
 
     ``_setup_privateuseone_for_python_backend`` renames PrivateUse1, generates
     the ``Tensor.npy()``/``is_npy`` methods, registers :mod:`backend_pkg.device`
-    as ``torch.npy``, then the hooks and the device guard; after it the npy
-    kernels are registered for the PrivateUse1 dispatch key.
+    as ``torch.npy``, then the hooks and the device guard.
     """
-    global _library
     owner = _claimed_by()
-    if owner == DEVICE_NAME and hasattr(torch, DEVICE_NAME):
+    if owner == DEVICE_NAME and getattr(torch, DEVICE_NAME, None) is device:
         return
-    if owner is not None:
+    if owner not in (None, DEVICE_NAME) or hasattr(torch, DEVICE_NAME):
         raise RuntimeError(
             f"npy device: PrivateUse1 is already the {owner!r} backend in this process; "
             "a process has one PrivateUse1 backend"
@@ -37,5 +42,24 @@ def setup():
     _setup_privateuseone_for_python_backend(
         DEVICE_NAME, backend_module=device, hook=NpyHooks(), device_guard=NpyDeviceGuard()
     )
-    _library = torch.library.Library("aten", "IMPL")
-    ops.install(_library)
+
+
+def install_kernels():
+    """Register every npy kernel for the PrivateUse1 key; does nothing if they are."""
+    global _library
+    if _library is None:
+        _library = torch.library.Library("aten", "IMPL")
+        ops.install(_library)
+
+
+def uninstall_kernels():
+    """Take every npy kernel out of the dispatcher again."""
+    global _library
+    if _library is not None:
+        _library._destroy()
+        _library = None
+
+
+def setup():
+    register_device()
+    install_kernels()

@@ -103,24 +103,33 @@ def wrap(array, base=None):
         array = np.ascontiguousarray(array)
     if base is not None:
         storage = base.untyped_storage()
-        root = storage._npy_root
     else:
         root = _storage_root(array)
         if not _has_tensor_layout(root):
             array = root = array.copy()
         storage = _new_storage(root)
-    itemsize = array.itemsize
     tensor = torch._C._acc.create_empty_tensor(array.shape, to_torch_dtype(array.dtype))
+    _describe(tensor, storage, array)
+    tensor.__class__ = NpyTensor
+    return tensor
+
+
+def rebind(tensor, array):
+    """Point an existing npy tensor at new memory, ``array`` (for ``resize_``)."""
+    _describe(tensor, _new_storage(_storage_root(array)), array)
+
+
+def _describe(tensor, storage, array):
+    """Set ``tensor``'s storage, offset, sizes and strides to those of ``array``."""
+    itemsize = array.itemsize
     _SET_STORAGE.redispatch_boxed(
         _METADATA_ONLY_KEYS,
         tensor,
         storage,
-        (array.ctypes.data - root.ctypes.data) // itemsize,
+        (array.ctypes.data - storage._npy_root.ctypes.data) // itemsize,
         array.shape,
         [stride // itemsize for stride in array.strides],
     )
-    tensor.__class__ = NpyTensor
-    return tensor
 
 
 def _root_of(tensor):

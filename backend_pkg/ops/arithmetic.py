@@ -6,6 +6,7 @@ import torch
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import check_alpha, promoted
+from ._results import write_in_place, write_out
 from .registry import aten, implements
 
 
@@ -26,26 +27,6 @@ def _is_bool(value):
     return isinstance(value, bool) or getattr(value, "dtype", None) == torch.bool
 
 
-def _write_in_place(op, self, result):
-    """Store ``result`` into ``self``, under PyTorch's rules for in-place ops."""
-    if not torch.can_cast(result.dtype, self.dtype):
-        raise RuntimeError(
-            f"{op}: result type {result.dtype} can't be cast to the desired output type {self.dtype}"
-        )
-    if any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers "
-            "to a single memory location. Please clone() the tensor before performing the operation."
-        )
-    if result.shape != self.shape:
-        raise RuntimeError(
-            f"{op}: output with shape {list(self.shape)} doesn't match the broadcast shape "
-            f"{list(result.shape)}"
-        )
-    unwrap(self)[...] = unwrap(result)
-    return self
-
-
 @implements(aten.add.Tensor)
 def add(self, other, *, alpha=1):
     return _combine_scaled("add", np.add, self, other, alpha)
@@ -53,7 +34,12 @@ def add(self, other, *, alpha=1):
 
 @implements(aten.add_.Tensor)
 def add_(self, other, *, alpha=1):
-    return _write_in_place("add_", self, add(self, other, alpha=alpha))
+    return write_in_place("add_", self, add(self, other, alpha=alpha))
+
+
+@implements(aten.add.out)
+def add_out(self, other, *, alpha=1, out):
+    return write_out("add", out, add(self, other, alpha=alpha))
 
 
 @implements(aten.sub.Tensor)
@@ -73,7 +59,12 @@ def sub(self, other, *, alpha=1):
 
 @implements(aten.sub_.Tensor)
 def sub_(self, other, *, alpha=1):
-    return _write_in_place("sub_", self, sub(self, other, alpha=alpha))
+    return write_in_place("sub_", self, sub(self, other, alpha=alpha))
+
+
+@implements(aten.sub.out)
+def sub_out(self, other, *, alpha=1, out):
+    return write_out("sub", out, sub(self, other, alpha=alpha))
 
 
 @implements(aten.neg.default)
@@ -94,4 +85,9 @@ def mul(self, other):
 
 @implements(aten.mul_.Tensor)
 def mul_(self, other):
-    return _write_in_place("mul_", self, mul(self, other))
+    return write_in_place("mul_", self, mul(self, other))
+
+
+@implements(aten.mul.out)
+def mul_out(self, other, *, out):
+    return write_out("mul", out, mul(self, other))

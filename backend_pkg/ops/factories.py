@@ -5,7 +5,7 @@ import torch
 
 from ..device import set_device
 from ..dtypes import to_numpy_dtype
-from ..tensor import DEVICE_NAME, unwrap, wrap
+from ..tensor import DEVICE_NAME, rebind, storage_array, unwrap, wrap
 from .registry import aten, implements
 
 
@@ -64,6 +64,32 @@ def fill_(self, value):
 @implements(aten.zero_.default)
 def zero_(self):
     return fill_(self, 0)
+
+
+@implements(aten.resize_.default)
+def resize_(self, size, *, memory_format=None):
+    """Change ``self``'s shape in place, growing its memory (contents kept) if needed."""
+    if memory_format in (None, torch.contiguous_format, torch.preserve_format):
+        stride = torch.empty(size, device="meta").stride()
+    else:
+        stride = torch.empty(size, device="meta", memory_format=memory_format).stride()
+    storage = storage_array(self)
+    offset = self.storage_offset()
+    needed = offset + storage_extent(size, stride)
+    if needed > storage.size:
+        grown = np.empty(needed, dtype=storage.dtype)
+        grown[: storage.size] = storage
+        storage = grown
+    rebind(
+        self,
+        np.lib.stride_tricks.as_strided(
+            storage[offset:],
+            shape=tuple(size),
+            strides=tuple(step * storage.itemsize for step in stride),
+            writeable=True,
+        ),
+    )
+    return self
 
 
 @implements(aten.ones_like.default)

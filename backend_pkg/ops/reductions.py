@@ -5,6 +5,7 @@ import torch
 
 from ..dtypes import compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._results import write_out
 from .registry import aten, implements
 
 
@@ -52,3 +53,13 @@ def sum_dims(self, dim, keepdim=False, *, dtype=None):
 @implements(aten.sum.default)
 def sum_all(self, *, dtype=None):
     return sum_dims(self, None, dtype=dtype)
+
+
+@implements(aten.sum.IntList_out)
+def sum_dims_out(self, dim, keepdim=False, *, dtype=None, out):
+    return write_out("sum", out, sum_dims(self, dim, keepdim, dtype=dtype))
+
+
+@implements(aten.sum.out)
+def sum_all_out(self, *, dtype=None, out):
+    return write_out("sum", out, sum_all(self, dtype=dtype))

@@ -5,14 +5,18 @@ Lookup order, for any aten op called on an npy tensor:
 1. the dispatcher's own layers above the backend (autograd, ADInplaceOrView,
    ...) run first, as for every device;
 2. at the PrivateUse1 key, a kernel from :data:`KERNELS` runs if the op has one;
-3. otherwise PyTorch tries the op's composite decomposition (``empty_like``
-   becomes ``empty_strided``, ``_to_copy`` becomes ``empty`` + ``copy_``...),
-   whose pieces come back to step 2;
+3. otherwise PyTorch's own default for the op runs, if it has one: a
+   composite (``empty_like`` becomes ``empty_strided``, ``_to_copy`` becomes
+   ``empty`` + ``copy_``) or, for a functional op, an allocation followed by
+   its ``out=`` variant (``add.Tensor`` becomes ``add.out``); the pieces come
+   back to step 2;
 4. otherwise the dispatcher raises ``NotImplementedError`` naming the op and
    the ``PrivateUse1`` key.
 """
 
 import torch
+
+aten = torch.ops.aten
 
 KERNELS = {}
 
@@ -44,5 +48,3 @@ def registered_ops():
     """The qualified names (``aten::add.Tensor``) of the ops with an npy kernel."""
     return sorted(op.name() for op in KERNELS)
 
-
-aten = torch.ops.aten

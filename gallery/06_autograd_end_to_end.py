@@ -103,3 +103,7 @@ print(f"npy: w={w.item():.4f} b={b.item():.4f} loss={loss.item():.5f}")
 print(f"cpu: w={w_cpu.item():.4f} b={b_cpu.item():.4f} loss={loss_cpu.item():.5f}")
 torch.testing.assert_close(w.cpu(), w_cpu.detach())
 torch.testing.assert_close(b.cpu(), b_cpu.detach())
+
+# %%
+# Next, :ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` compares this route
+# with a C++ backend.

@@ -1,0 +1,59 @@
+"""
+Why a Python backend
+====================
+
+PyTorch routes every operator call through its *dispatcher*, which picks a
+kernel by *dispatch key*: ``CPU``, ``CUDA``, ``XLA``... One key,
+``PrivateUse1``, is reserved for a backend that lives outside PyTorch. A
+hardware vendor usually fills it from C++ (see ``torch_openreg``, PyTorch's
+reference out-of-tree backend). Since PyTorch 2.10 it can also be filled
+entirely from Python, which is what this tutorial teaches.
+
+Choose Python when the device already has a Python API (JAX, MLX, a
+simulator, NumPy here), when you are prototyping, or when your kernels are
+Python anyway; choose C++ when per-operator overhead matters more than
+development speed, or when you need streams, events, several devices or
+custom allocators, which the Python route does not offer (see
+:ref:`sphx_glr_auto_examples_08_limitations.py`).
+"""
+
+# %%
+# The reserved key
+# ----------------
+# Every PyTorch build has the ``PrivateUse1`` key, with no kernels behind it
+# until a backend registers some. A CPU tensor's own keys show which entries
+# of the dispatcher's table serve it:
+
+import torch
+
+print(torch._C.DispatchKey.PrivateUse1)
+print(torch._C._dispatch_keys(torch.ones(1)))
+
+# %%
+# After ``import backend_pkg``, tensors on the new ``npy`` device carry the
+# PrivateUse1 key (and its autograd counterpart), so every operator called on
+# them is looked up in the PrivateUse1 column of the table:
+
+import backend_pkg
+
+x = torch.ones(2, device="npy")
+print(x.device, torch._C._dispatch_keys(x))
+
+# %%
+# What the Python route costs
+# ---------------------------
+# Each operator on ``npy`` runs a Python function, so small operations pay
+# Python's overhead. Here is one elementwise ``add`` on a four-element tensor,
+# on CPU and on ``npy``, timed on the machine that built this page:
+
+import timeit
+
+cpu = torch.ones(4)
+npy = cpu.to("npy")
+for name, tensor in [("cpu", cpu), ("npy", npy)]:
+    seconds = min(timeit.repeat(lambda: tensor + tensor, number=2000, repeat=5)) / 2000
+    print(f"{name}: {seconds * 1e6:6.1f} µs per add")
+
+# %%
+# The rest of the learning path builds the ``npy`` device step by step:
+# :ref:`sphx_glr_auto_examples_02_quick_setup.py` registers it.

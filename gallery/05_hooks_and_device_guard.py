@@ -1,0 +1,100 @@
+"""
+Hooks and the device guard
+==========================
+
+Kernels are not all a backend registers. PyTorch's C++ runtime also asks
+two objects about the device: the *hooks* (is the device built, available,
+initialised?) and the *device guard* (which device is current, which
+stream?). ``torch._C._acc`` lets Python classes play both parts.
+
+.. warning::
+
+   ``backward()`` fails without hooks, and without a device guard no tensor
+   reaches the device at all. ``_setup_privateuseone_for_python_backend`` registers
+   defaults for both when you pass none; a backend that registers the pieces
+   itself must not skip them. Both failures are run below.
+"""
+
+# %%
+# The package's classes
+# ---------------------
+#
+# .. literalinclude:: ../../backend_pkg/runtime.py
+#
+# The guard only names its device type: the C++ side of
+# ``torch._C._acc.DeviceGuard`` fixes the rest (one device, index 0; a
+# default stream; events that complete at once).
+
+import subprocess
+import sys
+
+import torch
+
+import backend_pkg
+
+hooks = backend_pkg.runtime.NpyHooks()
+print(hooks.is_built(), hooks.is_available(), hooks.has_primary_context(0), hooks.has_primary_context(1))
+print(backend_pkg.runtime.NpyDeviceGuard().type_())
+
+# %%
+# Backward without hooks
+# ----------------------
+# In a fresh process, register everything by hand except the hooks:
+# rename, methods, device module, device guard and the kernels. Forward
+# works; backward asks the hooks first and fails.
+
+SETUP_WITHOUT = r'''
+import os
+os.environ["BACKEND_PKG_NO_SETUP"] = "1"
+import torch
+import backend_pkg
+
+torch.utils.rename_privateuse1_backend("npy")
+torch.utils.generate_methods_for_privateuse1_backend()
+torch._register_device_module("npy", backend_pkg.device)
+{registration}
+backend_pkg.backend.install_kernels()
+
+x = torch.ones(3).to("npy").requires_grad_()
+loss = (x * 2).sum()
+print("forward:", loss.item())
+loss.backward()
+print("backward:", x.grad.cpu().tolist())
+'''
+
+
+def run_without(registration):
+    code = SETUP_WITHOUT.format(registration=registration)
+    done = subprocess.run([sys.executable, "-u", "-c", code], capture_output=True, text=True)
+    last_words = ("RuntimeError", "terminate called", "  what()")
+    print(done.stdout + "\n".join(line for line in done.stderr.splitlines() if line.startswith(last_words)))
+    print("exit code:", done.returncode)
+    return done
+
+
+no_hooks = run_without(
+    "torch._C._acc.register_python_privateuseone_device_guard(backend_pkg.runtime.NpyDeviceGuard())"
+)
+assert "register PrivateUse1HooksInterface" in no_hooks.stderr
+
+# %%
+# Without a device guard
+# ----------------------
+# The same with the hooks and without the guard: the first copy to the
+# device fails, because PyTorch's C++ code opens a device guard for the
+# target device and finds none registered for PrivateUse1. The message
+# blames the build, though the fix is one registration:
+
+no_guard = run_without("torch._C._acc.register_python_privateuseone_hook(backend_pkg.runtime.NpyHooks())")
+assert "not linked with support for npy devices" in no_guard.stderr
+
+# %%
+# With both, as ``backend_pkg`` registers them, backward works:
+
+x = torch.ones(3, device="npy", requires_grad=True)
+(x * 2).sum().backward()
+print(x.grad)
+
+# %%
+# Next, :ref:`sphx_glr_auto_examples_06_autograd_end_to_end.py` puts the device
+# to work.

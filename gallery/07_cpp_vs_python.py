@@ -1,0 +1,138 @@
+"""
+C++ vs Python, side by side
+===========================
+
+The same backend pieces, registered from C++ (as PyTorch's reference
+out-of-tree backend, ``torch_openreg``, does) and from Python (as
+``backend_pkg`` does). The C++ snippets are quoted from ``torch_openreg``
+and are not compiled here; every Python snippet is the package's own code,
+and the numbers below are measured when this page is built.
+"""
+
+# %%
+# Registering the pieces
+# ----------------------
+#
+# .. tab-set::
+#
+#    .. tab-item:: Kernels
+#
+#       C++ (``torch_openreg/csrc/aten/OpenRegMinimal.cpp``):
+#
+#       .. code-block:: cpp
+#
+#          TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+#            m.impl("empty.memory_format", wrapper_empty_memory_format);
+#            m.impl("empty_strided", wrapper_empty_strided);
+#            m.impl("as_strided", wrapper_as_strided);
+#            m.impl("_copy_from", wrapper__copy_from);
+#            m.impl("view", wrapper_view);
+#          }
+#
+#       Python (``backend_pkg/ops/registry.py``):
+#
+#       .. literalinclude:: ../../backend_pkg/ops/registry.py
+#          :pyobject: install
+#
+#    .. tab-item:: Device guard
+#
+#       C++ (``torch_openreg/csrc/runtime/OpenRegGuard.cpp``):
+#
+#       .. code-block:: cpp
+#
+#          C10_REGISTER_GUARD_IMPL(PrivateUse1, OpenRegGuardImpl);
+#
+#       Python (``backend_pkg/runtime.py``):
+#
+#       .. literalinclude:: ../../backend_pkg/runtime.py
+#          :pyobject: NpyDeviceGuard
+#
+#    .. tab-item:: Hooks
+#
+#       C++ (``torch_openreg/csrc/runtime/OpenRegHooks.cpp``):
+#
+#       .. code-block:: cpp
+#
+#          at::RegisterPrivateUse1HooksInterface(new OpenRegHooksInterface());
+#
+#       Python (``backend_pkg/runtime.py``):
+#
+#       .. literalinclude:: ../../backend_pkg/runtime.py
+#          :pyobject: NpyHooks
+#
+# .. warning::
+#
+#    In C++ as in Python, register the hooks. Without them ``backward()``
+#    fails (:ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`
+#    runs it).
+#
+# The comparison
+# --------------
+# Each row below is measured or checked by the code that follows it.
+#
+# .. list-table::
+#    :header-rows: 1
+#
+#    * - Aspect
+#      - C++ backend
+#      - Python backend (``backend_pkg``)
+#    * - Build step
+#      - compile an extension against one torch build
+#      - none: ``pip install`` a pure-Python package
+#    * - Per-op cost
+#      - a C++ call
+#      - a Python function call per op (measured below)
+#    * - Devices
+#      - as many as the guard reports
+#      - one: the Python guard's C++ side reports a count of 1
+#    * - Streams and events
+#      - real ones, if the device has them
+#      - one default stream; events complete at once
+#    * - API status
+#      - public, documented
+#      - private and experimental (``_setup_…``, ``torch._C._acc``)
+
+import timeit
+
+import torch
+
+import backend_pkg
+
+
+def microseconds(fn, number=2000):
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
+
+
+small_cpu = torch.ones(4)
+small_npy = small_cpu.to("npy")
+print(f"add, 4 elements:   cpu {microseconds(lambda: small_cpu + small_cpu):6.1f} µs"
+      f" | npy {microseconds(lambda: small_npy + small_npy):6.1f} µs")
+big_cpu = torch.ones(1_000_000)
+big_npy = big_cpu.to("npy")
+big_array = backend_pkg.unwrap(big_npy)
+print(f"add, 1e6 elements: cpu {microseconds(lambda: big_cpu + big_cpu, 50):6.1f} µs"
+      f" | npy {microseconds(lambda: big_npy + big_npy, 50):6.1f} µs"
+      f" | NumPy alone {microseconds(lambda: big_array + big_array, 50):6.1f} µs")
+
+# %%
+# The per-op cost is a fixed overhead: it dominates tiny tensors, while on
+# large ones ``npy`` costs about what NumPy's own arithmetic costs (which
+# may differ from PyTorch's CPU kernels either way).
+#
+# The other rows, checked:
+
+print("devices:", torch.accelerator.device_count(), "| npy:1 ->", end=" ")
+try:
+    torch.empty(1, device="npy:1")
+except RuntimeError as error:
+    print(error)
+stream = torch.accelerator.current_stream()
+print("stream:", stream)
+event = torch.Event(device="npy")
+event.record(stream)
+print("event done at once:", event.query())
+print("private:", torch.utils.backend_registration._setup_privateuseone_for_python_backend.__name__.startswith("_"))
+
+# %%
+# Next, :ref:`sphx_glr_auto_examples_08_limitations.py` goes through what the
+# Python route cannot do, and what ``backend_pkg`` does about it.

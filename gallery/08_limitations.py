@@ -1,0 +1,137 @@
+"""
+Limitations
+===========
+
+What the Python route cannot do, or does not do yet, each one shown by
+running it, with what ``backend_pkg`` does about it.
+"""
+
+# %%
+# One device, index 0
+# -------------------
+# The C++ side of ``torch._C._acc.DeviceGuard`` reports exactly one device.
+# ``backend_pkg`` says so too, and refuses any other index by name:
+
+import timeit
+
+import numpy as np
+import torch
+
+import backend_pkg
+
+print(torch.npy.device_count(), torch.accelerator.device_count())
+try:
+    torch.ones(2).to("npy:1")
+except RuntimeError as error:
+    print("RuntimeError:", error)
+
+# %%
+# No streams, no events
+# ---------------------
+# Every stream is the default stream, and an event is complete as soon as it
+# is recorded. For NumPy that is the truth: each kernel has finished when it
+# returns, so ``torch.npy.synchronize()`` has nothing to wait for.
+
+print(torch.accelerator.current_stream())
+event = torch.Event(device="npy")
+event.record()
+print("event complete:", event.query())
+torch.npy.synchronize()
+
+# %%
+# Per-op Python overhead
+# ----------------------
+# Each op goes from the dispatcher into a Python function, which reads its
+# inputs (``unwrap``), computes with NumPy and wraps the result (``wrap``).
+# Measured on the machine that built this page, for four-element float32
+# tensors:
+
+
+def microseconds(fn, number=3000):
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
+
+
+x = torch.ones(4).to("npy")
+array = backend_pkg.unwrap(x)
+cpu = torch.ones(4)
+print(f"torch add on npy:   {microseconds(lambda: x + x):6.1f} µs")
+print(f"  unwrap, per input {microseconds(lambda: backend_pkg.unwrap(x)):6.1f} µs")
+print(f"  NumPy add alone   {microseconds(lambda: array + array):6.1f} µs")
+print(f"  wrap the result   {microseconds(lambda: backend_pkg.wrap(array)):6.1f} µs")
+print(f"torch add on CPU:   {microseconds(lambda: cpu + cpu):6.1f} µs")
+
+# %%
+# The rest is the dispatcher's round trip into Python and the kernel's own
+# argument handling. Large tensors hide it; loops over tiny tensors do not.
+#
+# An experimental, private API
+# ----------------------------
+# Both entry points start with an underscore, and the setup function says
+# so itself:
+
+doc = torch.utils.backend_registration._setup_privateuseone_for_python_backend.__doc__
+print(next(line.strip() for line in doc.splitlines() if "WARNING" in line))
+print("torch", torch.__version__)
+
+# %%
+# ``backend_pkg`` pins the torch release it is tested with
+# (``torch==2.13.0``) and its tests exercise every piece of the API it uses.
+#
+# dtypes NumPy does not have
+# --------------------------
+# ``bfloat16`` (and float8, and ``complex32``) have no NumPy dtype. The
+# package refuses them by name instead of storing something else; converting
+# on the way in works:
+
+source = torch.tensor([1.5, -2.25], dtype=torch.bfloat16)
+try:
+    source.to("npy")
+except TypeError as error:
+    print("TypeError:", str(error).split(" Supported")[0])
+print(source.to("npy", dtype=torch.float32))
+
+# %%
+# Ops without a kernel
+# --------------------
+# An op the package has no kernel for fails with the dispatcher's own error,
+# which names the op and the backend:
+
+try:
+    torch.exp(x)
+except NotImplementedError as error:
+    print(str(error).splitlines()[0][:110], "...")
+
+# %%
+# Tensor objects made by PyTorch's C++ code
+# -----------------------------------------
+# A few PyTorch paths make a new Python object over an existing npy storage:
+# ``.data`` and views that change the dtype. Such objects are plain
+# ``torch.Tensor``, not ``NpyTensor``. Kernels still read them correctly,
+# because ``unwrap`` works from the storage and the tensor's metadata, but
+# printing them takes PyTorch's generic path, which needs ops the package
+# does not have yet:
+
+data = x.data
+print(type(data).__name__, data.device, (data * 3).cpu())
+try:
+    print(data)
+except NotImplementedError as error:
+    print(str(error).splitlines()[0][:60], "...")
+
+# %%
+# ``resize_`` moves only the resized tensor
+# -----------------------------------------
+# On CPU, growing a tensor with ``resize_`` grows its storage in place, so
+# every view of that storage sees the new memory. A Python backend cannot
+# change the memory behind an existing storage, so ``backend_pkg`` moves the
+# resized tensor to a new storage and older views keep the old one:
+
+for device in ("cpu", "npy"):
+    base = torch.zeros(2, device=device)
+    alias = base[:]
+    base.resize_(1000)
+    base[0] = 7.0
+    print(f"{device}: the alias sees {alias[0].item()}")
+
+# %%
+# See also the :doc:`../see_also` page.
