@@ -60,10 +60,12 @@ def test_quickstart_notebook_was_executed(built_site):
 
 
 def test_gallery_pages_show_outputs_and_offer_downloads(built_site):
-    page = (built_site / "auto_examples" / "06_autograd_end_to_end.html").read_text()
-    assert "gradients match CPU" in page
+    end_to_end = (built_site / "auto_examples" / "06_autograd_end_to_end.html").read_text()
+    assert "gradients match CPU" in end_to_end
     downloads = {path.name for path in (built_site / "_downloads").rglob("*")}
     for script in GALLERY:
+        page = (built_site / "auto_examples" / f"{script.stem}.html").read_text()
+        assert 'class="sphx-glr-script-out' in page, f"{script.name} shows no output"
         for suffix in (".py", ".ipynb"):
             name = script.stem + suffix
             assert name in downloads and name in page
