@@ -5,30 +5,48 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 READY := $(VENV)/.ready
-SPHINXBUILD := $(BIN)/sphinx-build -c . source
 SPHINXOPTS ?= -W --keep-going
 BUILDDIR := _build
 
-.PHONY: setup html html-noplot test clean
+# `make check-torch`: the docs tests against another torch, in its own venv.
+TORCH ?= torch==2.14.1
+INDEX_URL ?=
+CHECK_VENV := .venv-torch-check
+CHECK_TESTS := tests/test_snippets.py tests/test_api_names.py tests/test_docs.py
+
+.PHONY: setup html html-noplot test check-torch clean
 
 setup: $(READY)
 
-$(READY): requirements.txt pyproject.toml
+$(READY): requirements/torch.txt requirements/tools.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip install --quiet -r requirements/torch.txt -r requirements/tools.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 # The executed site: every gallery script and notebook runs.
 html: $(READY)
-	$(SPHINXBUILD) $(BUILDDIR)/html -b html $(SPHINXOPTS)
+	$(BIN)/sphinx-build -c . source $(BUILDDIR)/html -b html $(SPHINXOPTS)
 
 # Every page, without running the gallery or the notebooks: quick while writing.
 html-noplot: $(READY)
-	$(SPHINXBUILD) $(BUILDDIR)/html -b html $(SPHINXOPTS) -D plot_gallery=0 -D nb_execution_mode=off
+	$(BIN)/sphinx-build -c . source $(BUILDDIR)/html -b html $(SPHINXOPTS) \
+		-D plot_gallery=0 -D nb_execution_mode=off
 
 test: $(READY)
 	$(BIN)/python -m pytest
+
+check-torch:
+	rm -rf $(CHECK_VENV)
+	$(PYTHON) -m venv $(CHECK_VENV)
+	$(CHECK_VENV)/bin/python -m pip install --quiet $(if $(INDEX_URL),--index-url $(INDEX_URL)) "$(TORCH)"
+	$(CHECK_VENV)/bin/python -m pip install --quiet -r requirements/tools.txt
+	$(CHECK_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(CHECK_VENV)/bin/python -m pytest $(CHECK_TESTS) --junitxml=$(BUILDDIR)/check-torch.xml; \
+		status=$$?; \
+		$(CHECK_VENV)/bin/python tools/record_compatibility.py $(BUILDDIR)/check-torch.xml \
+			source/compatibility.csv; \
+		exit $$status
 
 clean:
 	rm -rf $(BUILDDIR) source/auto_examples source/sg_execution_times.rst .pytest_cache .hypothesis

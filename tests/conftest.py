@@ -1,8 +1,17 @@
 import pytest
-
 from reference import DTYPES
+from sitebuild import build, copy_sources
 
 
 @pytest.fixture(params=DTYPES, ids=str)
 def dtype(request):
     return request.param
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The executed site, built once per test session from a copy of the sources."""
+    work = copy_sources(tmp_path_factory.mktemp("site"))
+    result = build(work)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return work / "_build" / "html"

@@ -1,7 +1,6 @@
 """The gallery runs as plain scripts, and the executed site builds strictly."""
 
 import runpy
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,25 +24,6 @@ def test_gallery_scripts_share_one_process(capsys):
     for script in GALLERY:
         runpy.run_path(str(script), run_name="__main__")
     assert capsys.readouterr().out
-
-
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory):
-    """The executed site, built from a copy of the sources so the checkout stays clean."""
-    work = tmp_path_factory.mktemp("site")
-    shutil.copy(ROOT / "conf.py", work)
-    for tree in ("gallery", "backend_pkg"):  # the pages include the package's code
-        shutil.copytree(ROOT / tree, work / tree, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(
-        ROOT / "source", work / "source", ignore=shutil.ignore_patterns("auto_examples", "sg_execution_times.rst")
-    )
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-c", str(work),
-         str(work / "source"), str(work / "_build" / "html")],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return work / "_build" / "html"
 
 
 def test_site_has_every_page(built_site):

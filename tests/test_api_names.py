@@ -1,0 +1,72 @@
+"""Every ``torch.…`` name the docs show exists in the installed torch, and
+every version they claim agrees with it.
+
+The Python backend API is private and experimental, so a rename upstream
+would silently rot the prose; this test turns it into a failure.
+"""
+
+import re
+
+import pytest
+import torch
+from sitebuild import ROOT
+
+import backend_pkg  # noqa: F401  (torch.npy exists once the package is imported)
+
+SOURCES = [
+    *sorted(ROOT.glob("source/*.rst")),
+    *sorted(ROOT.glob("source/*.md")),
+    *sorted(ROOT.glob("gallery/*.py")),
+    *sorted(ROOT.glob("gallery/*.rst")),
+    ROOT / "README.md",
+]
+DOTTED_NAME = re.compile(r"(?<![\w./])torch(?:\.\w+)+")
+VERSION_CLAIM = re.compile(r"\b(?:PyTorch|torch)\s+(\d+\.\d+(?:\.\d+)?)\b")
+PIN = re.compile(r"torch==(\d+\.\d+\.\d+)")
+
+
+def names_shown():
+    return sorted({name for path in SOURCES for name in DOTTED_NAME.findall(path.read_text())})
+
+
+def resolve(dotted):
+    target = torch
+    for attribute in dotted.split(".")[1:]:
+        target = getattr(target, attribute)
+    return target
+
+
+def version_tuple(text):
+    return tuple(int(part) for part in text.split("+")[0].split(".")[:3])
+
+
+@pytest.mark.parametrize("name", names_shown())
+def test_name_resolves_in_installed_torch(name):
+    resolve(name)
+
+
+def test_names_are_collected():
+    names = names_shown()
+    assert "torch.utils.backend_registration._setup_privateuseone_for_python_backend" in names
+    assert "torch._C._acc.create_empty_tensor" in names
+
+
+def test_version_claims_are_not_newer_than_the_installed_torch():
+    installed = version_tuple(torch.__version__)
+    claims = {claim for path in SOURCES for claim in VERSION_CLAIM.findall(path.read_text())}
+    assert claims, "no version claims found: has the pattern gone stale?"
+    for claim in claims:
+        assert version_tuple(claim) <= installed, f"docs claim torch {claim}, installed {torch.__version__}"
+
+
+def test_the_first_release_claim_holds_for_the_installed_torch():
+    """The docs date the API to 2.10.0 (checked against the PyPI wheels of 2.9.1 and 2.10.0)."""
+    assert version_tuple(torch.__version__) >= (2, 10, 0)
+    assert callable(resolve("torch.utils.backend_registration._setup_privateuseone_for_python_backend"))
+
+
+def test_pinned_torch_in_docs_is_the_tested_pin():
+    pin = PIN.search((ROOT / "requirements" / "torch.txt").read_text()).group(1)
+    for path in SOURCES:
+        for shown in PIN.findall(path.read_text()):
+            assert shown == pin, f"{path.name} shows torch=={shown}, the tested pin is {pin}"
