@@ -39,7 +39,7 @@ test: $(READY)
 check-torch:
 	rm -rf $(CHECK_VENV)
 	$(PYTHON) -m venv $(CHECK_VENV)
-	$(CHECK_VENV)/bin/python -m pip install --quiet $(if $(INDEX_URL),--index-url $(INDEX_URL)) "$(TORCH)"
+	$(CHECK_VENV)/bin/python -m pip install --quiet $(if $(INDEX_URL),--pre --index-url $(INDEX_URL)) "$(TORCH)"
 	$(CHECK_VENV)/bin/python -m pip install --quiet -r requirements/tools.txt
 	$(CHECK_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(CHECK_VENV)/bin/python -m pytest $(CHECK_TESTS) --junitxml=$(BUILDDIR)/check-torch.xml; \

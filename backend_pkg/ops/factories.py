@@ -45,18 +45,27 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return wrap(allocate_strided(size, stride, dtype))
 
 
+def strides_for(size, memory_format):
+    """The strides PyTorch gives a new tensor of ``size`` in ``memory_format``.
+
+    PyTorch owns the rules of channels_last and friends, so a meta tensor
+    (no memory) is asked.
+    """
+    return torch.empty(size, device="meta", memory_format=memory_format).stride()
+
+
 @implements(aten.empty.memory_format)
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     check_factory_options("empty", layout, device, pin_memory)
     if memory_format in (None, torch.contiguous_format, torch.preserve_format):
         return wrap(np.empty(tuple(size), dtype=to_numpy_dtype(dtype)))
-    # PyTorch owns the stride rules of channels_last and friends: ask a meta tensor.
-    stride = torch.empty(size, device="meta", memory_format=memory_format).stride()
-    return wrap(allocate_strided(size, stride, dtype))
+    return wrap(allocate_strided(size, strides_for(size, memory_format), dtype))
 
 
 @implements(aten.fill_.Scalar)
 def fill_(self, value):
+    if isinstance(value, complex) and not self.dtype.is_complex:
+        raise RuntimeError(f"fill_: value cannot be converted to type {self.dtype} without overflow")
     unwrap(self)[...] = value
     return self
 
@@ -69,10 +78,7 @@ def zero_(self):
 @implements(aten.resize_.default)
 def resize_(self, size, *, memory_format=None):
     """Change ``self``'s shape in place, growing its memory (contents kept) if needed."""
-    if memory_format in (None, torch.contiguous_format, torch.preserve_format):
-        stride = torch.empty(size, device="meta").stride()
-    else:
-        stride = torch.empty(size, device="meta", memory_format=memory_format).stride()
+    stride = strides_for(size, memory_format or torch.contiguous_format)
     storage = storage_array(self)
     offset = self.storage_offset()
     needed = offset + storage_extent(size, stride)
