@@ -7,11 +7,13 @@ it. ``import backend_pkg`` runs both, unless the environment variable
 registration apart, as the tutorial does).
 """
 
+import atexit
+
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
 from . import device, ops
-from .runtime import NpyDeviceGuard, NpyHooks
+from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread
 from .tensor import DEVICE_NAME
 
 # Kernels stay registered while this Library object lives.
@@ -42,6 +44,7 @@ def register_device():
     _setup_privateuseone_for_python_backend(
         DEVICE_NAME, backend_module=device, hook=NpyHooks(), device_guard=NpyDeviceGuard()
     )
+    atexit.register(settle_autograd_thread)
 
 
 def install_kernels():

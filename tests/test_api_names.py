@@ -21,7 +21,11 @@ SOURCES = [
     ROOT / "README.md",
 ]
 DOTTED_NAME = re.compile(r"(?<![\w./])torch(?:\.\w+)+")
-VERSION_CLAIM = re.compile(r"\b(?:PyTorch|torch)\s+(\d+\.\d+(?:\.\d+)?)\b")
+# "Since PyTorch 2.10", "first shipped in PyTorch 2.10.0": claims that a feature exists from a release on.
+VERSION_CLAIM = re.compile(
+    r"\b(?:since|from|starting from|first shipped in|added in)\s+(?:PyTorch|torch)\s+(\d+\.\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
 PIN = re.compile(r"torch==(\d+\.\d+\.\d+)")
 
 
