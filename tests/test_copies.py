@@ -138,3 +138,22 @@ def test_bfloat16_is_refused_by_name(make_bfloat16):
 def test_bfloat16_source_can_be_converted_on_the_way():
     source = torch.tensor([1.5, -2.25], dtype=torch.bfloat16)
     assert_matches_cpu(source.to("npy", dtype=torch.float32), source.float())
+
+
+def test_conjugate_npy_views_copy_out_resolved():
+    """A conjugate view is a bit on the tensor; every copy out of it must apply it."""
+    source = torch.tensor([1 + 2j, 3 - 4j])
+    expected = source.conj().resolve_conj()
+    on_device = source.to("npy").conj()
+    assert on_device.is_conj()
+    torch.testing.assert_close(on_device.cpu(), expected)
+    assert_matches_cpu(on_device.to(torch.complex128), expected.to(torch.complex128))
+    host = torch.zeros(2, dtype=torch.complex64)
+    host.copy_(on_device)
+    torch.testing.assert_close(host, expected)
+
+
+def test_copy_into_a_conjugate_npy_view():
+    target = torch.zeros(2, dtype=torch.complex64, device="npy")
+    target.conj().copy_(torch.tensor([1 + 2j, 3 - 4j]).to("npy"))
+    assert_matches_cpu(target, torch.tensor([1 - 2j, 3 + 4j]))

@@ -13,22 +13,42 @@ a copy never aliases its source.
 import torch
 
 from ..tensor import DEVICE_NAME, unwrap
+from .factories import check_factory_options, empty_strided
 from .registry import aten, implements
 
 
 def host_view(tensor):
-    """A CPU tensor over ``tensor``'s memory: itself for CPU, its array for npy."""
-    if tensor.device.type == DEVICE_NAME:
-        return torch.from_numpy(unwrap(tensor))
+    """A CPU tensor over ``tensor``'s memory: itself for CPU, its array for npy.
+
+    Conjugate and negative views are lazy in PyTorch (a bit on the tensor,
+    not a change to the memory); the CPU view carries the same bits, so the
+    CPU copy applies them.
+    """
     if tensor.device.type == "cpu":
         return tensor
-    raise RuntimeError(f"npy device: cannot copy between npy and {tensor.device}")
+    if tensor.device.type != DEVICE_NAME:
+        raise RuntimeError(f"npy device: cannot copy between npy and {tensor.device}")
+    view = torch.from_numpy(unwrap(tensor))
+    if tensor.is_conj():
+        view = view.conj()
+    if tensor.is_neg():
+        view = view._neg_view()
+    return view
 
 
 @implements(aten._copy_from.default)
 def copy_from(self, dst, non_blocking=False):
     host_view(dst).copy_(host_view(self))
     return dst
+
+
+@implements(aten.copy_.default)
+def copy_(self, src, non_blocking=False):
+    """``copy_`` itself, not only ``_copy_from``: PyTorch's generic ``copy_``
+    reaches ``_copy_from`` through the Conjugate fallback, which resolves a
+    conjugate source by copying it, with ``copy_``: an endless recursion."""
+    host_view(self).copy_(host_view(src))
+    return self
 
 
 @implements(aten._to_copy.default)
@@ -52,14 +72,12 @@ def to_copy(
             pin_memory=pin_memory,
             memory_format=memory_format,
         )
-    out = torch.empty_like(
-        self,
-        dtype=dtype,
-        layout=layout,
-        device=device,
-        pin_memory=pin_memory,
-        memory_format=memory_format or torch.preserve_format,
-    )
+    check_factory_options("_to_copy", layout, device, pin_memory)
+    # empty_like(self) would resolve a conjugate self first, which copies: ask
+    # a bit-free meta stand-in for the layout instead.
+    layout_of = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+    like = torch.empty_like(layout_of, dtype=dtype, memory_format=memory_format or torch.preserve_format)
+    out = empty_strided(like.shape, like.stride(), dtype=like.dtype)
     host_view(out).copy_(source)
     return out
 
