@@ -12,12 +12,13 @@ import atexit
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-from . import device, ops
+from . import device, fallback, ops
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread
 from .tensor import DEVICE_NAME
 
-# Kernels stay registered while this Library object lives.
+# Kernels stay registered while these Library objects live.
 _library = None
+_fallback_library = None
 
 
 def _claimed_by():
@@ -48,19 +49,22 @@ def register_device():
 
 
 def install_kernels():
-    """Register every npy kernel for the PrivateUse1 key; does nothing if they are."""
-    global _library
+    """Register every npy kernel, and the CPU fallback for every other op; does nothing if they are."""
+    global _library, _fallback_library
     if _library is None:
         _library = torch.library.Library("aten", "IMPL")
         ops.install(_library)
+        _fallback_library = torch.library.Library("_", "IMPL")
+        _fallback_library.fallback(fallback.run_on_cpu, "PrivateUse1")
 
 
 def uninstall_kernels():
-    """Take every npy kernel out of the dispatcher again."""
-    global _library
+    """Take every npy kernel and the fallback out of the dispatcher again."""
+    global _library, _fallback_library
     if _library is not None:
         _library._destroy()
-        _library = None
+        _fallback_library._destroy()
+        _library = _fallback_library = None
 
 
 def setup():

@@ -64,6 +64,16 @@ class NpyTensor(torch.Tensor):
         finally:
             self.__class__ = NpyTensor
 
+    def __format__(self, format_spec):
+        """``f"{loss:.4f}"`` formats the number, as for a CPU tensor.
+
+        ``torch.Tensor.__format__`` does that only when the type is exactly
+        ``torch.Tensor``.
+        """
+        if self.dim() == 0:
+            return format(self.item(), format_spec)
+        return super().__format__(format_spec)
+
 
 def _storage_root(array):
     """The array that owns the memory ``array`` looks into.
