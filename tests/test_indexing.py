@@ -45,6 +45,8 @@ def check(call, *cpu_args, made_by_kernel=True):
     expected = call(*cpu_args)
     result = call(*on_device)
     assert_matches_cpu(result, expected, made_by_kernel=made_by_kernel)
+    if expected.numel() > 1:
+        assert result.stride() == expected.stride(), "layout differs from CPU's"
     return result
 
 
@@ -255,6 +257,7 @@ def test_index_fill(dtype):
     check_in_place(lambda t: t.index_fill_(1, at(t, 0, -1), value), a)
     check_in_place(lambda t, v: t.index_fill_(0, at(t, 1), v), make((4, 2), dtype), make((), dtype, seed=2))
     check(lambda t: t.index_fill(-1, at(t, 2), value), a)
+    check(lambda t: t.index_fill(2, at(t, 3, 0), value), make((2, 3, 4), dtype))
 
 
 @pytest.mark.parametrize(
@@ -289,6 +292,7 @@ def test_index_copy(dtype):
     check(lambda t, s: t.index_copy(1, at(t, 3, 0), s), a, source)
     check_in_place(lambda t, s: t.index_copy_(0, at(t, 1), s), make((4, 2), dtype), make((1, 2), dtype))
     check_out(lambda t, s, **out: torch.index_copy(t, 1, at(t, 3, 0), s, **out), a, source)
+    check(lambda t, s: t.index_copy(2, at(t, 3, 0), s), make((2, 3, 4), dtype), make((2, 3, 2), dtype, seed=1))
 
 
 @pytest.mark.parametrize(
@@ -600,6 +604,24 @@ def test_rearrangements_match_cpu(name, dtype):
     result = check(REARRANGEMENTS[name], make((2, 3, 4), dtype))
     base = npy(make((2, 3, 4), dtype))
     assert REARRANGEMENTS[name](base).untyped_storage().data_ptr() != base.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("name", REARRANGEMENTS)
+def test_rearrangements_of_a_permuted_input_lay_out_like_cpu(name):
+    check(REARRANGEMENTS[name], make((4, 3, 2), torch.float32).permute(2, 1, 0))  # check compares strides
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        lambda: [make((3, 4), torch.float32).t()] * 2,
+        lambda: [make((2, 3, 4, 5), torch.float32).to(memory_format=torch.channels_last)] * 2,
+        lambda: [make((2, 3, 4, 5), torch.float32).to(memory_format=torch.channels_last), make((2, 3, 4, 5), torch.float32)],
+    ],
+    ids=["transposed", "channels_last", "mixed"],
+)
+def test_cat_lays_out_like_cpu(inputs):
+    check(lambda *ts: torch.cat(ts, 1), *inputs())
 
 
 def test_rearrangements_in_place_and_out():

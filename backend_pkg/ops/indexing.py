@@ -155,7 +155,8 @@ def _index_key(self, indices):
     ``None`` entries keep a dim whole; NumPy's rules for where the indexed
     dims land (in place if adjacent, first otherwise) are PyTorch's.
     """
-    if not indices:
+    # All-None lists would be plain slicing, which index must not answer with a view.
+    if all(index is None for index in indices):
         raise IndexError("at least one index must be provided")
     arrays = [None if index is None else _index_array(index) for index in indices]
     used = sum(array.ndim if array is not None and array.dtype == np.bool_ else 1 for array in arrays)
@@ -193,7 +194,10 @@ def _index_key(self, indices):
 
 @implements(aten.index.Tensor)
 def index(self, indices):
-    return wrap(unwrap(self)[_index_key(self, indices)])
+    # Row-major, as CPU's result for a contiguous self; NumPy may put the
+    # indexed dims' memory first. (For a permuted self, CPU's result follows
+    # self's dim order instead.)
+    return wrap(np.asarray(unwrap(self)[_index_key(self, indices)], order="C"))
 
 
 @implements(aten.index.Tensor_out)
@@ -501,7 +505,6 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     ufunc = _SCATTER_REDUCE_TWO.get(reduce, np.add)
-    counts = []
 
     def update(result, key, values):
         if not include_self:
@@ -512,15 +515,11 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
         if reduce == "mean":
             count = np.full(result.shape, int(include_self))
             np.add.at(count, key, 1)
-            counts.append(np.maximum(count, 1))
+            count = np.maximum(count, 1)  # elements nothing was written to stay as they are
+            # Integer means round down, as CPU's floor division does.
+            result[...] = result / count if result.dtype.kind in "fc" else result // count
 
-    result = _scatter(self, dim, index, src, update)
-    if counts:
-        array = unwrap(result)
-        count = counts[0].reshape(array.shape)
-        # Integer means round down, as CPU's floor division does.
-        array[...] = array / count if array.dtype.kind in "fc" else array // count
-    return result
+    return _scatter(self, dim, index, src, update)
 
 
 @implements(aten.scatter.src_out, aten.scatter.value_out)

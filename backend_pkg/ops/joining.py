@@ -11,11 +11,13 @@ import functools
 
 import numpy as np
 import torch
+from torch._prims_common import suggest_memory_format
 
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand
 from ._results import write_out
+from .factories import allocate_strided, strides_for
 from .indexing import wrap_dim
 from .registry import aten, implements
 
@@ -57,14 +59,24 @@ def _skipped(tensor):
     return tensor.dim() == 1 and tensor.shape[0] == 0
 
 
+def _cat_memory_format(tensors):
+    """PyTorch's layout for cat's result: the inputs' memory format if they share one."""
+    formats = {suggest_memory_format(t) for t in tensors}
+    return formats.pop() if len(formats) == 1 else torch.contiguous_format
+
+
 @implements(aten.cat.default)
 def cat(tensors, dim=0):
     dim = _check_cat_shapes(tensors, dim)
-    dtype = to_numpy_dtype(functools.reduce(torch.promote_types, (t.dtype for t in tensors)))
-    joined = [operand("cat", t) for t in tensors if not _skipped(t)]
+    dtype = functools.reduce(torch.promote_types, (t.dtype for t in tensors))
+    joined = [t for t in tensors if not _skipped(t)]
     if not joined:
-        return wrap(np.empty((0,), dtype=dtype))
-    return wrap(np.concatenate(joined, axis=dim, dtype=dtype))
+        return wrap(np.empty((0,), dtype=to_numpy_dtype(dtype)))
+    shape = list(joined[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in joined)
+    out = allocate_strided(shape, strides_for(shape, _cat_memory_format(joined)), dtype)
+    np.concatenate([operand("cat", t) for t in joined], axis=dim, out=out)
+    return wrap(out)
 
 
 @implements(aten.cat.out)
@@ -74,22 +86,28 @@ def cat_out(tensors, dim=0, *, out):
 
 @implements(aten.flip.default)
 def flip(self, dims):
-    return wrap(np.flip(unwrap(self), wrap_dims(dims, self.dim())).copy())
+    # A 0-dim tensor has no axis for NumPy; its dim 0 flips nothing.
+    axes = wrap_dims(dims, self.dim()) if self.dim() else ()
+    # Order "K" keeps self's layout, as CPU's empty_like(self) does.
+    return wrap(np.flip(unwrap(self), axes).copy(order="K"))
 
 
 @implements(aten.roll.default)
 def roll(self, shifts, dims=()):
     if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if dims and self.dim() == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     # No dims rolls the flattened tensor, as np.roll does for axis=None.
     axes = wrap_dims(dims, self.dim()) if dims else None
-    return wrap(np.roll(unwrap(self), tuple(shifts) if dims else shifts[0], axes))
+    rolled = np.roll(unwrap(self), tuple(shifts) if dims else shifts[0], axes)
+    return wrap(np.asarray(rolled, order="C"))  # CPU's roll result is contiguous
 
 
 def _triangle(name, keep, self, diagonal):
     if self.dim() < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    return wrap(keep(unwrap(self), diagonal))
+    return wrap(np.asarray(keep(unwrap(self), diagonal), order="C"))  # contiguous, as on CPU
 
 
 @implements(aten.tril.default)
