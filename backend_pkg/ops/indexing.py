@@ -111,6 +111,11 @@ def fill_value(op, value, dtype):
     return np.asarray(value).astype(to_numpy_dtype(dtype))
 
 
+def _size(shape, dim):
+    """PyTorch's ensure_nonempty_size: a 0-dim tensor counts as one element along dim 0."""
+    return shape[dim] if shape else 1
+
+
 def _along(array, dim):
     """``array`` (a 0-dim one as 1-dim) viewed with ``dim`` first, so index arrays pick along it."""
     return np.moveaxis(np.atleast_1d(array), dim, 0)
@@ -188,7 +193,9 @@ def _index_key(self, indices):
         np.broadcast_shapes(*map(tuple, broadcast))
     except ValueError:
         shapes = ", ".join(str(shape) for shape in broadcast)
-        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") from None
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
     return tuple(key)
 
 
@@ -249,14 +256,16 @@ def _vector_index(op, index, error):
 @implements(aten.index_select.default)
 def index_select(self, dim, index):
     dim = wrap_dim(dim, self.dim())
-    positions = _vector_index("index_select", index, IndexError("index_select(): Index is supposed to be a vector"))
+    positions = _vector_index(
+        "index_select", index, IndexError("index_select(): Index is supposed to be a vector")
+    )
     if positions.dtype not in _INT_INDEX:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if self.dim() == 0 and positions.size != 1:
         raise RuntimeError(
             f"index_select(): Index to scalar can have only 1 value, got {positions.size} value(s)"
         )
-    if first_out_of_bounds(positions, _along(unwrap(self), dim).shape[0], negative_ok=False) is not None:
+    if first_out_of_bounds(positions, _size(self.shape, dim), negative_ok=False) is not None:
         raise IndexError("index out of range in self")
     picked = np.take(np.atleast_1d(unwrap(self)), positions, axis=dim)
     return wrap(picked.reshape(()) if self.dim() == 0 else picked)
@@ -271,7 +280,7 @@ def _fill_positions(self, dim, index):
     positions = _vector_index("index_fill_", index, RuntimeError("Index has to be a vector/scalar"))
     if positions.dtype != np.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    size = _along(unwrap(self), dim).shape[0]
+    size = _size(self.shape, dim)
     bad = first_out_of_bounds(positions, size, negative_ok=True)
     if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
@@ -287,16 +296,6 @@ def index_fill_(self, dim, index, value):
     result = unwrap(self).copy()
     _along(result, dim)[positions] = fill_value("index_fill_", value, self.dtype)
     return write_in_place("index_fill_", self, wrap(result))
-
-
-def _check_source(op, self, dim, positions, source):
-    source_size = _along(unwrap(source), dim).shape[0]
-    if positions.size != source_size:
-        raise IndexError(
-            f"{op}(): Number of indices ({positions.size}) should be equal to source.size(dim) ({source_size})"
-        )
-    size = _along(unwrap(self), dim).shape[0]
-    return first_out_of_bounds(positions, size, negative_ok=False), size
 
 
 @implements(aten.index_add.default)
@@ -317,7 +316,13 @@ def index_add(self, dim, index, source, *, alpha=1):
             f"index_add_(): self ({SCALAR_TYPE_NAMES[self.dtype]}) and source "
             f"({SCALAR_TYPE_NAMES[source.dtype]}) must have the same scalar type"
         )
-    bad, size = _check_source("index_add_", self, dim, positions, source)
+    if positions.size != _size(source.shape, dim):
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
+            f"({_size(source.shape, dim)}), for dim: {dim}"
+        )
+    size = _size(self.shape, dim)
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
     # CPU's message depends on its path: the scatter_add one it takes for
     # int64 indices, alpha 1 and 2+ dims names the index; the other does not.
     if bad is not None and self.dim() > 1 and index.dtype == torch.int64 and alpha == 1:
@@ -343,13 +348,21 @@ def index_copy(self, dim, index, source):
         "index_copy", index, IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
     )
     if positions.dtype != np.int64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+        raise RuntimeError(
+            f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}"
+        )
     if source.dtype != self.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{SCALAR_TYPE_NAMES[self.dtype]} and (source) {SCALAR_TYPE_NAMES[source.dtype]}"
         )
-    bad, size = _check_source("index_copy_", self, dim, positions, source)
+    if positions.size != _size(source.shape, dim):
+        raise IndexError(
+            f"index_copy_(): Number of indices ({positions.size}) should be equal to source.size(dim) "
+            f"({_size(source.shape, dim)})"
+        )
+    size = _size(self.shape, dim)
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
     if bad is not None:
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
     result = unwrap(self).copy()
@@ -381,11 +394,6 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 def _check_index_dtype(op, index):
     if index.dtype not in (torch.int32, torch.int64):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
-
-
-def _size(shape, dim):
-    """PyTorch's ensure_nonempty_size: a 0-dim tensor counts as one element along dim 0."""
-    return shape[dim] if shape else 1
 
 
 def _element_key(index, dim, size):
@@ -539,7 +547,8 @@ def scatter_add_out(self, dim, index, src, *, out):
 
 @implements(aten.scatter_reduce.two_out)
 def scatter_reduce_out(self, dim, index, src, reduce, *, include_self=True, out):
-    return write_out("scatter_reduce", out, scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+    result = scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    return write_out("scatter_reduce", out, result)
 
 
 # --- whole-tensor selections: take, masked_select, nonzero, where -----------
@@ -587,6 +596,9 @@ def masked_fill_(self, mask, value):
     selector = _mask(
         "masked_fill_", mask, f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}"
     )
+    shape = broadcast_shapes(self.shape, mask.shape)
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     filled = np.where(selector, fill_value("masked_fill_", value, self.dtype), unwrap(self))
     return write_in_place("masked_fill_", self, wrap(filled))
 
@@ -598,8 +610,11 @@ def nonzero(self):
 
 @implements(aten.nonzero.out)
 def nonzero_out(self, *, out):
+    # CPU's message runs "type" into the dtype name; so does this one.
     _require_out_dtype(
-        out, torch.int64, f"nonzero: Expected out tensor to have scalar type Long but got scalar type{SCALAR_TYPE_NAMES[out.dtype]}"
+        out,
+        torch.int64,
+        f"nonzero: Expected out tensor to have scalar type Long but got scalar type{SCALAR_TYPE_NAMES[out.dtype]}",
     )
     return write_out("nonzero", out, nonzero(self))
 
@@ -618,7 +633,7 @@ def where(condition, self, other):
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{SCALAR_TYPE_NAMES[condition.dtype]}"
         )
-    broadcast_shapes(condition.shape, self.shape, other.shape)
+    broadcast_shapes(condition.shape, self.shape, other.shape)  # for PyTorch's message
     (a, b), dtype = promoted("where", self, other)
     chosen = np.where(operand("where", condition).astype(bool), a, b)
     return wrap(chosen.astype(to_numpy_dtype(dtype), copy=False))

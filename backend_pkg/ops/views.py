@@ -136,7 +136,9 @@ def unfold(self, dimension, size, step):
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if size > array.shape[dim]:
-        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {array.shape[dim]} but size is {size}")
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {dim} is {array.shape[dim]} but size is {size}"
+        )
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     shape = list(array.shape)
