@@ -444,7 +444,7 @@ def test_scatter_errors_match_cpu(call):
     assert_fails_like_cpu(call, make((3, 4), torch.float32), DUPLICATES)
 
 
-# --- take, masked_select, masked_fill_, nonzero, where ---------------------------
+# --- take, put_, masked_select, masked_fill_, masked_scatter_, nonzero, where -----
 
 
 def test_take(dtype):
@@ -466,6 +466,56 @@ def test_take(dtype):
 )
 def test_take_errors_match_cpu(call):
     assert_fails_like_cpu(call, make((3, 4), torch.float32))
+
+
+def test_put_and_put_accumulate(dtype):
+    a, source = make((3, 4), dtype).t(), make((5,), dtype, seed=1)
+    check(lambda t, i, s: t.put(i, s), a, long(0, -1, 5, 7, -12), source)
+    check(lambda t, i, s: t.put(i, s, accumulate=True), a, long(3, 3, -9, 3, 0), source)
+    check_in_place(lambda t, i, s: t.put_(i, s, accumulate=True), a, long(0, 0, 1, 0, 2), source)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t, i: t.put_(i + 12, i.float()),
+        lambda t, i: t.put_(i - 13, i.float()),
+        lambda t, i: t.put_(i.int(), i.float()),
+        lambda t, i: t.put_(i, i.double()),
+        lambda t, i: t.put_(i, i[:1].float()),
+        lambda t, i: t[:0].put_(i, i.float()),
+    ],
+    ids=["out of range", "negative out of range", "int32 index", "source dtype", "counts", "empty self"],
+)
+def test_put_errors_match_cpu(call):
+    assert_fails_like_cpu(call, make((3, 4), torch.float32), long(0, 1))
+
+
+def test_masked_scatter(dtype):
+    a, mask, source = make((3, 4), dtype), make((4,), torch.bool, seed=1), make((3, 5), dtype, seed=2)
+    check(lambda t, m, s: t.masked_scatter(m, s), a, mask, source)
+    check(lambda t, m, s: t.masked_scatter(m, s), a[0], mask.expand(2, 4), source)  # self broadcasts too
+    check_in_place(lambda t, m, s: t.masked_scatter_(m, s), a, mask, source)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t, m, s: t.masked_scatter_(m.float(), s),
+        lambda t, m, s: t.masked_scatter_(m, s.double()),
+        lambda t, m, s: t.masked_scatter_(m, s[:1]),
+    ],
+    ids=["float mask", "source dtype", "source too small"],
+)
+def test_masked_scatter_errors_match_cpu(call):
+    assert_fails_like_cpu(call, make((3, 4), torch.float32), torch.ones(4, dtype=torch.bool), torch.ones(3, 4))
+
+
+def test_masked_scatter_mask_must_broadcast_to_self():
+    mask = torch.ones(1, 3, 4, dtype=torch.bool)
+    for t in (torch.zeros(3, 4), npy(torch.zeros(3, 4))):
+        with pytest.raises(RuntimeError, match=r"the number of sizes provided \(2\) must be greater or equal"):
+            t.masked_scatter_(mask.to(t.device), t)
 
 
 def test_masked_select_broadcasts_both_ways(dtype):

@@ -551,7 +551,7 @@ def scatter_reduce_out(self, dim, index, src, reduce, *, include_self=True, out)
     return write_out("scatter_reduce", out, result)
 
 
-# --- whole-tensor selections: take, masked_select, nonzero, where -----------
+# --- whole-tensor selections: take, put_, masked ops, nonzero, where --------
 
 
 @implements(aten.take.default)
@@ -570,6 +570,36 @@ def take(self, index):
 @implements(aten.take.out)
 def take_out(self, index, *, out):
     return write_out("take", out, take(self, index))
+
+
+@implements(aten.put_.default)
+def put_(self, index, source, accumulate=False):
+    """take's inverse: write ``source`` at flat (row-major) positions of ``self``."""
+    if index.dtype != torch.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{SCALAR_TYPE_NAMES[self.dtype]} and source.dtype = {SCALAR_TYPE_NAMES[source.dtype]}"
+        )
+    if index.numel() != source.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    if self.numel() == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    positions = operand("put_", index).reshape(-1)
+    bad = first_out_of_bounds(positions, self.numel(), negative_ok=True)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
+    result = unwrap(self).copy()  # row-major, so reshape(-1) below is a view of it
+    values = operand("put_", source).reshape(-1)
+    if accumulate:
+        np.add.at(result.reshape(-1), positions, values)
+    else:
+        result.reshape(-1)[positions] = values
+    return write_in_place("put_", self, wrap(result))
 
 
 def _mask(op, mask, message):
@@ -601,6 +631,28 @@ def masked_fill_(self, mask, value):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     filled = np.where(selector, fill_value("masked_fill_", value, self.dtype), unwrap(self))
     return write_in_place("masked_fill_", self, wrap(filled))
+
+
+@implements(aten.masked_scatter_.default)
+def masked_scatter_(self, mask, source):
+    """Write ``source``'s leading elements, in order, where ``mask`` is set."""
+    if mask.dtype != torch.bool:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {SCALAR_TYPE_NAMES[mask.dtype]}"
+        )
+    if source.dtype != self.dtype:
+        # CPU's message runs "got" into the first dtype name; so does this one.
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{SCALAR_TYPE_NAMES[self.dtype]} and {SCALAR_TYPE_NAMES[source.dtype]}"
+        )
+    selector = operand("masked_scatter_", mask.expand(self.shape))  # expand's checks and message
+    count = int(selector.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    result = unwrap(self).copy()
+    result[selector] = operand("masked_scatter_", source).reshape(-1)[:count]
+    return write_in_place("masked_scatter_", self, wrap(result))
 
 
 @implements(aten.nonzero.default)
