@@ -665,6 +665,8 @@ def test_split_chunk_unbind_are_views_of_their_input():
 REARRANGEMENTS = {
     "flip": lambda t: t.flip(0, -1),
     "flip none": lambda t: t.flip(()),
+    "flip zero-dim": lambda t: t[0, 0, 0].flip(0),
+    "roll zero-dim": lambda t: t[0, 0, 0].roll(3),
     "fliplr": torch.fliplr,
     "rot90": lambda t: t.rot90(1, (1, 2)),
     "roll": lambda t: t.roll(1, 1),
@@ -732,6 +734,9 @@ def test_rearrangements_in_place_and_out():
         lambda t: t[0].tril(),
         lambda t: t[0].triu(),
         lambda t: t.repeat(2),
+        lambda t: t[0, 0].flip(1),
+        lambda t: t[0, 0].flip(0, 0),
+        lambda t: t[0, 0].roll(1, 0),
     ],
     ids=[
         "flip twice",
@@ -742,6 +747,9 @@ def test_rearrangements_in_place_and_out():
         "tril 1-dim",
         "triu 1-dim",
         "repeat too few",
+        "zero-dim flip dim",
+        "zero-dim flip twice",
+        "zero-dim roll",
     ],
 )
 def test_rearrangement_errors_match_cpu(call):

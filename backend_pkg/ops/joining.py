@@ -22,7 +22,7 @@ from .indexing import wrap_dim
 from .registry import aten, implements
 
 
-def wrap_dims(dims, ndim):
+def _wrap_dims(dims, ndim):
     """``dims`` as distinct non-negative dims, refused as PyTorch refuses them."""
     axes = []
     for dim in dims:
@@ -88,10 +88,10 @@ def cat_out(tensors, dim=0, *, out):
 
 @implements(aten.flip.default)
 def flip(self, dims):
-    # A 0-dim tensor has no axis for NumPy; its dim 0 flips nothing.
-    axes = wrap_dims(dims, self.dim()) if self.dim() else ()
-    # Order "K" keeps self's layout, as CPU's empty_like(self) does.
-    return wrap(np.flip(unwrap(self), axes).copy(order="K"))
+    axes = _wrap_dims(dims, self.dim())
+    # NumPy has no axis 0 on a 0-dim array, whose flip is a copy. Order "K"
+    # keeps self's layout, as CPU's empty_like(self) does.
+    return wrap(np.flip(unwrap(self), axes if self.dim() else ()).copy(order="K"))
 
 
 @implements(aten.roll.default)
@@ -101,7 +101,7 @@ def roll(self, shifts, dims=()):
     if dims and self.dim() == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     # No dims rolls the flattened tensor, as np.roll does for axis=None.
-    axes = wrap_dims(dims, self.dim()) if dims else None
+    axes = _wrap_dims(dims, self.dim()) if dims else None
     rolled = np.roll(unwrap(self), tuple(shifts) if dims else shifts[0], axes)
     return wrap(np.asarray(rolled, order="C"))  # CPU's roll result is contiguous
 

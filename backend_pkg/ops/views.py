@@ -127,7 +127,6 @@ def reshape_alias(self, size, stride):
     return as_strided(self, size, stride)
 
 
-
 @implements(aten.unfold.default)
 def unfold(self, dimension, size, step):
     """Every ``size``-long window along ``dimension``, ``step`` apart, as a new last dim."""
