@@ -444,6 +444,15 @@ def test_scatter_errors_match_cpu(call):
     assert_fails_like_cpu(call, make((3, 4), torch.float32), DUPLICATES)
 
 
+@pytest.mark.parametrize(
+    "dtype, reduce",
+    [(torch.complex64, "amax"), (torch.complex128, "min"), (torch.bool, "mean")],
+    ids=str,
+)
+def test_scatter_reduce_refuses_what_cpu_has_no_kernel_for(dtype, reduce):
+    assert_fails_like_cpu(lambda t, i: t.scatter_reduce(1, i, t, reduce), make((3, 4), dtype), DUPLICATES)
+
+
 # --- take, put_, masked_select, masked_fill_, masked_scatter_, nonzero, where -----
 
 

@@ -512,6 +512,12 @@ def scatter_add(self, dim, index, src):
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
+        # CPU has no kernel for these (NumPy would compute something), and says so.
+        raise NotImplementedError(
+            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
+        )
     ufunc = _SCATTER_REDUCE_TWO.get(reduce, np.add)
 
     def update(result, key, values):
