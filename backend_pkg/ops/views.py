@@ -8,10 +8,12 @@ and errors use PyTorch's wording, since users meet them through PyTorch.
 import math
 
 import numpy as np
+import torch
 
 from ..dtypes import to_numpy_dtype
 from ..tensor import storage_array, unwrap, wrap
 from .factories import storage_extent
+from .indexing import SCALAR_TYPE_NAMES, wrap_dim
 from .registry import aten, implements
 
 
@@ -124,3 +126,81 @@ def expand(self, size, *, implicit=False):
 def reshape_alias(self, size, stride):
     return as_strided(self, size, stride)
 
+
+@implements(aten.unfold.default)
+def unfold(self, dimension, size, step):
+    """Every ``size``-long window along ``dimension``, ``step`` apart, as a new last dim."""
+    array = np.atleast_1d(unwrap(self))
+    dim = wrap_dim(dimension, self.dim())
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if size > array.shape[dim]:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {dim} is {array.shape[dim]} but size is {size}"
+        )
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape = list(array.shape)
+    strides = list(array.strides)
+    shape[dim] = (shape[dim] - size) // step + 1
+    strides[dim] *= step
+    # A 0-dim tensor's one window replaces it: it has no dim to keep.
+    kept = slice(None) if self.dim() else slice(0)
+    return wrap(
+        np.lib.stride_tricks.as_strided(
+            array,
+            shape=(*shape[kept], size),
+            strides=(*strides[kept], array.strides[dim]),
+            writeable=True,
+        ),
+        base=self,
+    )
+
+
+def _reinterpret(self, np_dtype, shape, byte_strides):
+    """``self``'s memory seen as ``np_dtype`` elements, from its first byte on."""
+    storage = storage_array(self)
+    return np.ndarray(
+        shape,
+        dtype=np_dtype,
+        buffer=storage,
+        offset=self.storage_offset() * storage.itemsize,
+        strides=byte_strides,
+    )
+
+
+@implements(aten.view_as_real.default)
+def view_as_real(self):
+    if not self.is_complex():
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    if self.is_conj():
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+            "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+            "resulting tensor will NOT alias the original."
+        )
+    array = unwrap(self)
+    part = np.dtype(array.dtype.char.lower())  # complex64 -> float32: 'F' -> 'f'
+    return wrap(_reinterpret(self, part, (*array.shape, 2), (*array.strides, part.itemsize)), base=self)
+
+
+@implements(aten.view_as_complex.default)
+def view_as_complex(self):
+    if self.dtype not in (torch.float16, torch.float32, torch.float64):
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {SCALAR_TYPE_NAMES[self.dtype]}"
+        )
+    if self.dim() == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if self.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if self.stride(-1) != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(step % 2 for step in self.stride()[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if self.storage_offset() % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    whole = to_numpy_dtype(self.dtype.to_complex())
+    array = unwrap(self)
+    return wrap(_reinterpret(self, whole, array.shape[:-1], array.strides[:-1]), base=self)

@@ -1,0 +1,702 @@
+"""Indexing: reading and writing the elements that index tensors name.
+
+Each kernel turns PyTorch's arguments into a NumPy key (fancy indexing, or
+per-element coordinates for gather/scatter) and lets NumPy move the data;
+``np.ufunc.at`` does the accumulating writes, which add every duplicate
+index as PyTorch's ``accumulate=True`` does. Indices are checked before
+NumPy sees them, so errors are PyTorch's (exception type and wording),
+not NumPy's.
+
+Functional kernels compute into fresh memory; ``out=`` variants and in-place
+ops store that result with :mod:`._results`, under PyTorch's rules.
+"""
+
+import warnings
+
+import numpy as np
+import torch
+
+from ..dtypes import to_numpy_dtype
+from ..tensor import unwrap, wrap
+from ._operands import operand, promoted
+from ._results import write_in_place, write_out
+from .registry import aten, implements
+
+# c10's names for dtypes, which PyTorch's messages use ("got Float ...").
+SCALAR_TYPE_NAMES = {
+    torch.bool: "Bool",
+    torch.uint8: "Byte",
+    torch.int8: "Char",
+    torch.int16: "Short",
+    torch.int32: "Int",
+    torch.int64: "Long",
+    torch.uint16: "UInt16",
+    torch.uint32: "UInt32",
+    torch.uint64: "UInt64",
+    torch.float16: "Half",
+    torch.float32: "Float",
+    torch.float64: "Double",
+    torch.complex64: "ComplexFloat",
+    torch.complex128: "ComplexDouble",
+}
+
+# The C++ element types, which PyTorch's conversion errors name.
+_CPP_TYPE_NAMES = {
+    torch.bool: "bool",
+    torch.uint8: "uint8_t",
+    torch.int8: "int8_t",
+    torch.int16: "int16_t",
+    torch.int32: "int",
+    torch.int64: "int64_t",
+    torch.uint16: "uint16_t",
+    torch.uint32: "uint32_t",
+    torch.uint64: "uint64_t",
+    torch.float16: "c10::Half",
+    torch.float32: "float",
+    torch.float64: "double",
+}
+
+_INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+# --- shared checks ----------------------------------------------------------
+
+
+def wrap_dim(dim, ndim):
+    """``dim`` as a non-negative dim of an ``ndim``-dim tensor (a 0-dim one has dim 0)."""
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
+        )
+    return dim % rank
+
+
+def broadcast_shapes(*shapes):
+    """The shape ``shapes`` broadcast to, folded pairwise as PyTorch does (for its message)."""
+    result = ()
+    for shape in shapes:
+        ndim = max(len(result), len(shape))
+        a = (1,) * (ndim - len(result)) + tuple(result)
+        b = (1,) * (ndim - len(shape)) + tuple(shape)
+        for dim, (size_a, size_b) in enumerate(zip(a, b)):
+            if size_a != size_b and 1 not in (size_a, size_b):
+                raise RuntimeError(
+                    f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+                    f"at non-singleton dimension {dim}"
+                )
+        result = tuple(size_b if size_a == 1 else size_a for size_a, size_b in zip(a, b))
+    return result
+
+
+def first_out_of_bounds(index, size, *, negative_ok):
+    """The first element of ``index`` (in C order) outside a dim of ``size``, or None."""
+    low = -size if negative_ok else 0
+    bad = index[(index < low) | (index >= size)]
+    return int(bad.flat[0]) if bad.size else None
+
+
+def fill_value(op, value, dtype):
+    """A Scalar (or 0-dim tensor) as ``dtype``, converted as PyTorch's fill converts it:
+    integers wrap, floats truncate toward zero, complex into a real dtype is refused."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.dim()} dimension(s)."
+            )
+        value = value.item()
+    if isinstance(value, complex) and not dtype.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_TYPE_NAMES[dtype]} without overflow")
+    return np.asarray(value).astype(to_numpy_dtype(dtype))
+
+
+def _size(shape, dim):
+    """PyTorch's ensure_nonempty_size: a 0-dim tensor counts as one element along dim 0."""
+    return shape[dim] if shape else 1
+
+
+def _along(array, dim):
+    """``array`` (a 0-dim one as 1-dim) viewed with ``dim`` first, so index arrays pick along it."""
+    return np.moveaxis(np.atleast_1d(array), dim, 0)
+
+
+def _require_out_dtype(out, dtype, message):
+    """The few ops whose ``out=`` must have one exact dtype (no casting) check it first."""
+    if out.dtype != dtype:
+        raise RuntimeError(message)
+
+
+# --- index and index_put_: Tensor?[] indices --------------------------------
+
+
+def _index_array(index):
+    """One entry of an indices list as an array; PyTorch accepts CPU index tensors too."""
+    array = index.numpy(force=True) if index.device.type == "cpu" else unwrap(index)
+    if array.dtype == np.uint8:
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return array.astype(bool)
+    if array.dtype != np.bool_ and array.dtype not in _INT_INDEX:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return array
+
+
+def _check_mask(mask, shape, dim):
+    for offset, (mask_size, size) in enumerate(zip(mask.shape, shape[dim:])):
+        if mask_size != size:
+            raise IndexError(
+                f"The shape of the mask {list(mask.shape)} at index {offset} does not match the "
+                f"shape of the indexed tensor {list(shape)} at index {dim + offset}"
+            )
+
+
+def _index_key(self, indices):
+    """PyTorch's ``Tensor?[] indices`` as a NumPy key, checked as PyTorch checks them.
+
+    ``None`` entries keep a dim whole; NumPy's rules for where the indexed
+    dims land (in place if adjacent, first otherwise) are PyTorch's.
+    """
+    # All-None lists would be plain slicing, which index must not answer with a view.
+    if all(index is None for index in indices):
+        raise IndexError("at least one index must be provided")
+    arrays = [None if index is None else _index_array(index) for index in indices]
+    used = sum(array.ndim if array is not None and array.dtype == np.bool_ else 1 for array in arrays)
+    if used > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {used})")
+    key, broadcast = [], []
+    dim = 0
+    for array in arrays:
+        if array is None:
+            key.append(slice(None))
+            dim += 1
+        elif array.dtype == np.bool_:
+            _check_mask(array, self.shape, dim)
+            # PyTorch turns a k-dim mask into k index tensors, one per dim.
+            broadcast += [[int(array.sum())]] * array.ndim
+            key.append(array)
+            dim += array.ndim
+        else:
+            # CPU's bounds error numbers the index tensors, masks counted per dim.
+            bad = first_out_of_bounds(array, self.shape[dim], negative_ok=True)
+            if bad is not None:
+                raise IndexError(
+                    f"index {bad} is out of bounds for dimension {len(broadcast)} with size {self.shape[dim]}"
+                )
+            broadcast.append(list(array.shape))
+            key.append(array)
+            dim += 1
+    try:
+        np.broadcast_shapes(*map(tuple, broadcast))
+    except ValueError:
+        shapes = ", ".join(str(shape) for shape in broadcast)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+    return tuple(key)
+
+
+@implements(aten.index.Tensor)
+def index(self, indices):
+    # Row-major, as CPU's result for a contiguous self; NumPy may put the
+    # indexed dims' memory first. (For a permuted self, CPU's result follows
+    # self's dim order instead.)
+    return wrap(np.asarray(unwrap(self)[_index_key(self, indices)], order="C"))
+
+
+@implements(aten.index.Tensor_out)
+def index_out(self, indices, *, out):
+    return write_out("index", out, index(self, indices))
+
+
+def _indexed_shape(shape, key):
+    """The shape ``array[key]`` has, found on a zero-strided stand-in (no copy of the data)."""
+    return np.broadcast_to(np.empty((), dtype=np.int8), shape)[key].shape
+
+
+@implements(aten._index_put_impl_.default)
+def index_put_(self, indices, values, accumulate=False, unsafe=False):
+    if values.dtype != self.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{SCALAR_TYPE_NAMES[self.dtype]} for the destination and "
+            f"{SCALAR_TYPE_NAMES[values.dtype]} for the source."
+        )
+    key = _index_key(self, indices)
+    target = _indexed_shape(self.shape, key)
+    source = operand("index_put_", values)
+    try:
+        np.broadcast_shapes(source.shape, target)
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(source.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(target)}"
+        ) from None
+    result = unwrap(self).copy()
+    if accumulate:
+        np.add.at(result, key, source)
+    else:
+        result[key] = source
+    return write_in_place("index_put_", self, wrap(result))
+
+
+# --- along one dim: index_select, index_fill_, index_add, index_copy --------
+
+
+def _vector_index(op, index, error):
+    """A 0- or 1-dim index tensor as a 1-dim array; ``error`` is what a bigger one raises."""
+    if index.dim() > 1:
+        raise error
+    return operand(op, index).reshape(-1)
+
+
+@implements(aten.index_select.default)
+def index_select(self, dim, index):
+    dim = wrap_dim(dim, self.dim())
+    positions = _vector_index(
+        "index_select", index, IndexError("index_select(): Index is supposed to be a vector")
+    )
+    if positions.dtype not in _INT_INDEX:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if self.dim() == 0 and positions.size != 1:
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {positions.size} value(s)"
+        )
+    if first_out_of_bounds(positions, _size(self.shape, dim), negative_ok=False) is not None:
+        raise IndexError("index out of range in self")
+    picked = np.take(np.atleast_1d(unwrap(self)), positions, axis=dim)
+    return wrap(picked.reshape(()) if self.dim() == 0 else picked)
+
+
+@implements(aten.index_select.out)
+def index_select_out(self, dim, index, *, out):
+    return write_out("index_select", out, index_select(self, dim, index))
+
+
+def _fill_positions(self, dim, index):
+    positions = _vector_index("index_fill_", index, RuntimeError("Index has to be a vector/scalar"))
+    if positions.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    size = _size(self.shape, dim)
+    bad = first_out_of_bounds(positions, size, negative_ok=True)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return positions
+
+
+@implements(aten.index_fill_.int_Scalar, aten.index_fill_.int_Tensor)
+def index_fill_(self, dim, index, value):
+    dim = wrap_dim(dim, self.dim())
+    if isinstance(value, complex) and not self.dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    positions = _fill_positions(self, dim, index)
+    result = unwrap(self).copy()
+    _along(result, dim)[positions] = fill_value("index_fill_", value, self.dtype)
+    return write_in_place("index_fill_", self, wrap(result))
+
+
+@implements(aten.index_add.default)
+def index_add(self, dim, index, source, *, alpha=1):
+    dim = wrap_dim(dim, self.dim())
+    positions = _vector_index(
+        "index_add",
+        index,
+        IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{SCALAR_TYPE_NAMES[index.dtype]} and size: {list(index.shape)}"
+        ),
+    )
+    if positions.dtype not in _INT_INDEX:
+        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index")
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({SCALAR_TYPE_NAMES[self.dtype]}) and source "
+            f"({SCALAR_TYPE_NAMES[source.dtype]}) must have the same scalar type"
+        )
+    if positions.size != _size(source.shape, dim):
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
+            f"({_size(source.shape, dim)}), for dim: {dim}"
+        )
+    size = _size(self.shape, dim)
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    # CPU's message depends on its path: the scatter_add one it takes for
+    # int64 indices, alpha 1 and 2+ dims names the index; the other does not.
+    if bad is not None and self.dim() > 1 and index.dtype == torch.int64 and alpha == 1:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    if bad is not None:
+        raise IndexError("index out of range in self")
+    result = unwrap(self).copy()
+    # alpha is converted to self's dtype first, as CPU does (2.5 adds twice for ints).
+    added = _along(unwrap(source), dim) * fill_value("index_add_", alpha, self.dtype)
+    np.add.at(_along(result, dim), positions, added.astype(result.dtype, copy=False))
+    return wrap(result)
+
+
+@implements(aten.index_add.out)
+def index_add_out(self, dim, index, source, *, alpha=1, out):
+    return write_out("index_add", out, index_add(self, dim, index, source, alpha=alpha))
+
+
+@implements(aten.index_copy.default)
+def index_copy(self, dim, index, source):
+    dim = wrap_dim(dim, self.dim())
+    positions = _vector_index(
+        "index_copy", index, IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    )
+    if positions.dtype != np.int64:
+        raise RuntimeError(
+            f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}"
+        )
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{SCALAR_TYPE_NAMES[self.dtype]} and (source) {SCALAR_TYPE_NAMES[source.dtype]}"
+        )
+    if positions.size != _size(source.shape, dim):
+        raise IndexError(
+            f"index_copy_(): Number of indices ({positions.size}) should be equal to source.size(dim) "
+            f"({_size(source.shape, dim)})"
+        )
+    size = _size(self.shape, dim)
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
+    result = unwrap(self).copy()
+    _along(result, dim)[positions] = _along(unwrap(source), dim)
+    return wrap(result)
+
+
+@implements(aten.index_copy.out)
+def index_copy_out(self, dim, index, source, *, out):
+    return write_out("index_copy", out, index_copy(self, dim, index, source))
+
+
+@implements(aten.embedding_dense_backward.default)
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """The weight gradient of ``embedding``: each looked-up row's gradient, summed per row."""
+    rows = operand("embedding_backward", indices).reshape(-1)
+    grad = unwrap(grad_output).reshape(rows.size, -1)
+    if scale_grad_by_freq:
+        grad = grad / np.bincount(rows, minlength=num_weights)[rows, None].astype(grad.dtype)
+    keep = rows != padding_idx
+    weight_grad = np.zeros((num_weights, grad.shape[1]), dtype=grad.dtype)
+    np.add.at(weight_grad, rows[keep], grad[keep])
+    return wrap(weight_grad)
+
+
+# --- gather and scatter: one index per element ------------------------------
+
+
+def _check_index_dtype(op, index):
+    if index.dtype not in (torch.int32, torch.int64):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+
+
+def _element_key(index, dim, size):
+    """For each element of ``index``, the coordinates of the element it names along ``dim``."""
+    bad = first_out_of_bounds(index, size, negative_ok=False)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    key = list(np.indices(index.shape, sparse=True))
+    key[dim] = index
+    return tuple(key)
+
+
+@implements(aten.gather.default)
+def gather(self, dim, index, *, sparse_grad=False):
+    dim = wrap_dim(dim, self.dim())
+    _check_index_dtype("gather", index)
+    if max(self.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(max(self.dim(), 1)):
+        if d != dim and _size(index.shape, d) > _size(self.shape, d):
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to be no "
+                f"larger than self {list(self.shape)} apart from dimension {dim}"
+            )
+    positions = np.atleast_1d(operand("gather", index))
+    key = _element_key(positions, dim, _size(self.shape, dim))
+    return wrap(np.atleast_1d(unwrap(self))[key].reshape(index.shape))
+
+
+@implements(aten.gather.out)
+def gather_out(self, dim, index, *, sparse_grad=False, out):
+    return write_out("gather", out, gather(self, dim, index))
+
+
+def _scatter_operands(self, dim, index, src):
+    """Checks shared by the scatter family; the scatter key and the values to write.
+
+    ``src`` is a tensor (only its part that ``index`` covers is read) or a Scalar.
+    """
+    _check_index_dtype("scatter", index)
+    is_tensor = isinstance(src, torch.Tensor)
+    if is_tensor and src.dtype != self.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() == 0:
+        return None, None
+    if max(self.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    dims = range(max(self.dim(), 1))
+    too_big = any(d != dim and _size(index.shape, d) > _size(self.shape, d) for d in dims)
+    if is_tensor:
+        too_big = too_big or any(_size(index.shape, d) > _size(src.shape, d) for d in dims)
+    if too_big:
+        src_part = f" and to be no larger size than src {list(src.shape)}" if is_tensor else ""
+        raise RuntimeError(
+            f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
+            f"apart from dimension {dim}{src_part}"
+        )
+    positions = np.atleast_1d(operand("scatter", index))
+    key = _element_key(positions, dim, _size(self.shape, dim))
+    if is_tensor:
+        values = np.atleast_1d(unwrap(src))[tuple(slice(length) for length in positions.shape)]
+    else:
+        values = fill_value("scatter", src, self.dtype)
+    return key, values
+
+
+def _scatter(self, dim, index, src, update):
+    """A copy of ``self`` with ``update(result, key, values)`` applied where ``index`` says."""
+    dim = wrap_dim(dim, self.dim())
+    key, values = _scatter_operands(self, dim, index, src)
+    result = np.atleast_1d(unwrap(self)).copy()
+    if key is not None:
+        update(result, key, values)
+    return wrap(result.reshape(self.shape))
+
+
+def _assign(result, key, values):
+    result[key] = values
+
+
+# The deprecated ``reduce=`` of scatter and scatter_reduce's own names.
+_SCATTER_REDUCE = {"add": np.add, "multiply": np.multiply}
+# CPU also takes "max" and "min" for amax and amin, unlisted in its message.
+_SCATTER_REDUCE_TWO = {
+    "sum": np.add,
+    "prod": np.multiply,
+    "amax": np.maximum,
+    "max": np.maximum,
+    "amin": np.minimum,
+    "min": np.minimum,
+}
+
+
+def _scatter_reduction(reduce):
+    if reduce not in _SCATTER_REDUCE:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    return _SCATTER_REDUCE[reduce].at
+
+
+@implements(aten.scatter.src, aten.scatter.value)
+def scatter(self, dim, index, src):
+    return _scatter(self, dim, index, src, _assign)
+
+
+@implements(aten.scatter.reduce, aten.scatter.value_reduce)
+def scatter_reduce_legacy(self, dim, index, src, *, reduce):
+    return _scatter(self, dim, index, src, _scatter_reduction(reduce))
+
+
+@implements(aten.scatter_add.default)
+def scatter_add(self, dim, index, src):
+    return _scatter(self, dim, index, src, np.add.at)
+
+
+@implements(aten.scatter_reduce.two)
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
+        # CPU has no kernel for these (NumPy would compute something), and says so.
+        raise NotImplementedError(
+            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
+        )
+    ufunc = _SCATTER_REDUCE_TWO.get(reduce, np.add)
+
+    def update(result, key, values):
+        if not include_self:
+            # Start the written elements from the reduction's identity; max and
+            # min of a value with itself is the value, so a source value does.
+            result[key] = values if ufunc in (np.maximum, np.minimum) else int(reduce == "prod")
+        ufunc.at(result, key, values)
+        if reduce == "mean":
+            count = np.full(result.shape, int(include_self))
+            np.add.at(count, key, 1)
+            count = np.maximum(count, 1)  # elements nothing was written to stay as they are
+            # Integer means round down, as CPU's floor division does.
+            result[...] = result / count if result.dtype.kind in "fc" else result // count
+
+    return _scatter(self, dim, index, src, update)
+
+
+@implements(aten.scatter.src_out, aten.scatter.value_out)
+def scatter_out(self, dim, index, src, *, out):
+    return write_out("scatter", out, scatter(self, dim, index, src))
+
+
+@implements(aten.scatter.reduce_out, aten.scatter.value_reduce_out)
+def scatter_reduce_legacy_out(self, dim, index, src, *, reduce, out):
+    return write_out("scatter", out, scatter_reduce_legacy(self, dim, index, src, reduce=reduce))
+
+
+@implements(aten.scatter_add.out)
+def scatter_add_out(self, dim, index, src, *, out):
+    return write_out("scatter_add", out, scatter_add(self, dim, index, src))
+
+
+@implements(aten.scatter_reduce.two_out)
+def scatter_reduce_out(self, dim, index, src, reduce, *, include_self=True, out):
+    result = scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    return write_out("scatter_reduce", out, result)
+
+
+# --- whole-tensor selections: take, put_, masked ops, nonzero, where --------
+
+
+@implements(aten.take.default)
+def take(self, index):
+    if index.dtype != torch.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+    positions = operand("take", index)
+    if self.numel() == 0 and positions.size:
+        raise IndexError("take(): tried to take from an empty tensor")
+    bad = first_out_of_bounds(positions, self.numel(), negative_ok=True)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
+    return wrap(np.take(unwrap(self), positions))
+
+
+@implements(aten.take.out)
+def take_out(self, index, *, out):
+    return write_out("take", out, take(self, index))
+
+
+@implements(aten.put_.default)
+def put_(self, index, source, accumulate=False):
+    """take's inverse: write ``source`` at flat (row-major) positions of ``self``."""
+    if index.dtype != torch.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{SCALAR_TYPE_NAMES[self.dtype]} and source.dtype = {SCALAR_TYPE_NAMES[source.dtype]}"
+        )
+    if index.numel() != source.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    if self.numel() == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    positions = operand("put_", index).reshape(-1)
+    bad = first_out_of_bounds(positions, self.numel(), negative_ok=True)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
+    result = unwrap(self).copy()  # row-major, so reshape(-1) below is a view of it
+    values = operand("put_", source).reshape(-1)
+    if accumulate:
+        np.add.at(result.reshape(-1), positions, values)
+    else:
+        result.reshape(-1)[positions] = values
+    return write_in_place("put_", self, wrap(result))
+
+
+def _mask(op, mask, message):
+    if mask.dtype != torch.bool:
+        raise RuntimeError(message)
+    return operand(op, mask)
+
+
+@implements(aten.masked_select.default)
+def masked_select(self, mask):
+    selector = _mask("masked_select", mask, "masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(mask.shape, self.shape)
+    return wrap(np.broadcast_to(unwrap(self), shape)[np.broadcast_to(selector, shape)])
+
+
+@implements(aten.masked_select.out)
+def masked_select_out(self, mask, *, out):
+    _require_out_dtype(out, self.dtype, "masked_select(): self and result must have the same scalar type")
+    return write_out("masked_select", out, masked_select(self, mask))
+
+
+@implements(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
+def masked_fill_(self, mask, value):
+    selector = _mask(
+        "masked_fill_", mask, f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}"
+    )
+    shape = broadcast_shapes(self.shape, mask.shape)
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
+    filled = np.where(selector, fill_value("masked_fill_", value, self.dtype), unwrap(self))
+    return write_in_place("masked_fill_", self, wrap(filled))
+
+
+@implements(aten.masked_scatter_.default)
+def masked_scatter_(self, mask, source):
+    """Write ``source``'s leading elements, in order, where ``mask`` is set."""
+    if mask.dtype != torch.bool:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {SCALAR_TYPE_NAMES[mask.dtype]}"
+        )
+    if source.dtype != self.dtype:
+        # CPU's message runs "got" into the first dtype name; so does this one.
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{SCALAR_TYPE_NAMES[self.dtype]} and {SCALAR_TYPE_NAMES[source.dtype]}"
+        )
+    selector = operand("masked_scatter_", mask.expand(self.shape))  # expand's checks and message
+    count = int(selector.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    result = unwrap(self).copy()
+    result[selector] = operand("masked_scatter_", source).reshape(-1)[:count]
+    return write_in_place("masked_scatter_", self, wrap(result))
+
+
+@implements(aten.nonzero.default)
+def nonzero(self):
+    return wrap(np.argwhere(unwrap(self)))
+
+
+@implements(aten.nonzero.out)
+def nonzero_out(self, *, out):
+    # CPU's message runs "type" into the dtype name; so does this one.
+    _require_out_dtype(
+        out,
+        torch.int64,
+        f"nonzero: Expected out tensor to have scalar type Long but got scalar type{SCALAR_TYPE_NAMES[out.dtype]}",
+    )
+    return write_out("nonzero", out, nonzero(self))
+
+
+@implements(aten.where.self)
+def where(condition, self, other):
+    if condition.dtype == torch.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+            "in a future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif condition.dtype != torch.bool:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{SCALAR_TYPE_NAMES[condition.dtype]}"
+        )
+    broadcast_shapes(condition.shape, self.shape, other.shape)  # for PyTorch's message
+    (a, b), dtype = promoted("where", self, other)
+    chosen = np.where(operand("where", condition).astype(bool), a, b)
+    return wrap(chosen.astype(to_numpy_dtype(dtype), copy=False))
+
+
+@implements(aten.where.self_out)
+def where_out(condition, self, other, *, out):
+    return write_out("where", out, where(condition, self, other))
