@@ -1,0 +1,65 @@
+"""Random ops on npy: seeded through torch.manual_seed, with the right distributions and dtypes."""
+
+import pytest
+import torch
+
+DRAWS = {
+    "rand": lambda: torch.rand(2000, device="npy"),
+    "randn": lambda: torch.randn(2000, device="npy", dtype=torch.float64),
+    "randint": lambda: torch.randint(-3, 7, (2000,), device="npy"),
+    "normal_": lambda: torch.empty(2000, device="npy").normal_(5.0, 2.0),
+    "uniform_": lambda: torch.empty(2000, device="npy", dtype=torch.float16).uniform_(-2, 2),
+    "bernoulli": lambda: torch.bernoulli(torch.full((2000,), 0.25, device="npy")),
+    "dropout": lambda: torch.nn.functional.dropout(torch.ones(2000, device="npy"), 0.4),
+}
+
+
+@pytest.mark.parametrize("name", DRAWS)
+def test_manual_seed_makes_draws_reproducible(name):
+    torch.manual_seed(1234)
+    first = DRAWS[name]().cpu()
+    torch.manual_seed(1234)
+    again = DRAWS[name]().cpu()
+    torch.manual_seed(4321)
+    other = DRAWS[name]().cpu()
+    assert torch.equal(first, again)
+    assert not torch.equal(first, other)
+
+
+def test_distributions_and_dtypes():
+    torch.manual_seed(0)
+    uniform = torch.rand(20000, device="npy").cpu()
+    assert uniform.dtype == torch.float32 and 0 <= uniform.min() and uniform.max() < 1
+    assert abs(uniform.mean().item() - 0.5) < 0.01
+    normal = torch.empty(20000, device="npy").normal_(5.0, 2.0).cpu()
+    assert abs(normal.mean().item() - 5.0) < 0.05 and abs(normal.std().item() - 2.0) < 0.05
+    integers = torch.randint(-3, 7, (20000,), device="npy").cpu()
+    assert integers.dtype == torch.int64 and set(integers.unique().tolist()) == set(range(-3, 7))
+    coins = torch.bernoulli(torch.full((20000,), 0.25, device="npy")).cpu()
+    assert abs(coins.mean().item() - 0.25) < 0.01
+
+
+def test_dropout_scales_kept_elements_and_backward_uses_the_same_mask():
+    torch.manual_seed(0)
+    x = torch.ones(10000, device="npy", requires_grad=True)
+    y = torch.nn.functional.dropout(x, 0.4)
+    kept = (y.cpu() != 0)
+    torch.testing.assert_close(y.cpu()[kept], torch.full((int(kept.sum()),), 1 / 0.6))
+    assert abs(kept.float().mean().item() - 0.6) < 0.02
+    y.sum().backward()
+    torch.testing.assert_close(x.grad.cpu(), y.detach().cpu())
+    assert torch.equal(torch.nn.functional.dropout(x, 0.4, training=False).cpu(), x.detach().cpu())
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (lambda: torch.empty(3, device="npy").normal_(0, -1), "std >= 0.0"),
+        (lambda: torch.empty(3, device="npy").uniform_(2, 1), "from=2.0 > to=1.0"),
+        (lambda: torch.rand(3, device="npy", generator=torch.Generator()), "torch.npy's generator"),
+        (lambda: torch.empty(3, device="npy", dtype=torch.int32).normal_(), "floating point"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(bad, message):
+    with pytest.raises(RuntimeError, match=message):
+        bad()
