@@ -12,7 +12,7 @@ import atexit
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-from . import device, fallback, ops
+from . import device, fallback, ops, serialization
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread
 from .tensor import DEVICE_NAME
 
@@ -46,6 +46,7 @@ def register_device():
         DEVICE_NAME, backend_module=device, hook=NpyHooks(), device_guard=NpyDeviceGuard()
     )
     atexit.register(settle_autograd_thread)
+    serialization.register()
 
 
 def install_kernels():

@@ -21,6 +21,8 @@ The memory belongs to the tensor's *storage*, as on every PyTorch device:
   ``torch.Tensor`` objects over an existing storage).
 """
 
+import copy
+
 import numpy as np
 import torch
 
@@ -63,6 +65,27 @@ class NpyTensor(torch.Tensor):
             return torch._tensor_str._str(self, tensor_contents=tensor_contents)
         finally:
             self.__class__ = NpyTensor
+
+    def __reduce_ex__(self, protocol):
+        """Pickle as a plain tensor: ``torch.load(weights_only=True)`` trusts only PyTorch's
+        own classes, and loading onto npy makes an NpyTensor again anyway."""
+        self.__class__ = torch.Tensor
+        try:
+            return torch.Tensor.__reduce_ex__(self, protocol)
+        finally:
+            self.__class__ = NpyTensor
+
+    def __deepcopy__(self, memo):
+        """A copy in new npy memory. (PyTorch's version copies the storage, which needs
+        a C++ allocator for the device.)"""
+        if id(self) not in memo:
+            copied = self.detach().clone().requires_grad_(self.requires_grad)
+            memo[id(self)] = copied
+            if self.grad is not None:
+                copied.grad = copy.deepcopy(self.grad, memo)
+            # Python attributes too: npy parameters are marked by one (``_is_param``).
+            copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return memo[id(self)]
 
     def __format__(self, format_spec):
         """``f"{loss:.4f}"`` formats the number, as for a CPU tensor.
@@ -132,14 +155,18 @@ def rebind(tensor, array):
 def _describe(tensor, storage, array):
     """Set ``tensor``'s storage, offset, sizes and strides to those of ``array``."""
     itemsize = array.itemsize
-    _SET_STORAGE.redispatch_boxed(
-        _METADATA_ONLY_KEYS,
+    set_metadata(
         tensor,
         storage,
         (array.ctypes.data - storage._npy_root.ctypes.data) // itemsize,
         array.shape,
         [stride // itemsize for stride in array.strides],
     )
+
+
+def set_metadata(tensor, storage, storage_offset, size, stride):
+    """Point ``tensor`` at ``storage`` (an npy storage) with this offset, size and stride."""
+    _SET_STORAGE.redispatch_boxed(_METADATA_ONLY_KEYS, tensor, storage, storage_offset, size, stride)
 
 
 def _root_of(tensor):

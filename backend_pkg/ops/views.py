@@ -11,8 +11,8 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
-from ..tensor import storage_array, unwrap, wrap
-from .factories import storage_extent
+from ..tensor import set_metadata, storage_array, unwrap, wrap
+from .factories import storage_extent, strides_for
 from .indexing import SCALAR_TYPE_NAMES, wrap_dim
 from .registry import aten, implements
 
@@ -204,3 +204,20 @@ def view_as_complex(self):
     whole = to_numpy_dtype(self.dtype.to_complex())
     array = unwrap(self)
     return wrap(_reinterpret(self, whole, array.shape[:-1], array.strides[:-1]), base=self)
+
+
+@implements(aten.set_.source_Storage_storage_offset)
+def set_storage(self, source, storage_offset, size, stride=()):
+    """Make ``self`` a view of ``source``, an npy storage (how ``torch.save`` reads storages)."""
+    set_metadata(self, source, storage_offset, size, stride or strides_for(size, torch.contiguous_format))
+    return self
+
+
+@implements(aten.set_.source_Storage)
+def set_whole_storage(self, source):
+    return set_storage(self, source, 0, [source.nbytes() // self.element_size()], [1])
+
+
+@implements(aten.set_.source_Tensor)
+def set_like_tensor(self, source):
+    return set_storage(self, source.untyped_storage(), source.storage_offset(), source.shape, source.stride())
