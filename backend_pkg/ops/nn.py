@@ -55,6 +55,8 @@ def _softmax_input(op, self, dim, half_to_float):
     if half_to_float:
         # Half in, float out exists only in PyTorch's CUDA kernels.
         raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
+    if self.numel() == 0:  # like CPU, returned before its dtype is looked at
+        return np.empty(self.shape), axis
     if not self.dtype.is_floating_point:
         raise not_implemented_for(op, self.dtype)
     return _computed(op, self), axis

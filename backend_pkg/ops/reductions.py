@@ -108,6 +108,15 @@ def _refuse_input(op, self, *dtypes):
         raise RuntimeError(f"{op}(): does not support {kind} input")
 
 
+def _converted(self, dtype):
+    """``self``'s array in ``dtype``, converted as PyTorch converts: complex to real keeps the real part, with its warning."""
+    array = unwrap(self)
+    if self.dtype.is_complex and not dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        array = array.real
+    return array.astype(to_numpy_dtype(dtype), copy=False)
+
+
 def _sum_dtype(self, dtype):
     """Integers and bools sum (and multiply) to int64 unless a dtype is asked for, as in PyTorch."""
     if dtype is not None:
@@ -135,9 +144,7 @@ def _accumulate(op, np_reduce, self, dim, keepdim, dtype):
     """``np_reduce`` (np.sum, np.prod) with PyTorch's dtype rules, half computed in float32."""
     result = _sum_dtype(self, dtype)
     axes = reduced_axes(op, dim, self.dim())
-    total = np_reduce(
-        unwrap(self), axis=axes, dtype=to_numpy_dtype(compute_dtype(result)), keepdims=keepdim
-    )
+    total = np_reduce(_converted(self, compute_dtype(result)), axis=axes, keepdims=keepdim)
     return as_result(total, result)
 
 
@@ -273,7 +280,7 @@ def min_all_out(self, *, out):
 def _extreme_along(op, np_arg, self, dim, keepdim):
     """Values and int64 indices of the max/min along ``dim``: the first on ties, NaN winning."""
     axis = single_axis(op, dim, self.dim())
-    _check_nonempty_reduction(f"{op}()", self, [dim])
+    _check_nonempty_reduction(f"{op}()", self, [axis])
     _refuse_input(op, self, torch.complex64, torch.complex128)
     array = unwrap(self)
     if axis is None:  # a zero-dim tensor is its own extreme, at index 0
@@ -496,7 +503,7 @@ def _scan(op, np_scan, self, dim, dtype):
     """cumsum/cumprod along ``dim``: input cast to the result dtype, running value kept wider."""
     result = _sum_dtype(self, dtype)
     axis = single_axis(op, dim, self.dim())
-    array = unwrap(self).astype(to_numpy_dtype(result), copy=False)
+    array = _converted(self, result)
     scanned = np_scan(array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
     return as_result(scanned.reshape(array.shape), result)  # a zero-dim input scans flattened
 
@@ -549,10 +556,14 @@ def _norm_dtype(self, dtype):
         return self.dtype
     name = "linalg.vector_norm"
     if not is_inexact(dtype):
-        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {dtype}")
+        raise RuntimeError(
+            f"{name}: dtype should be floating point or complex, but got {SCALAR_TYPE_NAMES[dtype]}"
+        )
     if self.dtype.is_complex != dtype.is_complex:
         kind = "complex" if self.dtype.is_complex else "real"
-        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {dtype}")
+        raise RuntimeError(
+            f"{name}: dtype should be {kind} for {kind} inputs, but got {SCALAR_TYPE_NAMES[dtype]}"
+        )
     if torch.promote_types(self.dtype, dtype) != dtype:
         raise RuntimeError(
             f"{name}: the dtype of the input ({SCALAR_TYPE_NAMES[self.dtype]}) should be "
@@ -630,7 +641,6 @@ def norm(self, p, dim, keepdim=False):
 
 @implements(aten.norm.ScalarOpt_dim_dtype)
 def norm_dtype(self, p, dim, keepdim, *, dtype):
-    _check_norm_input(self)
     return vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
 
 
