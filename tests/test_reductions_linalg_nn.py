@@ -326,47 +326,90 @@ def test_reductions_read_strided_views(case):
         assert_like_cpu(fn, view)
 
 
+def labels(like, *values):
+    """Class labels on ``like``'s device."""
+    return torch.tensor(values).to(like.device)
+
+
+# name: (the out tensor's dtype, the call writing into it)
 OUT_VARIANTS = {
-    "mean": lambda t, out: torch.mean(t, 1, out=out),
-    "prod": lambda t, out: torch.prod(t, 0, out=out),
-    "amax": lambda t, out: torch.amax(t, (0, 1), out=out),
-    "amin": lambda t, out: torch.amin(t, 1, True, out=out),
-    "argmax": lambda t, out: torch.argmax(t, 1, out=out.long()),
-    "var": lambda t, out: torch.var(t, 0, out=out),
-    "std": lambda t, out: torch.std(t, 1, correction=0, out=out),
-    "cumsum": lambda t, out: torch.cumsum(t, 1, out=out),
-    "cumprod": lambda t, out: torch.cumprod(t, 0, out=out),
-    "logsumexp": lambda t, out: torch.logsumexp(t, 1, out=out),
-    "vector_norm": lambda t, out: torch.linalg.vector_norm(t, 3, 1, out=out),
-    "norm": lambda t, out: aten.norm.out(t, 1, [0], out=out),
-    "norm_dtype": lambda t, out: aten.norm.dtype_out(t, 2, [1], False, dtype=torch.float64, out=out.double()),
-    "all": lambda t, out: torch.all(t, 1, out=out.bool()),
-    "any": lambda t, out: aten.any.all_out(t, out=out.bool()),
-    "all_dims": lambda t, out: aten.all.dims_out(t, [0, 1], out=out.bool()),
-    "max_all": lambda t, out: torch.max(t, out=out),
-    "softmax": lambda t, out: aten._softmax.out(t, 1, False, out=out),
-    "log_softmax": lambda t, out: aten._log_softmax.out(t, 0, False, out=out),
-    "mm": lambda t, out: torch.mm(t, t.T, out=out),
-    "addmm": lambda t, out: torch.addmm(t[0, :1], t, t.T, alpha=2, out=out),
-    "bmm": lambda t, out: torch.bmm(t[None], t.T[None], out=out),
-    "baddbmm": lambda t, out: torch.baddbmm(t[:1, :1], t[None], t.T[None], beta=0.5, out=out),
-    "addbmm": lambda t, out: torch.addbmm(t[:1, :1], t[None], t.T[None], out=out),
-    "mv": lambda t, out: torch.mv(t, t[0], out=out),
-    "addmv": lambda t, out: torch.addmv(t[:, 0], t.T, t[:, 1], out=out),
-    "dot": lambda t, out: torch.dot(t[0], t[1], out=out),
-    "gelu": lambda t, out: aten.gelu.out(t, approximate="tanh", out=out),
-    "mse_loss": lambda t, out: aten.mse_loss.out(t, t * 2, 2, out=out),
+    "sum": (torch.float32, lambda t, out: aten.sum.out(t, out=out)),
+    "sum_dims": (torch.float32, lambda t, out: torch.sum(t, 0, out=out)),
+    "mean": (torch.float32, lambda t, out: torch.mean(t, 1, out=out)),
+    "mean_dtype": (torch.float64, lambda t, out: aten.mean.dtype_out(t, dtype=torch.float64, out=out)),
+    "prod": (torch.float32, lambda t, out: aten.prod.out(t, out=out)),
+    "prod_dim": (torch.float32, lambda t, out: torch.prod(t, 0, out=out)),
+    "amax": (torch.float32, lambda t, out: torch.amax(t, (0, 1), out=out)),
+    "amin": (torch.float32, lambda t, out: torch.amin(t, 1, True, out=out)),
+    "max": (torch.float32, lambda t, out: torch.max(t, out=out)),
+    "min": (torch.float32, lambda t, out: torch.min(t, out=out)),
+    "argmax": (torch.int64, lambda t, out: torch.argmax(t, 1, out=out)),
+    "argmin": (torch.int64, lambda t, out: torch.argmin(t, 0, True, out=out)),
+    "var": (torch.float32, lambda t, out: torch.var(t, 0, out=out)),
+    "std": (torch.float32, lambda t, out: torch.std(t, 1, correction=0, out=out)),
+    "cumsum": (torch.float32, lambda t, out: torch.cumsum(t, 1, out=out)),
+    "cumprod": (torch.float32, lambda t, out: torch.cumprod(t, 0, out=out)),
+    "logsumexp": (torch.float32, lambda t, out: torch.logsumexp(t, 1, out=out)),
+    "vector_norm": (torch.float32, lambda t, out: torch.linalg.vector_norm(t, 3, 1, out=out)),
+    "norm": (torch.float32, lambda t, out: aten.norm.out(t, 1, [0], out=out)),
+    "norm_dtype": (torch.float64, lambda t, out: aten.norm.dtype_out(t, 2, [1], False, dtype=torch.float64, out=out)),
+    "all": (torch.bool, lambda t, out: torch.all(t, 1, out=out)),
+    "all_dims": (torch.bool, lambda t, out: aten.all.dims_out(t, [0, 1], out=out)),
+    "all_all": (torch.bool, lambda t, out: aten.all.all_out(t, out=out)),
+    "any": (torch.bool, lambda t, out: torch.any(t, 1, out=out)),
+    "any_dims": (torch.bool, lambda t, out: aten.any.dims_out(t, [0], out=out)),
+    "any_all": (torch.bool, lambda t, out: aten.any.all_out(t, out=out)),
+    "mm": (torch.float32, lambda t, out: torch.mm(t, t.T, out=out)),
+    "addmm": (torch.float32, lambda t, out: torch.addmm(t[0, :1], t, t.T, alpha=2, out=out)),
+    "bmm": (torch.float32, lambda t, out: torch.bmm(t[None], t.T[None], out=out)),
+    "baddbmm": (torch.float32, lambda t, out: torch.baddbmm(t[:1, :1], t[None], t.T[None], beta=0.5, out=out)),
+    "addbmm": (torch.float32, lambda t, out: torch.addbmm(t[:1, :1], t[None], t.T[None], out=out)),
+    "mv": (torch.float32, lambda t, out: torch.mv(t, t[0], out=out)),
+    "addmv": (torch.float32, lambda t, out: torch.addmv(t[:, 0], t.T, t[:, 1], out=out)),
+    "dot": (torch.float32, lambda t, out: torch.dot(t[0], t[1], out=out)),
+    "softmax": (torch.float32, lambda t, out: aten._softmax.out(t, 1, False, out=out)),
+    "log_softmax": (torch.float32, lambda t, out: aten._log_softmax.out(t, 0, False, out=out)),
+    "softmax_backward": (
+        torch.float32,
+        lambda t, out: aten._softmax_backward_data.out(t, t * 0.125, 0, torch.float32, grad_input=out),
+    ),
+    "log_softmax_backward": (
+        torch.float32,
+        lambda t, out: aten._log_softmax_backward_data.out(t, t * 0.125, 1, torch.float32, out=out),
+    ),
+    "threshold_backward": (torch.float32, lambda t, out: aten.threshold_backward.grad_input(t, t, 1, grad_input=out)),
+    "sigmoid_backward": (torch.float32, lambda t, out: aten.sigmoid_backward.grad_input(t, t, grad_input=out)),
+    "tanh_backward": (torch.float32, lambda t, out: aten.tanh_backward.grad_input(t, t, grad_input=out)),
+    "gelu": (torch.float32, lambda t, out: aten.gelu.out(t, approximate="tanh", out=out)),
+    "gelu_backward": (torch.float32, lambda t, out: aten.gelu_backward.grad_input(t, t, grad_input=out)),
+    "mse_loss": (torch.float32, lambda t, out: aten.mse_loss.out(t, t * 2, 2, out=out)),
+    "mse_loss_backward": (
+        torch.float32,
+        lambda t, out: aten.mse_loss_backward.grad_input(t[0, 0], t, t * 2, MEAN, grad_input=out),
+    ),
+    "nll_loss_backward": (
+        torch.float32,
+        lambda t, out: aten.nll_loss_backward.grad_input(
+            t[0, 0], t, labels(t, 0, 2, 1), None, MEAN, -100, t[1, 1], grad_input=out
+        ),
+    ),
+    "nll_loss2d_backward": (
+        torch.float32,
+        lambda t, out: aten.nll_loss2d_backward.grad_input(
+            t[0, 0], t[None, :, None], labels(t, [[0, 2, 1]]), None, SUM, -100, t[1, 1], grad_input=out
+        ),
+    ),
 }
 
 
 @pytest.mark.parametrize("name", OUT_VARIANTS)
 def test_out_variants_write_into_out(name):
-    a = exact_data((3, 3), torch.float32)
-    expected = OUT_VARIANTS[name](a, torch.empty(0))
-    out = npy(torch.empty(0))
-    result = OUT_VARIANTS[name](npy(a), out)
-    if result.dtype == out.dtype:
-        assert result is out
+    dtype, call = OUT_VARIANTS[name]
+    a = exact_data((3, 3), torch.float32, 1)
+    expected = call(a, torch.empty(0, dtype=dtype))
+    out = npy(torch.empty(0, dtype=dtype))
+    result = call(npy(a), out)
+    assert result is out
     assert_matches_cpu(result, expected)
 
 
@@ -377,9 +420,12 @@ def test_out_variants_write_into_out(name):
         lambda t, a, b: torch.min(t, 0, True, out=(a, b.long())),
         lambda t, a, b: aten.var_mean.correction_out(t, [1], out0=a, out1=b),
         lambda t, a, b: aten.std_mean.correction_out(t, None, correction=0, out0=a, out1=b),
-        lambda t, a, b: aten.nll_loss_forward.output(t, torch.tensor([0, 2, 1]).to(t.device), None, 1, -100, output=a, total_weight=b),
+        lambda t, a, b: aten.nll_loss_forward.output(t, labels(t, 0, 2, 1), None, MEAN, -100, output=a, total_weight=b),
+        lambda t, a, b: aten.nll_loss2d_forward.output(
+            t[None, :, None], labels(t, [[0, 2, 1, 0]]), None, SUM, -100, output=a, total_weight=b
+        ),
     ],
-    ids=["max.dim_max", "min.dim_min", "var_mean", "std_mean", "nll_loss_forward"],
+    ids=["max.dim_max", "min.dim_min", "var_mean", "std_mean", "nll_loss_forward", "nll_loss2d_forward"],
 )
 def test_out_variants_with_two_results(call):
     a = make((3, 4), torch.float32)
@@ -609,11 +655,6 @@ def test_mse_loss_forward_and_backward(dtype, reduction):
     if dtype.is_floating_point:
         grad = y if reduction == NONE else torch.tensor(0.5, dtype=dtype)
         assert_like_cpu(lambda g, a, b: aten.mse_loss_backward(g, a, b, reduction), grad, x, y)
-
-
-def labels(like, *values):
-    """Class labels on ``like``'s device."""
-    return torch.tensor(values).to(like.device)
 
 
 NN_ERRORS = [

@@ -5,7 +5,10 @@
 ``nll_loss_backward`` and ``_log_softmax_backward_data``; ``F.relu``'s
 backward is ``threshold_backward``; ``F.mse_loss`` is ``mse_loss`` and
 ``mse_loss_backward``. Each is computed in NumPy over whole arrays, half
-precision in float32 (PyTorch's CPU kernels do the same), rounded once.
+precision in float32 and rounded once. Where PyTorch's CPU kernels round
+half-precision intermediates (nll_loss sums, mse_loss differences, the
+last-dim log_softmax), half results can differ from CPU's by that rounding;
+npy's are the nearer to the exact values.
 """
 
 import math
@@ -17,7 +20,7 @@ from ..dtypes import compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import operand, promoted
 from ._results import write_out
-from .reductions import SCALAR_TYPE_NAMES, as_result, not_implemented_for, single_axis
+from .reductions import SCALAR_TYPE_NAMES, as_result, not_implemented_for, single_axis, write_pair
 from .registry import aten, implements
 
 # at::Reduction: how a loss combines its per-element terms.
@@ -30,7 +33,7 @@ def _computed(op, tensor):
 
 
 def _floating(op, *tensors):
-    """The tensors' arrays promoted as PyTorch promotes them, and the result dtype, which must be floating."""
+    """The tensors' arrays, promoted as PyTorch promotes them, and their (floating) result dtype."""
     arrays, dtype = promoted(op, *tensors)
     if not dtype.is_floating_point:
         raise not_implemented_for(op, dtype)
@@ -128,12 +131,14 @@ def log_softmax_backward(grad_output, output, dim, input_dtype):
 
 @implements(aten._softmax_backward_data.out)
 def softmax_backward_out(grad_output, output, dim, input_dtype, *, grad_input):
-    return write_out("softmax_backward", grad_input, softmax_backward(grad_output, output, dim, input_dtype))
+    result = softmax_backward(grad_output, output, dim, input_dtype)
+    return write_out("softmax_backward", grad_input, result)
 
 
 @implements(aten._log_softmax_backward_data.out)
 def log_softmax_backward_out(grad_output, output, dim, input_dtype, *, out):
-    return write_out("log_softmax_backward", out, log_softmax_backward(grad_output, output, dim, input_dtype))
+    result = log_softmax_backward(grad_output, output, dim, input_dtype)
+    return write_out("log_softmax_backward", out, result)
 
 
 # --- activations and their backward -----------------------------------------
@@ -233,7 +238,8 @@ def gelu_backward(grad_output, self, *, approximate="none"):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)
         tanh = np.tanh(inner)
-        slope = 0.5 * (1 + tanh) + 0.5 * x * (1 - tanh * tanh) * _SQRT_2_OVER_PI * (1 + 3 * _TANH_CUBIC * x * x)
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _TANH_CUBIC * x * x)
+        slope = 0.5 * (1 + tanh) + 0.5 * x * (1 - tanh * tanh) * inner_slope
     else:
         pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
         slope = 0.5 * (1 + _erf(x / _SQRT_2)) + x * pdf
@@ -247,7 +253,8 @@ def gelu_out(self, *, approximate="none", out):
 
 @implements(aten.gelu_backward.grad_input)
 def gelu_backward_out(grad_output, self, *, approximate="none", grad_input):
-    return write_out("gelu_backward", grad_input, gelu_backward(grad_output, self, approximate=approximate))
+    result = gelu_backward(grad_output, self, approximate=approximate)
+    return write_out("gelu_backward", grad_input, result)
 
 
 # --- losses -------------------------------------------------------------------
@@ -289,7 +296,8 @@ def mse_loss_backward(grad_output, self, target, reduction):
 
 @implements(aten.mse_loss_backward.grad_input)
 def mse_loss_backward_out(grad_output, self, target, reduction, *, grad_input):
-    return write_out("mse_loss_backward", grad_input, mse_loss_backward(grad_output, self, target, reduction))
+    result = mse_loss_backward(grad_output, self, target, reduction)
+    return write_out("mse_loss_backward", grad_input, result)
 
 
 # nll_loss picks, for each sample, minus the input at its target class, scaled
@@ -454,13 +462,13 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
 @implements(aten.nll_loss_forward.output)
 def nll_loss_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
     results = nll_loss_forward(self, target, weight, reduction, ignore_index)
-    return tuple(write_out("nll_loss_forward", out, r) for out, r in zip((output, total_weight), results))
+    return write_pair("nll_loss_forward", (output, total_weight), results)
 
 
 @implements(aten.nll_loss2d_forward.output)
 def nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
     results = nll_loss2d_forward(self, target, weight, reduction, ignore_index)
-    return tuple(write_out("nll_loss2d_forward", out, r) for out, r in zip((output, total_weight), results))
+    return write_pair("nll_loss2d_forward", (output, total_weight), results)
 
 
 @implements(aten.nll_loss_backward.grad_input)
@@ -475,5 +483,7 @@ def nll_loss_backward_out(
 def nll_loss2d_backward_out(
     grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
 ):
-    result = nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    result = nll_loss2d_backward(
+        grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )
     return write_out("nll_loss2d_backward", grad_input, result)

@@ -109,10 +109,14 @@ def _refuse_input(op, self, *dtypes):
 
 
 def _converted(self, dtype):
-    """``self``'s array in ``dtype``, converted as PyTorch converts: complex to real keeps the real part, with its warning."""
+    """``self``'s array in ``dtype``, converted as PyTorch converts.
+
+    Complex to real keeps the real part, with PyTorch's warning.
+    """
     array = unwrap(self)
     if self.dtype.is_complex and not dtype.is_complex:
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        message = "Casting complex values to real discards the imaginary part"
+        warnings.warn(message, UserWarning, stacklevel=4)
         array = array.real
     return array.astype(to_numpy_dtype(dtype), copy=False)
 
@@ -140,12 +144,16 @@ def _running_dtype(dtype):
 # --- sum, prod, mean ------------------------------------------------------
 
 
+def _total(op, np_reduce, self, dim, keepdim, dtype):
+    """``np_reduce`` (np.sum, np.prod) of ``self`` converted to ``dtype``'s compute dtype."""
+    axes = reduced_axes(op, dim, self.dim())
+    return np_reduce(_converted(self, compute_dtype(dtype)), axis=axes, keepdims=keepdim)
+
+
 def _accumulate(op, np_reduce, self, dim, keepdim, dtype):
     """``np_reduce`` (np.sum, np.prod) with PyTorch's dtype rules, half computed in float32."""
     result = _sum_dtype(self, dtype)
-    axes = reduced_axes(op, dim, self.dim())
-    total = np_reduce(_converted(self, compute_dtype(result)), axis=axes, keepdims=keepdim)
-    return as_result(total, result)
+    return as_result(_total(op, np_reduce, self, dim, keepdim, result), result)
 
 
 @implements(aten.sum.dim_IntList)
@@ -205,7 +213,7 @@ def _mean_dtype(self, dtype):
 def mean_dims(self, dim, keepdim=False, *, dtype=None):
     # PyTorch's CPU mean: sum (half in float32), divide, round once.
     result = _mean_dtype(self, dtype)
-    total = unwrap(_accumulate("mean", np.sum, self, dim, keepdim, compute_dtype(result)))
+    total = _total("mean", np.sum, self, dim, keepdim, result)
     count = _reduced_count(self.shape, reduced_axes("mean", dim, self.dim()))
     with np.errstate(invalid="ignore"):  # the mean of nothing is 0 / 0 = nan, as in PyTorch
         return as_result(total / count, result)
@@ -302,18 +310,19 @@ def min_dim(self, dim, keepdim=False):
     return _extreme_along("min", np.argmin, self, dim, keepdim)
 
 
-def _write_pair(op, outs, results):
+def write_pair(op, outs, results):
+    """Store the results of a two-result op into its two ``out=`` tensors."""
     return tuple(write_out(op, out, result) for out, result in zip(outs, results))
 
 
 @implements(aten.max.dim_max)
 def max_dim_out(self, dim, keepdim=False, *, max, max_values):
-    return _write_pair("max", (max, max_values), max_dim(self, dim, keepdim))
+    return write_pair("max", (max, max_values), max_dim(self, dim, keepdim))
 
 
 @implements(aten.min.dim_min)
 def min_dim_out(self, dim, keepdim=False, *, min, min_indices):
-    return _write_pair("min", (min, min_indices), min_dim(self, dim, keepdim))
+    return write_pair("min", (min, min_indices), min_dim(self, dim, keepdim))
 
 
 def _position(op, np_arg, self, dim, keepdim):
@@ -325,7 +334,7 @@ def _position(op, np_arg, self, dim, keepdim):
         axis = None
     else:
         axis = single_axis(op, dim, self.dim())
-        _check_nonempty_reduction(f"{op}()", self, [dim % max(self.dim(), 1)])
+        _check_nonempty_reduction(f"{op}()", self, [axis])
     return as_result(np_arg(unwrap(self), axis=axis, keepdims=keepdim), torch.int64)
 
 
@@ -352,6 +361,17 @@ def argmin_out(self, dim=None, keepdim=False, *, out):
 # --- variance and standard deviation ----------------------------------------
 
 
+def _warn_if_no_degrees_of_freedom(op, dof):
+    """PyTorch's warning, for which an empty input's reduction factor is 0, whatever its shape."""
+    if dof <= 0:
+        warnings.warn(
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _moments(op, self, dim, correction, keepdim, take_sqrt):
     """(Variance or std, mean) over ``dim``, in double as PyTorch's CPU Welford kernel, rounded once."""
     if not is_inexact(self.dtype):
@@ -361,14 +381,7 @@ def _moments(op, self, dim, correction, keepdim, take_sqrt):
     array = unwrap(self).astype(np.complex128 if self.dtype.is_complex else np.float64)
     count = _reduced_count(array.shape, axes)
     dof = count - (1 if correction is None else correction)
-    # PyTorch's warning takes an empty input's reduction factor as 0, whatever its shape.
-    if (dof if array.size else dof - count) <= 0:
-        warnings.warn(
-            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-            "reduction factor (input numel divided by output numel).",
-            UserWarning,
-            stacklevel=3,
-        )
+    _warn_if_no_degrees_of_freedom(op, dof if array.size else dof - count)
     # Too few degrees of freedom (or no elements) divide by zero: inf or nan, as in PyTorch.
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.sum(array, axis=axes, keepdims=True) / count
@@ -414,13 +427,13 @@ def std_out(self, dim=None, *, correction=None, keepdim=False, out):
 @implements(aten.var_mean.correction_out)
 def var_mean_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
     results = var_mean(self, dim, correction=correction, keepdim=keepdim)
-    return _write_pair("var_mean", (out0, out1), results)
+    return write_pair("var_mean", (out0, out1), results)
 
 
 @implements(aten.std_mean.correction_out)
 def std_mean_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
     results = std_mean(self, dim, correction=correction, keepdim=keepdim)
-    return _write_pair("std_mean", (out0, out1), results)
+    return write_pair("std_mean", (out0, out1), results)
 
 
 # --- all, any ---------------------------------------------------------------
