@@ -1,6 +1,17 @@
 """The npy kernels, one module per op family; importing a family fills the registry."""
 
-from . import arithmetic, copies, factories, indexing, joining, reductions, sampling, views  # noqa: F401
+from . import (  # noqa: F401
+    arithmetic,
+    copies,
+    factories,
+    indexing,
+    joining,
+    linalg,
+    nn,
+    reductions,
+    sampling,
+    views,
+)
 from .registry import KERNELS, install, registered_ops
 
 __all__ = ["KERNELS", "install", "registered_ops"]

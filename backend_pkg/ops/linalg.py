@@ -1,0 +1,266 @@
+"""Matrix products (mm, bmm, mv, dot) and their scale-and-add forms, in NumPy.
+
+NumPy multiplies in the operands' own dtype, so integer products stay
+integers and wrap on overflow exactly as PyTorch's do (the low bits of a sum
+do not depend on how wide it was accumulated). Half precision is lifted to
+float32, PyTorch's accumulation type, and rounded once at the end.
+
+``matmul`` and ``linear`` have no kernels here: PyTorch decomposes them,
+above the backend, into these ops and views (``linear`` with a bias is
+``addmm``; ``matmul`` folds batch dims into ``mm`` or expands into ``bmm``).
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import compute_dtype, to_numpy_dtype
+from ._operands import operand
+from ._results import write_out
+from .reductions import SCALAR_TYPE_NAMES, as_result, not_implemented_for
+from .registry import aten, implements
+
+# Dtypes PyTorch's CPU matrix kernels are not compiled for.
+_NO_PRODUCT = (torch.bool, torch.uint16, torch.uint32, torch.uint64)
+
+
+def _name(tensor):
+    return SCALAR_TYPE_NAMES[tensor.dtype]
+
+
+def _multiplied(op, np_product, *tensors):
+    """``np_product`` of the tensors' arrays, in the compute dtype of their (common) dtype."""
+    dtype = tensors[0].dtype
+    if dtype in _NO_PRODUCT:
+        raise not_implemented_for(op, dtype)
+    np_compute = to_numpy_dtype(compute_dtype(dtype))
+    return np_product(*(np.asarray(operand(op, t), dtype=np_compute) for t in tensors))
+
+
+def _scalar(value, np_dtype):
+    """A Scalar argument in the computation's dtype: converted as C++ converts it (0.5 -> 0 for ints)."""
+    if isinstance(value, complex) and np_dtype.kind != "c":
+        raise RuntimeError(f"value cannot be converted to type {np_dtype} without overflow")
+    return np.asarray(value).astype(np_dtype)
+
+
+def _scale_and_add(op, base, product, beta, alpha):
+    """``beta * base + alpha * product``, ``base`` being ``self`` expanded to the result's shape.
+
+    As in BLAS and PyTorch, ``beta == 0`` ignores ``self`` altogether, NaN and
+    inf included. The result keeps ``self``'s dtype (checked to be the
+    operands' dtype by the caller).
+    """
+    np_compute = product.dtype
+    result = product if alpha == 1 else product * _scalar(alpha, np_compute)
+    if beta != 0:
+        base_array = np.asarray(operand(op, base), dtype=np_compute)
+        result = result + (base_array if beta == 1 else base_array * _scalar(beta, np_compute))
+    return as_result(result, base.dtype)
+
+
+# --- mm, addmm ------------------------------------------------------------
+
+
+def _shapes_multiply(mat1, mat2):
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} "
+            f"and {mat2.shape[0]}x{mat2.shape[1]})"
+        )
+
+
+@implements(aten.mm.default)
+def mm(self, mat2):
+    if self.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if self.dtype != mat2.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {self.dtype} != {mat2.dtype}"
+        )
+    _shapes_multiply(self, mat2)
+    return as_result(_multiplied("mm", np.matmul, self, mat2), self.dtype)
+
+
+@implements(aten.mm.out)
+def mm_out(self, mat2, *, out):
+    return write_out("mm", out, mm(self, mat2))
+
+
+def _check_addmm_dtypes(self, mat1, mat2):
+    for name, other in (("self", self), ("mat1", mat1)):
+        if other.dtype != mat2.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got {_name(other)} and {_name(mat2)}"
+            )
+
+
+@implements(aten.addmm.default)
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    _check_addmm_dtypes(self, mat1, mat2)
+    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
+        if matrix.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix.dim()}-D tensor")
+    _shapes_multiply(mat1, mat2)
+    base = self.expand(mat1.shape[0], mat2.shape[1])
+    return _scale_and_add("addmm", base, _multiplied("addmm", np.matmul, mat1, mat2), beta, alpha)
+
+
+@implements(aten.addmm.out)
+def addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
+    return write_out("addmm", out, addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+
+
+# --- bmm, baddbmm, addbmm ---------------------------------------------------
+
+
+def _check_batches(batch1, batch2):
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.dtype != batch2.dtype:
+        raise RuntimeError(f"expected scalar type {_name(batch1)} but found {_name(batch2)}")
+
+
+def _check_bmm_sizes(batch1, batch2):
+    expected = [batch1.shape[0], batch1.shape[2]]
+    if list(batch2.shape[:2]) != expected:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: {expected} "
+            f"but got: {list(batch2.shape[:2])}."
+        )
+
+
+@implements(aten.bmm.default)
+def bmm(self, mat2):
+    _check_batches(self, mat2)
+    _check_bmm_sizes(self, mat2)
+    return as_result(_multiplied("bmm", np.matmul, self, mat2), self.dtype)
+
+
+@implements(aten.bmm.out)
+def bmm_out(self, mat2, *, out):
+    return write_out("bmm", out, bmm(self, mat2))
+
+
+@implements(aten.baddbmm.default)
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    if self.dtype != batch1.dtype:
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {self.dtype}, batch1: {batch1.dtype}, "
+            f"batch2: {batch2.dtype}"
+        )
+    base = self.expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    _check_bmm_sizes(batch1, batch2)
+    product = _multiplied("baddbmm", np.matmul, batch1, batch2)
+    return _scale_and_add("baddbmm", base, product, beta, alpha)
+
+
+@implements(aten.baddbmm.out)
+def baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return write_out("baddbmm", out, baddbmm(self, batch1, batch2, beta=beta, alpha=alpha))
+
+
+def _summed_batches(batch1, batch2):
+    return np.matmul(batch1, batch2).sum(axis=0)
+
+
+@implements(aten.addbmm.default)
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(
+            "batch1 and batch2 must have same number of batches, "
+            f"got {batch1.shape[0]} and {batch2.shape[0]}"
+        )
+    base = self.expand(batch1.shape[1], batch2.shape[2])
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} "
+            f"and {batch2.shape[1]}x{batch2.shape[2]})"
+        )
+    _check_addmm_dtypes(self, batch1, batch2)
+    product = _multiplied("addbmm", _summed_batches, batch1, batch2)
+    return _scale_and_add("addbmm", base, product, beta, alpha)
+
+
+@implements(aten.addbmm.out)
+def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return write_out("addbmm", out, addbmm(self, batch1, batch2, beta=beta, alpha=alpha))
+
+
+# --- mv, addmv, dot ---------------------------------------------------------
+
+
+def _check_addmv(self_dtype, self_shape, mat, vec):
+    """PyTorch's addmv checks; mv runs them with a ``self`` made like ``vec``, as its composite does."""
+    if len(self_shape) > 1 or mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {len(self_shape)}, {mat.dim()}, {vec.dim()}"
+        )
+    numel = math.prod(self_shape)
+    if mat.shape[1] != vec.shape[0] or numel not in (mat.shape[0], 1):
+        size = self_shape[0] if self_shape else numel
+        raise RuntimeError(
+            f"size mismatch, got input ({size}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+            f"vec ({vec.shape[0]})"
+        )
+    if not self_dtype == mat.dtype == vec.dtype:
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{SCALAR_TYPE_NAMES[self_dtype]}, {_name(mat)}, and {_name(vec)}"
+        )
+
+
+@implements(aten.addmv.default)
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    _check_addmv(self.dtype, tuple(self.shape), mat, vec)
+    base = self.expand(mat.shape[0])
+    return _scale_and_add("addmv", base, _multiplied("addmv", np.matmul, mat, vec), beta, alpha)
+
+
+@implements(aten.addmv.out)
+def addmv_out(self, mat, vec, *, beta=1, alpha=1, out):
+    return write_out("addmv", out, addmv(self, mat, vec, beta=beta, alpha=alpha))
+
+
+@implements(aten.mv.default)
+def mv(self, vec):
+    _check_addmv(vec.dtype, tuple(self.shape[:1]), self, vec)
+    return as_result(_multiplied("mv", np.matmul, self, vec), vec.dtype)
+
+
+@implements(aten.mv.out)
+def mv_out(self, vec, *, out):
+    return write_out("mv", out, mv(self, vec))
+
+
+@implements(aten.dot.default)
+def dot(self, tensor):
+    if self.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors"
+        )
+    if self.dtype != tensor.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_name(self)} and {_name(tensor)}"
+        )
+    if self.numel() != tensor.numel():
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{self.numel()}] and src "
+            f"[{tensor.numel()}] to have the same number of elements, but got "
+            f"{self.numel()} and {tensor.numel()} elements respectively"
+        )
+    return as_result(_multiplied("dot", np.dot, self, tensor), self.dtype)
+
+
+@implements(aten.dot.out)
+def dot_out(self, tensor, *, out):
+    return write_out("dot", out, dot(self, tensor))

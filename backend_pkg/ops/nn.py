@@ -1,0 +1,489 @@
+"""The nn ops training reaches: softmax, activations and their backward, losses.
+
+``F.cross_entropy`` becomes ``_log_softmax`` and ``nll_loss_forward`` (or
+``nll_loss2d_forward`` for spatial inputs) and, backward,
+``nll_loss_backward`` and ``_log_softmax_backward_data``; ``F.relu``'s
+backward is ``threshold_backward``; ``F.mse_loss`` is ``mse_loss`` and
+``mse_loss_backward``. Each is computed in NumPy over whole arrays, half
+precision in float32 and rounded once. Where PyTorch's CPU kernels round
+half-precision intermediates (nll_loss sums, mse_loss differences, the
+last-dim log_softmax), half results can differ from CPU's by that rounding;
+npy's are the nearer to the exact values.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._operands import operand, promoted
+from ._results import write_out
+from .reductions import SCALAR_TYPE_NAMES, as_result, not_implemented_for, single_axis, write_pair
+from .registry import aten, implements
+
+# at::Reduction: how a loss combines its per-element terms.
+_NONE, _MEAN, _SUM = 0, 1, 2
+
+
+def _computed(op, tensor):
+    """``tensor``'s array (a zero-dim CPU tensor's value) in its compute dtype: float32 for half."""
+    return np.asarray(operand(op, tensor), dtype=to_numpy_dtype(compute_dtype(tensor.dtype)))
+
+
+def _floating(op, *tensors):
+    """The tensors' arrays, promoted as PyTorch promotes them, and their (floating) result dtype."""
+    arrays, dtype = promoted(op, *tensors)
+    if not dtype.is_floating_point:
+        raise not_implemented_for(op, dtype)
+    return arrays, dtype
+
+
+def _check_dtype(expected, tensor):
+    """The check PyTorch's kernels make when they read ``tensor`` as ``expected``'s dtype."""
+    if tensor.dtype != expected.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[expected.dtype]} "
+            f"but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
+        )
+
+
+# --- softmax and log_softmax ------------------------------------------------
+
+
+def _softmax_input(op, self, dim, half_to_float):
+    """``self``'s array (half in float32) and the softmax axis, refused as CPU refuses."""
+    axis = single_axis(op, dim, self.dim())
+    if half_to_float:
+        # Half in, float out exists only in PyTorch's CUDA kernels.
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
+    if self.numel() == 0:  # like CPU, returned before its dtype is looked at
+        return np.empty(self.shape), axis
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for(op, self.dtype)
+    return _computed(op, self), axis
+
+
+def _shifted(array, axis):
+    """``array`` minus its max along ``axis``, so that exp cannot overflow.
+
+    A slice that is all -inf becomes nan (-inf minus -inf), as it does in
+    PyTorch; an empty slice has -inf as its max.
+    """
+    with np.errstate(invalid="ignore"):
+        return array - np.max(array, axis=axis, keepdims=True, initial=-np.inf)
+
+
+@implements(aten._softmax.default)
+def softmax(self, dim, half_to_float):
+    array, axis = _softmax_input("softmax", self, dim, half_to_float)
+    exp = np.exp(_shifted(array, axis))
+    return as_result(exp / np.sum(exp, axis=axis, keepdims=True), self.dtype)
+
+
+@implements(aten._log_softmax.default)
+def log_softmax(self, dim, half_to_float):
+    array, axis = _softmax_input("log_softmax", self, dim, half_to_float)
+    shifted = _shifted(array, axis)
+    return as_result(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)), self.dtype)
+
+
+@implements(aten._softmax.out)
+def softmax_out(self, dim, half_to_float, *, out):
+    return write_out("softmax", out, softmax(self, dim, half_to_float))
+
+
+@implements(aten._log_softmax.out)
+def log_softmax_out(self, dim, half_to_float, *, out):
+    return write_out("log_softmax", out, log_softmax(self, dim, half_to_float))
+
+
+def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
+    """The arrays of a softmax backward and its axis, checked as PyTorch's CPU kernels check them."""
+    if grad_output.shape != output.shape:
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
+            f"'output'; but {list(grad_output.shape)} does not equal {list(output.shape)} "
+            f"(while checking arguments for {op})"
+        )
+    axis = single_axis(op, dim, grad_output.dim())
+    if not grad_output.dtype.is_floating_point:
+        raise not_implemented_for(op, grad_output.dtype)
+    _check_dtype(grad_output, output)
+    if grad_output.dtype == torch.float32 and input_dtype == torch.float16:
+        # The backward of a half-to-float softmax, which CPU (and npy) cannot run forward.
+        raise RuntimeError("expected scalar type Float but found Half")
+    return _computed(op, grad_output), _computed(op, output), axis
+
+
+@implements(aten._softmax_backward_data.default)
+def softmax_backward(grad_output, output, dim, input_dtype):
+    grad, y, axis = _softmax_grad_input("softmax_backward", grad_output, output, dim, input_dtype)
+    return as_result(y * (grad - np.sum(grad * y, axis=axis, keepdims=True)), grad_output.dtype)
+
+
+@implements(aten._log_softmax_backward_data.default)
+def log_softmax_backward(grad_output, output, dim, input_dtype):
+    grad, y, axis = _softmax_grad_input("log_softmax_backward", grad_output, output, dim, input_dtype)
+    return as_result(grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True), grad_output.dtype)
+
+
+@implements(aten._softmax_backward_data.out)
+def softmax_backward_out(grad_output, output, dim, input_dtype, *, grad_input):
+    result = softmax_backward(grad_output, output, dim, input_dtype)
+    return write_out("softmax_backward", grad_input, result)
+
+
+@implements(aten._log_softmax_backward_data.out)
+def log_softmax_backward_out(grad_output, output, dim, input_dtype, *, out):
+    result = log_softmax_backward(grad_output, output, dim, input_dtype)
+    return write_out("log_softmax_backward", out, result)
+
+
+# --- activations and their backward -----------------------------------------
+
+
+@implements(aten.relu.default)
+def relu(self):
+    if self.dtype == torch.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if self.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    return as_result(np.maximum(unwrap(self), 0), self.dtype)  # NaN stays NaN, as in PyTorch
+
+
+@implements(aten.threshold_backward.default)
+def threshold_backward(grad_output, self, threshold):
+    """The gradient passes where ``self > threshold`` (and where ``self`` is NaN), else 0."""
+    (grad, x), dtype = promoted("threshold_backward", grad_output, self)
+    if dtype == torch.bool or dtype.is_complex:
+        raise not_implemented_for("threshold_backward", dtype)
+    # The threshold is compared in the tensors' dtype, as C++ converts it.
+    limit = np.asarray(threshold).astype(to_numpy_dtype(dtype)).astype(x.dtype)
+    return as_result(np.where(x <= limit, 0, grad), dtype)
+
+
+@implements(aten.threshold_backward.grad_input)
+def threshold_backward_out(grad_output, self, threshold, *, grad_input):
+    return write_out("threshold_backward", grad_input, threshold_backward(grad_output, self, threshold))
+
+
+def _differentiable(op, grad_output, output):
+    """The arrays of an activation backward, promoted; integers have no gradient kernel."""
+    (grad, y), dtype = promoted(op, grad_output, output)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise not_implemented_for(op, dtype)
+    return grad, y, dtype
+
+
+@implements(aten.sigmoid_backward.default)
+def sigmoid_backward(grad_output, output):
+    grad, y, dtype = _differentiable("sigmoid_backward", grad_output, output)
+    return as_result(grad * np.conj((1 - y) * y), dtype)
+
+
+@implements(aten.tanh_backward.default)
+def tanh_backward(grad_output, output):
+    grad, y, dtype = _differentiable("tanh_backward", grad_output, output)
+    return as_result(grad * np.conj(1 - y * y), dtype)
+
+
+@implements(aten.sigmoid_backward.grad_input)
+def sigmoid_backward_out(grad_output, output, *, grad_input):
+    return write_out("sigmoid_backward", grad_input, sigmoid_backward(grad_output, output))
+
+
+@implements(aten.tanh_backward.grad_input)
+def tanh_backward_out(grad_output, output, *, grad_input):
+    return write_out("tanh_backward", grad_input, tanh_backward(grad_output, output))
+
+
+# NumPy has no erf; math.erf is accurate to double precision, so mapping it
+# over the elements (in float64) gives gelu to within rounding of the result
+# dtype, at Python speed: fine for the sizes npy tensors are for.
+_erf_objects = np.frompyfunc(math.erf, 1, 1)
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_TANH_CUBIC = 0.044715  # the tanh approximation's coefficient of x**3
+
+
+def _erf(x):
+    return np.asarray(_erf_objects(x), dtype=np.float64)
+
+
+def _gelu_input(op, self, approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for(op, self.dtype)
+    return unwrap(self).astype(np.float64)
+
+
+@implements(aten.gelu.default)
+def gelu(self, *, approximate="none"):
+    x = _gelu_input("gelu", self, approximate)
+    if approximate == "tanh":
+        cdf = 0.5 * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)))
+    else:
+        cdf = 0.5 * (1 + _erf(x / _SQRT_2))
+    return as_result(x * cdf, self.dtype)
+
+
+@implements(aten.gelu_backward.default)
+def gelu_backward(grad_output, self, *, approximate="none"):
+    x = _gelu_input("gelu_backward", self, approximate)
+    (grad, _), dtype = promoted("gelu_backward", grad_output, self)
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)
+        tanh = np.tanh(inner)
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _TANH_CUBIC * x * x)
+        slope = 0.5 * (1 + tanh) + 0.5 * x * (1 - tanh * tanh) * inner_slope
+    else:
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        slope = 0.5 * (1 + _erf(x / _SQRT_2)) + x * pdf
+    return as_result(grad.astype(np.float64) * slope, dtype)
+
+
+@implements(aten.gelu.out)
+def gelu_out(self, *, approximate="none", out):
+    return write_out("gelu", out, gelu(self, approximate=approximate))
+
+
+@implements(aten.gelu_backward.grad_input)
+def gelu_backward_out(grad_output, self, *, approximate="none", grad_input):
+    result = gelu_backward(grad_output, self, approximate=approximate)
+    return write_out("gelu_backward", grad_input, result)
+
+
+# --- losses -------------------------------------------------------------------
+
+
+def _reduced_loss(terms, reduction):
+    """Combine a loss's terms: none keeps them, mean averages (nan for none), sum adds."""
+    if reduction == _NONE:
+        return terms
+    total = np.sum(terms)
+    if reduction == _SUM:
+        return total
+    with np.errstate(invalid="ignore"):
+        return total / terms.size
+
+
+@implements(aten.mse_loss.default)
+def mse_loss(self, target, reduction=_MEAN):
+    (x, y), dtype = _floating("mse_loss", self, target)
+    return as_result(_reduced_loss((x - y) ** 2, reduction), dtype)
+
+
+@implements(aten.mse_loss.out)
+def mse_loss_out(self, target, reduction=_MEAN, *, out):
+    return write_out("mse_loss", out, mse_loss(self, target, reduction))
+
+
+@implements(aten.mse_loss_backward.default)
+def mse_loss_backward(grad_output, self, target, reduction):
+    # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
+    # the result is self's dtype, as PyTorch computes it into a tensor like self.
+    (x, y), dtype = promoted("mse_loss_backward", self, target)
+    if dtype == torch.bool or dtype.is_complex:
+        raise not_implemented_for("mse_loss_backward", dtype)
+    grad = np.asarray(operand("mse_loss_backward", grad_output), dtype=x.dtype)
+    scale = np.asarray(2 / self.numel() if reduction == _MEAN else 2, dtype=x.dtype)
+    return as_result((x - y) * scale * grad, self.dtype)
+
+
+@implements(aten.mse_loss_backward.grad_input)
+def mse_loss_backward_out(grad_output, self, target, reduction, *, grad_input):
+    result = mse_loss_backward(grad_output, self, target, reduction)
+    return write_out("mse_loss_backward", grad_input, result)
+
+
+# nll_loss picks, for each sample, minus the input at its target class, scaled
+# by that class's weight. Classes run along dim 1 (dim 0 for one unbatched
+# sample); samples whose target is ``ignore_index`` count for nothing.
+
+
+def _check_nll_inputs(self, target, weight):
+    if not 1 <= self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if self.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
+    if self.dim() == 2 and target.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if self.dim() == 2 and self.shape[0] != target.shape[0]:
+        raise RuntimeError(
+            f"size mismatch (got input: {list(self.shape)}, target: {list(target.shape)})"
+        )
+    classes = self.shape[-1]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
+
+
+def _check_nll2d_inputs(self, target, weight):
+    if target.dim() != 3:
+        raise RuntimeError(
+            "only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {target.dim()}"
+        )
+    if self.dim() != 4:
+        raise RuntimeError(
+            "only batches of spatial inputs supported (4D tensors), but got input of "
+            f"dimension: {self.dim()}"
+        )
+    if weight is not None and weight.numel() != self.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (self.shape[0], *self.shape[2:]) != tuple(target.shape):
+        raise RuntimeError(
+            f"size mismatch (got input: {list(self.shape)} , target: {list(target.shape)}"
+        )
+
+
+def _picked_classes(op, self, target, weight, ignore_index):
+    """Each sample's target class (0 where ignored), its weight (0 where ignored), and the class axis."""
+    if target.dtype not in (torch.int64, torch.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAMES[target.dtype]}"
+        )
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for(op, self.dtype)
+    if weight is not None:
+        _check_dtype(self, weight)
+    classes_axis = 1 if self.dim() > 1 else 0
+    classes = self.shape[classes_axis]
+    labels = unwrap(target).astype(np.int64).reshape(target.shape if self.dim() > 1 else ())
+    ignored = labels == ignore_index
+    out_of_range = ~ignored & ((labels < 0) | (labels >= classes))
+    if out_of_range.any():
+        raise IndexError(f"Target {labels[out_of_range].flat[0]} is out of bounds.")
+    labels = np.where(ignored, 0, labels)
+    x = _computed(op, self)
+    class_weights = np.ones(classes, x.dtype) if weight is None else _computed(op, weight)
+    return x, labels, np.where(ignored, 0, class_weights[labels]), classes_axis
+
+
+def _classes_last(array, labels, axis):
+    """``array`` with its class ``axis`` moved last (a view: writes reach ``array``), and
+    ``labels`` as indices into that axis for ``np.take_along_axis``/``np.put_along_axis``."""
+    return np.moveaxis(array, axis, -1), labels[..., None]
+
+
+def _nll_forward(op, self, target, weight, reduction, ignore_index):
+    x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
+    by_class, index = _classes_last(x, labels, axis)
+    losses = -np.take_along_axis(by_class, index, axis=-1)[..., 0] * weights
+    total_weight = np.sum(weights)
+    if reduction == _NONE and self.dim() > 1:
+        # Per-sample losses: PyTorch leaves total_weight at 0 (one sample goes the summing way).
+        return as_result(losses, self.dtype), as_result(0, self.dtype)
+    output = np.sum(losses)
+    if reduction == _MEAN:
+        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0 / 0 = nan, as in PyTorch
+            output = output / total_weight
+    return as_result(output, self.dtype), as_result(total_weight, self.dtype)
+
+
+def _check_nll_grad(self, target, reduction, grad_output, total_weight):
+    _check_dtype(self, grad_output)
+    _check_dtype(self, total_weight)
+    if total_weight.numel() != 1:
+        raise RuntimeError(
+            "expected total_weight to be a  single element tensor, got: "
+            f"{list(total_weight.shape)} ({total_weight.numel()} elements)"
+        )
+    batched = self.dim() > 1
+    if reduction == _NONE and batched:
+        if grad_output.shape != target.shape:
+            raise RuntimeError(
+                f"Expected a tensor of dimension {target.dim()} and tensor.size[0] == "
+                f"{target.shape[0]} but got: dimension {grad_output.dim()} and tensor.size[0] = "
+                f"{grad_output.shape[0] if grad_output.dim() else 1}"
+            )
+    elif grad_output.numel() != 1:
+        raise RuntimeError(
+            f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}"
+        )
+
+
+def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """Minus the class weight times the incoming gradient, at each sample's target class; 0 elsewhere."""
+    _check_nll_grad(self, target, reduction, grad_output, total_weight)
+    x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
+    grad = _computed(op, grad_output)
+    if reduction != _NONE or self.dim() == 1:
+        grad = grad.reshape(())
+    if reduction == _MEAN:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            grad = grad / _computed(op, total_weight).reshape(())
+    with np.errstate(invalid="ignore"):  # ignored samples (weight 0) stay 0 even if grad is inf
+        slope = np.where(weights == 0, 0, -weights * grad)
+    grad_input = np.zeros_like(x)
+    by_class, index = _classes_last(grad_input, labels, axis)
+    np.put_along_axis(by_class, index, slope[..., None], axis=-1)
+    return as_result(grad_input, self.dtype)
+
+
+@implements(aten.nll_loss_forward.default)
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    _check_nll_inputs(self, target, weight)
+    return _nll_forward("nll_loss_forward", self, target, weight, reduction, ignore_index)
+
+
+@implements(aten.nll_loss2d_forward.default)
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    _check_nll2d_inputs(self, target, weight)
+    return _nll_forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index)
+
+
+@implements(aten.nll_loss_backward.default)
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll_inputs(self, target, weight)
+    return _nll_backward(
+        "nll_loss_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )
+
+
+@implements(aten.nll_loss2d_backward.default)
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll2d_inputs(self, target, weight)
+    return _nll_backward(
+        "nll_loss2d_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )
+
+
+@implements(aten.nll_loss_forward.output)
+def nll_loss_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    results = nll_loss_forward(self, target, weight, reduction, ignore_index)
+    return write_pair("nll_loss_forward", (output, total_weight), results)
+
+
+@implements(aten.nll_loss2d_forward.output)
+def nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    results = nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+    return write_pair("nll_loss2d_forward", (output, total_weight), results)
+
+
+@implements(aten.nll_loss_backward.grad_input)
+def nll_loss_backward_out(
+    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
+):
+    result = nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    return write_out("nll_loss_backward", grad_input, result)
+
+
+@implements(aten.nll_loss2d_backward.grad_input)
+def nll_loss2d_backward_out(
+    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
+):
+    result = nll_loss2d_backward(
+        grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )
+    return write_out("nll_loss2d_backward", grad_input, result)
