@@ -75,8 +75,13 @@ def test_dtype_conversion_matches_cpu(dtype, target):
 
 def test_complex_to_real_warns_like_cpu():
     source = torch.tensor([1 + 2j, 3 - 4j])
-    with pytest.warns(UserWarning, match="discards the imaginary part"):
-        result = source.to("npy").to(torch.float32)
+    previous = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # PyTorch warns once per process; other tests may have used it up
+    try:
+        with pytest.warns(UserWarning, match="discards the imaginary part"):
+            result = source.to("npy").to(torch.float32)
+    finally:
+        torch.set_warn_always(previous)
     assert_matches_cpu(result, source.real.float())
 
 
