@@ -127,8 +127,12 @@ assert list(found.values()) == [
     [],
     ["aten::fill_.Scalar", "aten::as_strided"],
 ], "the dispatcher asks for other ops now: update the reading above"
-print(len(backend_pkg.registered_ops()), "kernels:")
-print(textwrap.fill(", ".join(backend_pkg.registered_ops()), 88))
+families = {}
+for op, kernel in backend_pkg.ops.KERNELS.items():
+    families.setdefault(kernel.__module__.rsplit(".", 1)[-1], []).append(op.name().removeprefix("aten::"))
+print(len(backend_pkg.registered_ops()), "kernels, by family:")
+for family, names in sorted(families.items()):
+    print(textwrap.fill(f"{family} ({len(names)}): {', '.join(sorted(names))}", 88, subsequent_indent="    "))
 
 # %%
 # Next, :ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`: what the
