@@ -26,6 +26,25 @@ TORCH_TO_NUMPY = {
     torch.complex128: np.dtype(np.complex128),
 }
 
+# The names PyTorch's C++ messages give dtypes ("not implemented for 'Long'"),
+# so npy errors read like CPU ones.
+SCALAR_TYPE_NAMES = {
+    torch.bool: "Bool",
+    torch.uint8: "Byte",
+    torch.uint16: "UInt16",
+    torch.uint32: "UInt32",
+    torch.uint64: "UInt64",
+    torch.int8: "Char",
+    torch.int16: "Short",
+    torch.int32: "Int",
+    torch.int64: "Long",
+    torch.float16: "Half",
+    torch.float32: "Float",
+    torch.float64: "Double",
+    torch.complex64: "ComplexFloat",
+    torch.complex128: "ComplexDouble",
+}
+
 NUMPY_TO_TORCH = {np_dtype: torch_dtype for torch_dtype, np_dtype in TORCH_TO_NUMPY.items()}
 
 SUPPORTED_DTYPES = tuple(TORCH_TO_NUMPY)

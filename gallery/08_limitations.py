@@ -14,7 +14,6 @@ running it, with what ``backend_pkg`` does about it.
 
 import timeit
 
-import numpy as np
 import torch
 
 import backend_pkg

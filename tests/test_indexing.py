@@ -4,7 +4,7 @@ import re
 
 import pytest
 import torch
-from reference import DTYPES, NUMERIC_DTYPES, assert_matches_cpu, make
+from reference import NUMERIC_DTYPES, assert_matches_cpu, make
 
 import backend_pkg
 

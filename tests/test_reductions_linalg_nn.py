@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, assert_matches_cpu, make
+from reference import DTYPES, FLOAT_DTYPES, assert_matches_cpu, make
 
 import backend_pkg
 

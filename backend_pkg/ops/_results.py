@@ -6,9 +6,17 @@ helpers store it under PyTorch's rules, with PyTorch's error messages.
 
 import warnings
 
+import numpy as np
 import torch
 
-from ..tensor import DEVICE_NAME, unwrap
+from ..dtypes import to_numpy_dtype
+from ..tensor import DEVICE_NAME, unwrap, wrap
+
+
+def as_result(array, dtype):
+    """A new npy tensor of ``dtype`` holding ``array``, computed wider and rounded once here."""
+    with np.errstate(over="ignore"):  # too large for ``dtype`` rounds to inf, silently as in PyTorch
+        return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
 
 
 def _check_castable(op, result, target):

@@ -3,15 +3,10 @@
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import check_alpha, promoted
-from ._results import write_in_place, write_out
+from ._results import as_result, write_in_place, write_out
 from .registry import aten, implements
-
-
-def _result(array, dtype):
-    return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
 
 
 def _combine_scaled(op, combine, self, other, alpha):
@@ -20,7 +15,7 @@ def _combine_scaled(op, combine, self, other, alpha):
     check_alpha(op, dtype, alpha)
     if alpha != 1:
         b = b * np.asarray(alpha, dtype=b.dtype)
-    return _result(combine(a, b), dtype)
+    return as_result(combine(a, b), dtype)
 
 
 def _is_bool(value):
@@ -80,7 +75,7 @@ def neg(self):
 @implements(aten.mul.Tensor)
 def mul(self, other):
     (a, b), dtype = promoted("mul", self, other)
-    return _result(a * b, dtype)
+    return as_result(a * b, dtype)
 
 
 @implements(aten.mul_.Tensor)

@@ -16,29 +16,11 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand, promoted
 from ._results import write_in_place, write_out
 from .registry import aten, implements
-
-# c10's names for dtypes, which PyTorch's messages use ("got Float ...").
-SCALAR_TYPE_NAMES = {
-    torch.bool: "Bool",
-    torch.uint8: "Byte",
-    torch.int8: "Char",
-    torch.int16: "Short",
-    torch.int32: "Int",
-    torch.int64: "Long",
-    torch.uint16: "UInt16",
-    torch.uint32: "UInt32",
-    torch.uint64: "UInt64",
-    torch.float16: "Half",
-    torch.float32: "Float",
-    torch.float64: "Double",
-    torch.complex64: "ComplexFloat",
-    torch.complex128: "ComplexDouble",
-}
 
 # The C++ element types, which PyTorch's conversion errors name.
 _CPP_TYPE_NAMES = {

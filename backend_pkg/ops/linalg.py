@@ -15,10 +15,10 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ._operands import operand
-from ._results import write_out
-from .reductions import SCALAR_TYPE_NAMES, as_result, not_implemented_for
+from ._results import as_result, write_out
+from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # Dtypes PyTorch's CPU matrix kernels are not compiled for.

@@ -16,11 +16,11 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import operand, promoted
-from ._results import write_out
-from .reductions import SCALAR_TYPE_NAMES, as_result, not_implemented_for, single_axis, write_pair
+from ._results import as_result, write_out
+from .reductions import not_implemented_for, single_axis, write_pair
 from .registry import aten, implements
 
 # at::Reduction: how a loss combines its per-element terms.

@@ -13,28 +13,10 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
-from ._results import write_out
+from ._results import as_result, write_out
 from .registry import aten, implements
-
-# The names PyTorch's C++ messages give dtypes ("not implemented for 'Long'").
-SCALAR_TYPE_NAMES = {
-    torch.bool: "Bool",
-    torch.uint8: "Byte",
-    torch.uint16: "UInt16",
-    torch.uint32: "UInt32",
-    torch.uint64: "UInt64",
-    torch.int8: "Char",
-    torch.int16: "Short",
-    torch.int32: "Int",
-    torch.int64: "Long",
-    torch.float16: "Half",
-    torch.float32: "Float",
-    torch.float64: "Double",
-    torch.complex64: "ComplexFloat",
-    torch.complex128: "ComplexDouble",
-}
 
 
 def not_implemented_for(op, dtype):
@@ -44,12 +26,6 @@ def not_implemented_for(op, dtype):
 
 def is_inexact(dtype):
     return dtype.is_floating_point or dtype.is_complex
-
-
-def as_result(array, dtype):
-    """A new npy tensor of ``dtype`` holding ``array``, computed wider and rounded once here."""
-    with np.errstate(over="ignore"):  # too large for ``dtype`` rounds to inf, silently as in PyTorch
-        return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
 
 
 def reduced_axes(op, dim, ndim):
