@@ -143,6 +143,11 @@ def wrap(array, base=None):
         storage = _new_storage(root)
     tensor = torch._C._acc.create_empty_tensor(array.shape, to_torch_dtype(array.dtype))
     _describe(tensor, storage, array)
+    if base is not None:
+        # A view of a conjugate or negative view is one too: the bits are the view's
+        # meaning, not something in the memory.
+        torch._C._set_conj(tensor, base.is_conj())
+        torch._C._set_neg(tensor, base.is_neg())
     tensor.__class__ = NpyTensor
     return tensor
 

@@ -162,3 +162,11 @@ def test_copy_into_a_conjugate_npy_view():
     target = torch.zeros(2, dtype=torch.complex64, device="npy")
     target.conj().copy_(torch.tensor([1 + 2j, 3 - 4j]).to("npy"))
     assert_matches_cpu(target, torch.tensor([1 - 2j, 3 + 4j]))
+
+
+def test_views_of_a_conjugate_view_stay_conjugate():
+    source = torch.tensor([1 + 2j, 3 - 4j, 5 + 6j])
+    on_device = source.to("npy").conj()
+    for view in (lambda t: t.detach(), lambda t: t[1:], lambda t: t.view(3, 1), lambda t: t.expand(2, 3)):
+        assert view(on_device).is_conj()
+        torch.testing.assert_close(view(on_device).cpu(), view(source.conj()).resolve_conj())
