@@ -318,11 +318,20 @@ def run_sample(opinfo, sample, stay_on_cpu=None):
         if not used:  # refused in strict mode, but nothing counted: name it from the message
             match = _STRICT_OP.search(str(error))
             used = [match.group(1)] if match else []
+    if not (_has_npy_tensor(npy_parts) or _has_npy_tensor(actual)):
+        return {"outcome": "skipped", "reason": "no tensor reaches npy (nothing to compare)"}
     try:
         compare(actual, expected)
     except Exception as error:
         return {"outcome": "failed", "native": native, "fallback_ops": used, "message": _short(error)}
     return {"outcome": "passed", "native": native, "fallback_ops": used}
+
+
+def _has_npy_tensor(tree):
+    return any(
+        isinstance(leaf, torch.Tensor) and leaf.device.type == backend_pkg.DEVICE_NAME
+        for leaf in tree_flatten(tree)[0]
+    )
 
 
 def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE):
@@ -428,8 +437,12 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE):
     row["fallback_ops"] = sorted(fallback_ops)
     if row["fallback_samples"]:
         row["status"] = "fallback"
-    elif not row["native_samples"]:
+    elif row["native_samples"]:
+        row["status"] = "native"
+    elif row["failed"]:
         row["status"] = "unsupported"  # no sample ran on npy: each raised, the fallback unasked
+    else:
+        row["status"] = "not compared"  # every sample skipped
     return row
 
 
