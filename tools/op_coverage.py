@@ -11,16 +11,23 @@ What runs
 For every OpInfo the backend implements natively (see below), every sample
 of every dtype in :data:`DTYPES` that the OpInfo supports on CPU (at most
 :data:`MAX_SAMPLES_PER_DTYPE` per dtype, and none after
-:data:`SECONDS_PER_OPINFO` seconds on one OpInfo, to keep the full run under
-three minutes on two cores as kernels are added; both limits are recorded
-in the output) runs twice: once on CPU, once on copies of its
-tensors moved to ``npy``. The results, moved back to the CPU, are compared
-with :func:`torch.testing.assert_close` (values, dtype and shape; tuples and
-lists leaf by leaf); a tensor result must also be on ``npy``. A sample whose
-CPU run raises is skipped (it is an error sample, nothing to compare); so
-is one whose inputs cannot be moved to ``npy`` (``bfloat16``, which NumPy
-lacks), and its reason is recorded. OpInfos of :data:`SKIP` (random ops,
-ops returning uninitialized memory) are not run at all, each for its reason.
+:data:`SECONDS_PER_OPINFO` seconds on one OpInfo, less when the OpInfos
+left would overrun :data:`TOTAL_SECONDS`: the full run stays under three
+minutes on two cores as kernels are added; the limits are recorded in the
+output, and samples cut by time are counted as skipped with that reason)
+runs twice: once on CPU, once on copies of its tensors moved to ``npy``
+(``"cpu"`` device arguments become ``npy`` too; an argument the sample puts
+on the CPU whatever the device, such as ``tensor_split``'s indices, stays
+there: :func:`cpu_placed` finds those by generating the same samples for
+``meta``). The results, moved back to the CPU, are compared with
+:func:`torch.testing.assert_close` (values, dtype and shape; tuples and
+lists leaf by leaf); a tensor result must also be on ``npy``. Skipped, each
+with its reason recorded: a sample whose CPU run raises (an error sample,
+nothing to compare), one whose inputs cannot be moved to ``npy``
+(``bfloat16``, which NumPy lacks; sparse layouts), one that puts no tensor
+on ``npy`` at all. OpInfos of :data:`SKIP` (random ops, ops returning
+uninitialized memory, conversions to dtypes npy cannot hold) are not run
+at all, each for its reason.
 
 How "native" is decided
 -----------------------
@@ -33,15 +40,19 @@ of PyTorch's composites built from registered kernels). A sample stopped by
 strict mode is run again, on fresh copies, with the fallback allowed, so its
 correctness is still measured; the ops it fell back on are read from
 ``fallback.calls``. An OpInfo is ``native`` when all its compared samples
-ran natively, ``fallback`` otherwise.
+ran natively, ``fallback`` when any needed the fallback, ``unsupported``
+when every sample raised some other error (``convolution_overrideable``,
+which PyTorch raises for a backend without its own convolution, is never
+the fallback's to catch), ``not compared`` when every sample was skipped.
 
 Mapping OpInfos to aten overloads by watching a CPU run (a
 ``TorchDispatchMode``) was rejected: the CPU and npy dispatch tables differ.
-``new_zeros``, for one, reaches the CPU as ``aten::new_zeros`` but the npy
-device as ``new_empty`` + ``zero_`` (PyTorch's composite), so a name-based
-map would call it "not native" although it never leaves npy kernels, and it
-would call an op native whose kernel is registered but whose samples hit
-another, missing, op. Strict mode asks the dispatcher itself.
+``new_zeros``, for one, is a kernel of its own on the CPU, so a CPU trace
+shows ``aten::new_zeros``, which npy has no kernel for; on npy PyTorch's
+composite builds it from kernels npy does have. A trace-based map would call
+it "not native" although it never leaves npy kernels, and it would call an
+op native whose own kernel is registered but whose samples reach another,
+missing, op. Strict mode asks the dispatcher itself, on the device.
 
 Which OpInfos are covered
 -------------------------
@@ -50,8 +61,10 @@ An OpInfo is covered, that is run in full and listed, when either
 * its name or ``aten_name`` is the name of an aten op with an npy kernel
   (``aten::add.Tensor`` and ``aten::add_.Tensor`` give ``add``), see
   :func:`opinfos_of_registered_ops`; or
-* a probe finds it native: the first sample the CPU accepts, of each dtype,
-  runs on npy under strict mode without raising ``NotImplementedError``.
+* a probe finds it native: the first sample the CPU accepts, of some dtype,
+  runs on npy under strict mode without being refused. (A probe sample that
+  raises another error also counts: it reached npy and failed there, which
+  the table should show.)
 
 Every other OpInfo is counted as probed and not native. Nothing here names
 a kernel: as kernels are registered on other branches, more OpInfos pass
@@ -82,6 +95,11 @@ OUTPUT = ROOT / "source" / "op_coverage.json"
 DTYPES = [torch.float32, torch.float64, torch.int64, torch.bool, torch.complex64]
 MAX_SAMPLES_PER_DTYPE = 12
 SECONDS_PER_OPINFO = 5.0
+# The whole run aims to end within TOTAL_SECONDS: an OpInfo's budget shrinks
+# (to 0.25 s at least) when what is left would not keep RESERVE_SECONDS for
+# each OpInfo still to come (most take 0.02 to 0.2 s).
+TOTAL_SECONDS = 150.0
+RESERVE_SECONDS = 0.2
 MESSAGE_LIMIT = 400
 
 # OpInfo name -> why its samples cannot be compared with CPU's results.
@@ -388,7 +406,7 @@ def probe(opinfo):
     return False
 
 
-def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE):
+def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
     """Every sample (up to ``limit`` per dtype) of ``opinfo``; its row of the results."""
     row = {
         "name": full_name(opinfo),
@@ -417,8 +435,8 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE):
             continue
         row["truncated"] |= truncated
         for sample, stay_on_cpu in taken:
-            if time.perf_counter() - start > SECONDS_PER_OPINFO:
-                result = {"outcome": "skipped", "reason": f"over the {SECONDS_PER_OPINFO:g} s budget per OpInfo"}
+            if budget is not None and time.perf_counter() - start > budget:
+                result = {"outcome": "skipped", "reason": f"over this OpInfo's time budget, {budget:.2f} s"}
             else:
                 result = run_sample(opinfo, sample, stay_on_cpu)
             outcome = result["outcome"]
@@ -477,9 +495,11 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
             chosen, not_native = select(op_db, names), None
         probe_seconds = time.perf_counter() - start
         rows = []
-        for opinfo in chosen:
+        for index, opinfo in enumerate(chosen):
             t0 = time.perf_counter()
-            row = run_opinfo(opinfo, limit)
+            # What is left of TOTAL_SECONDS, keeping RESERVE_SECONDS for each OpInfo after this one.
+            left = TOTAL_SECONDS - (t0 - start) - RESERVE_SECONDS * (len(chosen) - index - 1)
+            row = run_opinfo(opinfo, limit, budget=min(SECONDS_PER_OPINFO, max(0.25, left)))
             row["seconds"] = round(time.perf_counter() - t0, 3)
             rows.append(row)
             if progress:
@@ -496,6 +516,7 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
         "dtypes": [str(d).removeprefix("torch.") for d in DTYPES],
         "max_samples_per_dtype": limit,
         "seconds_per_opinfo": SECONDS_PER_OPINFO,
+        "total_seconds_target": TOTAL_SECONDS,
         "native_kernels": len(backend_pkg.registered_ops()),
         "opinfos_in_db": len(op_db),
         "opinfos_skipped": dict(sorted(SKIP.items())),

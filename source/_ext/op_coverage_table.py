@@ -97,7 +97,8 @@ class OpCoverage(SphinxDirective):
         facts += _item(
             "dtypes: " + ", ".join(data["dtypes"]) + "; "
             + (f"at most {limit} samples per dtype and OpInfo" if limit else "every sample")
-            + f", and none after {data['seconds_per_opinfo']:g} s on one OpInfo"
+            + f", and none after {data['seconds_per_opinfo']:g} s on one OpInfo (less if the run would"
+            f" exceed {data['total_seconds_target']:g} s)"
         )
         facts += _item(
             f"measured with torch {data['torch']} in {data['seconds']['total']:g} s "
