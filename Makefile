@@ -14,7 +14,7 @@ INDEX_URL ?=
 CHECK_VENV := .venv-torch-check
 CHECK_TESTS := tests/test_snippets.py tests/test_api_names.py tests/test_docs.py
 
-.PHONY: setup html html-noplot test check-torch clean
+.PHONY: setup html html-noplot test coverage check-torch clean
 
 setup: $(READY)
 
@@ -35,6 +35,10 @@ html-noplot: $(READY)
 
 test: $(READY)
 	$(BIN)/python -m pytest
+
+# Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples.
+coverage: $(READY)
+	$(BIN)/python tools/op_coverage.py
 
 check-torch:
 	rm -rf $(CHECK_VENV)

@@ -4,9 +4,12 @@ Every example and notebook runs at build time (``make html``); ``make
 html-noplot`` renders the same pages without running them.
 """
 
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parent
+# Local extensions: the op coverage tables, built from source/op_coverage.json.
+sys.path.insert(0, str(ROOT / "source" / "_ext"))
 
 project = "PyTorch Python backends, executed"
 author = "The backend_pkg authors"
@@ -17,6 +20,7 @@ extensions = [
     "sphinx_copybutton",
     "sphinx_design",
     "sphinx_gallery.gen_gallery",
+    "op_coverage_table",
 ]
 
 # sphinx-gallery also writes a notebook beside each example for download;

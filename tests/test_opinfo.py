@@ -1,0 +1,116 @@
+"""The OpInfo harness (tools/op_coverage.py) and the JSON it committed to source/."""
+
+import json
+import sys
+import time
+import types
+from pathlib import Path
+
+import pytest
+import torch
+from torch.testing._internal.opinfo.core import SampleInput
+
+import backend_pkg
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import op_coverage  # noqa: E402
+
+FAST_SUBSET = ["add", "mul", "sum", "view", "expand", "index_select", "cat"]
+
+
+@pytest.fixture(scope="module")
+def op_db():
+    return op_coverage.load_op_db()
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return json.loads(op_coverage.OUTPUT.read_text())
+
+
+def test_json_lists_every_opinfo_of_a_registered_op(op_db, committed):
+    listed = {row["name"] for row in committed["results"]}
+    expected = op_coverage.opinfos_of_registered_ops(op_db)
+    assert expected, "no registered op has an OpInfo: the name mapping is broken"
+    missing = sorted(set(expected) - listed)
+    assert not missing, (
+        f"source/op_coverage.json is stale: OpInfos of natively registered ops missing: {missing}; "
+        "run `make coverage`"
+    )
+
+
+def test_json_names_real_opinfos(op_db, committed):
+    names = {op_coverage.full_name(opinfo) for opinfo in op_db}
+    unknown = sorted(row["name"] for row in committed["results"] if row["name"] not in names)
+    assert not unknown, f"not OpInfos of this torch: {unknown}; run `make coverage`"
+    assert committed["totals"]["passed"] == sum(row["passed"] for row in committed["results"])
+
+
+def test_fast_subset_has_no_failures(op_db):
+    start = time.perf_counter()
+    chosen = op_coverage.select(op_db, FAST_SUBSET)
+    assert {opinfo.name for opinfo in chosen} == set(FAST_SUBSET)
+    failures = {}
+    for opinfo in chosen:
+        row = op_coverage.run_opinfo(opinfo, limit=None)  # every sample
+        assert row["passed"] > 0, row
+        if row["failed"]:
+            failures[row["name"]] = (row["failed"], row["first_failure"])
+    assert not failures, failures
+    assert time.perf_counter() - start < 30
+
+
+def test_skip_list_entries_have_reasons(op_db):
+    names = {opinfo.name for opinfo in op_db}
+    for name, reason in op_coverage.SKIP.items():
+        assert isinstance(reason, str) and reason.strip(), name
+        assert name in names, f"skip list names {name!r}, which is no OpInfo"
+
+
+# The harness itself must be able to say no.
+
+def _opinfo(op, name="fake"):
+    return types.SimpleNamespace(op=op, name=name, variant_test_name="")
+
+
+def test_a_wrong_npy_result_fails():
+    def off_by_one_on_npy(x):
+        return x + 1 if x.device.type == backend_pkg.DEVICE_NAME else x + 0
+
+    result = op_coverage.run_sample(_opinfo(off_by_one_on_npy), SampleInput(torch.ones(3)))
+    assert result["outcome"] == "failed"
+    assert "not close" in result["message"]
+
+
+def test_a_result_left_on_cpu_fails():
+    result = op_coverage.run_sample(_opinfo(lambda x: x.cpu() * 2), SampleInput(torch.ones(3)))
+    assert result["outcome"] == "failed"
+    assert "expected npy" in result["message"]
+
+
+def test_a_wrong_dtype_fails():
+    def wrong_dtype_on_npy(x):
+        return x.double() if x.device.type == backend_pkg.DEVICE_NAME else x.clone()
+
+    result = op_coverage.run_sample(_opinfo(wrong_dtype_on_npy), SampleInput(torch.ones(3)))
+    assert result["outcome"] == "failed"
+    assert "dtype" in result["message"]
+
+
+@torch.library.custom_op("op_coverage_test::twice", mutates_args=(), device_types="cpu")
+def twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+@pytest.mark.filterwarnings("ignore:npy device")
+def test_an_op_without_npy_kernel_counts_as_fallback():
+    result = op_coverage.run_sample(_opinfo(twice), SampleInput(torch.arange(3.0)))
+    assert result == {"outcome": "passed", "native": False, "fallback_ops": ["op_coverage_test::twice"]}
+
+
+def test_inputs_npy_cannot_hold_are_skipped():
+    result = op_coverage.run_sample(_opinfo(torch.neg), SampleInput(torch.ones(3, dtype=torch.bfloat16)))
+    assert result["outcome"] == "skipped"
+    assert "bfloat16" in result["reason"]
