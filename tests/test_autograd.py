@@ -38,3 +38,41 @@ def test_gradient_accumulates_over_two_backward_calls():
     (a * 2).sum().backward()
     (a * 3).sum().backward()
     torch.testing.assert_close(a.grad.cpu(), torch.full((3,), 5.0))
+
+
+@pytest.mark.filterwarnings("ignore:npy device.*has no npy kernel")
+def test_gradcheck_in_float64_on_npy():
+    x = make((3, 4), torch.float64, 1).to("npy").requires_grad_()
+    w = make((4, 2), torch.float64, 2).to("npy").requires_grad_()
+
+    def layer(x, w):
+        return torch.nn.functional.log_softmax(torch.tanh(x @ w), dim=1)
+
+    assert torch.autograd.gradcheck(layer, (x, w))
+    assert torch.autograd.gradgradcheck(lambda x, w: (x @ w).pow(2).sum(), (x, w))
+
+
+@pytest.mark.filterwarnings("ignore:npy device.*has no npy kernel")
+@pytest.mark.parametrize("optimizer", [torch.optim.SGD, torch.optim.Adam], ids=lambda o: o.__name__)
+def test_mlp_training_matches_cpu(optimizer):
+    def run(device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).to(device)
+        opt = optimizer(model.parameters(), lr=0.05)
+        x, y = make((32, 4), torch.float32, 3).to(device), (make((32,), torch.int64, 4) % 3).to(device)
+        losses = []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        with torch.no_grad():
+            assert not model(x).requires_grad
+        return losses, [p.detach().cpu() for p in model.parameters()]
+
+    npy_losses, npy_params = run("npy")
+    cpu_losses, cpu_params = run("cpu")
+    torch.testing.assert_close(torch.tensor(npy_losses), torch.tensor(cpu_losses))
+    for got, want in zip(npy_params, cpu_params):
+        torch.testing.assert_close(got, want)
