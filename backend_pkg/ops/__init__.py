@@ -1,6 +1,6 @@
 """The npy kernels, one module per op family; importing a family fills the registry."""
 
-from . import arithmetic, copies, factories, reductions, views  # noqa: F401
+from . import arithmetic, comparison, copies, factories, reductions, unary, views  # noqa: F401
 from .registry import KERNELS, install, registered_ops
 
 __all__ = ["KERNELS", "install", "registered_ops"]
