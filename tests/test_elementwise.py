@@ -144,6 +144,17 @@ def test_unary_in_place_through_a_view(name, dtype):
     check(through_view, values((3, 4), dtype))
 
 
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.float32], ids=str)
+def test_unary_results_never_alias_the_input(name, dtype):
+    x = npy(values((3, 4), dtype))
+    try:
+        result = UNARY[name](x)
+    except (RuntimeError, NotImplementedError):
+        return  # refused: test_unary compares the error with CPU's
+    assert result.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
 def test_unary_ops_with_no_kernel_of_their_own_compose():
     """isfinite is a composite: PyTorch runs it as eq, abs, ne and mul on npy."""
     assert "aten::isfinite" not in backend_pkg.registered_ops()
@@ -212,6 +223,10 @@ CLAMPS = {
     "nan_bound": partial(torch.clamp, min=NAN),
     "none": torch.clamp,
     "bool_bounds": partial(torch.clamp, min=False, max=True),
+    "complex_bound": partial(torch.clamp, min=1j),
+    "complex_min": partial(torch.clamp_min, min=1j),
+    "bound_out_of_range": partial(torch.clamp, max=1000),
+    "bound_out_of_half_range": partial(torch.clamp_max, max=1e5),
     # Tensor bounds live on the clamped tensor's device.
     "tensor_bounds": lambda t: torch.clamp(
         t,
@@ -270,6 +285,17 @@ def binary_in_place(name):
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_same_dtype(name, dtype):
     check(BINARY[name], values((3, 4), dtype, 1), divisors((3, 4), dtype, 2))
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("other", [1, 0, True, 2.0, torch.tensor(1), torch.tensor(False)], ids=repr)
+def test_binary_results_never_alias_an_operand(name, other):
+    x = npy(values((3, 4), torch.int32))
+    try:
+        result = BINARY[name](x, other)
+    except (TypeError, RuntimeError, NotImplementedError):
+        return  # refused: the other binary tests compare the error with CPU's
+    assert result.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
 
 
 PROMOTIONS = [
@@ -421,8 +447,11 @@ def test_where_scalars_and_composites():
 def test_where_condition_must_be_bool():
     x = make((3,), torch.float32)
     check(torch.where, make((3,), torch.int64), x, x)
+    condition = torch.tensor([1, 0, 2], dtype=torch.uint8)
     with pytest.warns(UserWarning, match="where received a uint8 condition tensor"):
-        check(torch.where, torch.tensor([1, 0, 2], dtype=torch.uint8), x, x)
+        expected = torch.where(condition, x, -x)
+    with pytest.warns(UserWarning, match="where received a uint8 condition tensor"):
+        assert_matches_cpu(torch.where(npy(condition), npy(x), -npy(x)), expected)
 
 
 MASKED_FILLS = {

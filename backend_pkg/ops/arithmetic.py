@@ -274,9 +274,9 @@ def div(self, other, *, rounding_mode=None):
         a, b = _exact_scalar_arrays("div", self, other, dtype)
         return as_result(a / b, dtype)
     if rounding_mode == "trunc":
-        return _integer_style("div_trunc", _truncated_quotient, self, other, exact_scalar=True)
+        return _division_like("div_trunc", _truncated_quotient, self, other, exact_scalar=True)
     if rounding_mode == "floor":
-        return _integer_style("div_floor", np.floor_divide, self, other, exact_scalar=True)
+        return _division_like("div_floor", np.floor_divide, self, other, exact_scalar=True)
     raise RuntimeError(
         "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
         f"but found '{rounding_mode}'"
@@ -298,7 +298,7 @@ def _truncated_quotient(a, b):
     return np.where((floor < 0) & (floor * b != a), floor + 1, floor)
 
 
-def _integer_style(kernel, combine, self, other, *, exact_scalar=False):
+def _division_like(kernel, combine, self, other, *, exact_scalar=False):
     """A division-like op: real numbers only, and integer division by zero is an error."""
     dtype = torch.result_type(self, other)
     if dtype == torch.bool or dtype.is_complex:
@@ -317,14 +317,14 @@ def _integer_style(kernel, combine, self, other, *, exact_scalar=False):
 @elementwise(aten.remainder.Tensor, aten.remainder.Tensor_out, aten.remainder_.Tensor)
 def remainder(self, other):
     """The remainder with the divisor's sign, as Python's ``%`` (NumPy's ``remainder``)."""
-    return _integer_style("remainder", np.remainder, self, other)
+    return _division_like("remainder", np.remainder, self, other)
 
 
 @elementwise(aten.fmod.Scalar, aten.fmod.Scalar_out, aten.fmod_.Scalar)
 @elementwise(aten.fmod.Tensor, aten.fmod.Tensor_out, aten.fmod_.Tensor)
 def fmod(self, other):
     """The remainder with the dividend's sign, as C's ``fmod``."""
-    return _integer_style("fmod", np.fmod, self, other)
+    return _division_like("fmod", np.fmod, self, other)
 
 
 # --- powers, extrema, atan2 -------------------------------------------------

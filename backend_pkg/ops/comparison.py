@@ -8,16 +8,17 @@ import torch
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand
+from ._results import write_out
 from .arithmetic import (
+    DtypeNotImplemented,
     as_result,
     check_convertible,
     elementwise,
     is_integral,
-    DtypeNotImplemented,
     promoted_arrays,
     scalar_type_name,
 )
-from .registry import aten
+from .registry import aten, implements
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
@@ -102,7 +103,7 @@ for _name, _combine in {
 # --- selection --------------------------------------------------------------
 
 
-@elementwise(aten.where.self, aten.where.self_out)
+@elementwise(aten.where.self)
 def where(condition, self, other):
     if condition.dtype == torch.uint8:
         warnings.warn(
@@ -120,8 +121,20 @@ def where(condition, self, other):
     return as_result(np.where(operand("where", condition), a, b), dtype)
 
 
-@elementwise(aten.masked_fill.Tensor, aten.masked_fill.Tensor_out, aten.masked_fill_.Tensor)
-@elementwise(aten.masked_fill.Scalar, aten.masked_fill.Scalar_out, aten.masked_fill_.Scalar)
+@implements(aten.where.self_out)
+def where_out(condition, self, other, *, out):
+    # Checked before the condition is: out= must have the result's own dtype.
+    dtype = torch.result_type(self, other)
+    if out.dtype != dtype:
+        raise RuntimeError(
+            f"Expected out type to be {scalar_type_name(dtype)} but got {scalar_type_name(out.dtype)}"
+        )
+    return write_out("where", out, where(condition, self, other))
+
+
+# The out= overloads are left to PyTorch's composites, which insist on self's dtype.
+@elementwise(aten.masked_fill.Tensor, in_place=aten.masked_fill_.Tensor)
+@elementwise(aten.masked_fill.Scalar, in_place=aten.masked_fill_.Scalar)
 def masked_fill(self, mask, value):
     """``value`` where ``mask`` is True; the result keeps ``self``'s dtype (no promotion)."""
     if mask.dtype != torch.bool:

@@ -10,13 +10,14 @@ from ..tensor import unwrap, wrap
 from ._results import write_in_place
 from .arithmetic import (
     OUT_OF_SELF_DTYPE,
+    DtypeNotImplemented,
     arrays,
     as_result,
+    check_convertible,
     elementwise,
     exact_dtype,
     float_dtype,
     is_integral,
-    DtypeNotImplemented,
     scalar_type_name,
 )
 from .registry import aten, implements
@@ -144,6 +145,7 @@ def _rounding(name, round_to_integer):
 
 for _name, _function in {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.items():
     unary(_name, OUT_OF_SELF_DTYPE)(_rounding(_name, _function))
+_round_to_integer = _rounding("round", np.rint)
 
 
 @elementwise(aten.round.decimals, aten.round.decimals_out, aten.round_.decimals, check_out=OUT_OF_SELF_DTYPE)
@@ -162,9 +164,6 @@ def round(self, *, decimals=0):
     return as_result(rounded, self.dtype)
 
 
-_round_to_integer = _rounding("round", np.rint)
-
-
 @unary("frac", OUT_OF_SELF_DTYPE)
 def frac(self):
     if not self.dtype.is_floating_point:
@@ -176,38 +175,30 @@ def frac(self):
 # --- clamping ---------------------------------------------------------------
 
 
-def _clamp_dtype(self, min=None, max=None):
+def _scalar_clamp_dtype(self, min=None, max=None):
+    """The dtype of a clamp by Python bounds: a floating ``self`` keeps its own."""
+    if self.dtype.is_floating_point:
+        return self.dtype
+    return _promoted(self, min, max)
+
+
+def _promoted(self, *bounds):
     # torch.result_type takes two operands; self and both bounds promote together.
-    bounds = [bound for bound in (min, max) if bound is not None]
-    _, dtype = elementwise_dtypes(self, *bounds, type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)
+    present = [bound for bound in bounds if bound is not None]
+    _, dtype = elementwise_dtypes(self, *present, type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)
     return dtype
 
 
-# Python bounds clamp in the promoted dtype exactly; tensor bounds, as a
-# promoting binary op, cast into any out dtype that holds the result.
-_CLAMP_OUT = exact_dtype(_clamp_dtype)
-
-
-@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
-@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_CLAMP_OUT)
-def clamp(self, min=None, max=None):
-    """``minimum(maximum(self, min), max)``: with ``min > max`` every element is ``max``."""
+def _check_clampable(self, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if self.dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
-    return _clamped(self, min, max)
 
 
-def _clamped(self, min, max):
-    bounds = [bound for bound in (min, max) if bound is not None]
-    dtype = _clamp_dtype(self, min, max)
-    if dtype.is_complex:
-        raise DtypeNotImplemented("maximum" if min is not None else "minimum", dtype)
-    # Tensor bounds clamp with maximum and minimum, which take bools; Python ones do not.
-    if dtype == torch.bool and not any(isinstance(bound, torch.Tensor) for bound in bounds):
-        raise DtypeNotImplemented("clamp_scalar", dtype)
-    x, *limits = arrays("clamp", (self, *bounds), dtype)
+def _clamp_arrays(self, min, max, dtype):
+    """``minimum(maximum(self, min), max)``: with ``min > max`` every element is ``max``."""
+    x, *limits = arrays("clamp", [bound for bound in (self, min, max) if bound is not None], dtype)
     if min is not None:
         x = np.maximum(x, limits.pop(0))
     if max is not None:
@@ -216,17 +207,60 @@ def _clamped(self, min, max):
     return as_result(x, dtype)
 
 
+# Clamping by Python bounds gives exactly their dtype; by tensor bounds, a
+# promoting binary op, casts into any out dtype that holds the result.
+_SCALAR_CLAMP_OUT = exact_dtype(_scalar_clamp_dtype)
+
+
+@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
+def clamp(self, min=None, max=None):
+    """Python bounds are converted to ``self``'s dtype if it is floating; otherwise they promote it."""
+    _check_clampable(self, min, max)
+    dtype = _scalar_clamp_dtype(self, min, max)
+    if dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    if dtype == torch.bool:
+        raise DtypeNotImplemented("clamp_scalar", dtype)
+    for bound in (min, max):
+        if bound is not None:
+            check_convertible("clamp", bound, dtype)
+    return _clamp_arrays(self, min, max, dtype)
+
+
+@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
+def clamp_by_tensors(self, min=None, max=None):
+    _check_clampable(self, min, max)
+    return _clamped_by_tensors(self, min, max)
+
+
+def _clamped_by_tensors(self, min, max):
+    # Promoted to complex by a bound, self finds no clamp loop (Python bounds are refused earlier).
+    dtype = _promoted(self, min, max)
+    if dtype.is_complex:
+        raise DtypeNotImplemented("clamp", dtype)
+    return _clamp_arrays(self, min, max, dtype)
+
+
+def _one_bound(self, min=None, max=None):
+    """clamp_min and clamp_max: tensor bounds as maximum and minimum, Python ones as clamp."""
+    bound = min if max is None else max
+    if isinstance(bound, torch.Tensor):
+        return _clamped_by_tensors(self, min, max)
+    if isinstance(bound, complex):
+        raise NotImplementedError("clamp is not supported for complex types")
+    return clamp(self, min, max)
+
+
 @elementwise(aten.clamp_min.Tensor, aten.clamp_min.Tensor_out, aten.clamp_min_.Tensor)
-@elementwise(aten.clamp_min.default, aten.clamp_min.out, aten.clamp_min_.default, check_out=_CLAMP_OUT)
+@elementwise(aten.clamp_min.default, aten.clamp_min.out, aten.clamp_min_.default, check_out=_SCALAR_CLAMP_OUT)
 def clamp_min(self, min):
-    # A tensor bound is PyTorch's maximum, whose complex error differs from clamp's.
-    return (_clamped if isinstance(min, torch.Tensor) else clamp)(self, min, None)
+    return _one_bound(self, min=min)
 
 
 @elementwise(aten.clamp_max.Tensor, aten.clamp_max.Tensor_out, aten.clamp_max_.Tensor)
-@elementwise(aten.clamp_max.default, aten.clamp_max.out, aten.clamp_max_.default, check_out=_CLAMP_OUT)
+@elementwise(aten.clamp_max.default, aten.clamp_max.out, aten.clamp_max_.default, check_out=_SCALAR_CLAMP_OUT)
 def clamp_max(self, max):
-    return (_clamped if isinstance(max, torch.Tensor) else clamp)(self, None, max)
+    return _one_bound(self, max=max)
 
 
 # relu.out is left to PyTorch's composite, which insists on the result's own dtype.
