@@ -30,11 +30,12 @@ def normalized(error):
     message = re.sub(r"^\w+: (?=result type|output with shape|value cannot)", "", message)
     # C++ names types three ways here (Short, short int, int16_t): the tests use torch's.
     message = re.sub(r"(desired output type|converted to type) .*", r"\1 ...", message)
-    return re.sub(
-        r"torch\.(\w+)",
-        lambda m: scalar_type_name(getattr(torch, m[1])) if isinstance(getattr(torch, m[1], None), torch.dtype) else m[0],
-        message,
-    )
+    return re.sub(r"torch\.(\w+)", _scalar_type_name_of_dtype, message)
+
+
+def _scalar_type_name_of_dtype(match):
+    dtype = getattr(torch, match[1], None)
+    return scalar_type_name(dtype) if isinstance(dtype, torch.dtype) else match[0]
 
 
 def check(fn, *args, **kwargs):
@@ -351,7 +352,9 @@ def test_binary_out_resizes_an_empty_tensor(name, dtype):
 
 
 @pytest.mark.parametrize("name", [name for name in BINARY if name not in NO_BINARY_IN_PLACE])
-@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.float16, torch.float32, torch.complex128], ids=str)
+@pytest.mark.parametrize(
+    "dtype", [torch.bool, torch.int64, torch.float16, torch.float32, torch.complex128], ids=str
+)
 def test_binary_in_place_through_a_view(name, dtype):
     def through_view(base, other):
         binary_in_place(name)(base[1:], other)
@@ -511,7 +514,10 @@ def test_masked_fill_value_conversion(dtype, value):
 @pytest.mark.parametrize(
     "bad, message",
     [
-        (lambda t: t.masked_fill(t > 0, torch.ones(1, device=t.device)), "only supports a 0-dimensional value tensor"),
+        (
+            lambda t: t.masked_fill(t > 0, torch.ones(1, device=t.device)),
+            "only supports a 0-dimensional value tensor",
+        ),
         (lambda t: t.masked_fill((t > 0).float(), 1), "only supports boolean masks"),
         (lambda t: t[0].masked_fill_(t > 0, 1), "doesn't match the broadcast shape"),
     ],

@@ -35,7 +35,7 @@ def _comparison(name, compare, *, ordered):
 
 
 def _register_tensor_and_scalar(name, kernel):
-    """Register ``kernel`` for ``<name>.Tensor`` and ``<name>.Scalar``, each with its out= and in-place forms."""
+    """Register ``kernel`` for ``<name>.Tensor`` and ``<name>.Scalar``, with their out= and in-place forms."""
     functional, in_place = getattr(aten, name), getattr(aten, f"{name}_")
     for overload in ("Tensor", "Scalar"):
         elementwise(

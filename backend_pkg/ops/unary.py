@@ -207,8 +207,8 @@ def _clamp_arrays(self, min, max, dtype):
     return as_result(x, dtype)
 
 
-# Clamping by Python bounds gives exactly their dtype; by tensor bounds, a
-# promoting binary op, casts into any out dtype that holds the result.
+# A clamp by Python bounds writes only into an out= of its own dtype; by
+# tensor bounds (a promoting op), into any out= that holds the result.
 _SCALAR_CLAMP_OUT = exact_dtype(_scalar_clamp_dtype)
 
 
@@ -234,7 +234,7 @@ def clamp_by_tensors(self, min=None, max=None):
 
 
 def _clamped_by_tensors(self, min, max):
-    # Promoted to complex by a bound, self finds no clamp loop (Python bounds are refused earlier).
+    # Complex tensors reach no loop here: PyTorch's refusal names the dtype, not clamp.
     dtype = _promoted(self, min, max)
     if dtype.is_complex:
         raise DtypeNotImplemented("clamp", dtype)
