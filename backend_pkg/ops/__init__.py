@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     arithmetic,
+    comparison,
     copies,
     factories,
     indexing,
@@ -10,6 +11,7 @@ from . import (  # noqa: F401
     nn,
     reductions,
     sampling,
+    unary,
     views,
 )
 from .registry import KERNELS, install, registered_ops

@@ -6,6 +6,8 @@ import torch
 from ..device import set_device
 from ..dtypes import to_numpy_dtype
 from ..tensor import DEVICE_NAME, rebind, storage_array, unwrap, wrap
+from .arithmetic import check_convertible
+from .indexing import fill_value
 from .registry import aten, implements
 
 
@@ -64,9 +66,9 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
 
 @implements(aten.fill_.Scalar)
 def fill_(self, value):
-    if isinstance(value, complex) and not self.dtype.is_complex:
-        raise RuntimeError(f"fill_: value cannot be converted to type {self.dtype} without overflow")
-    unwrap(self)[...] = value
+    if not isinstance(value, bool):
+        check_convertible("fill_", value, self.dtype)
+    unwrap(self)[...] = fill_value("fill_", value, self.dtype)
     return self
 
 

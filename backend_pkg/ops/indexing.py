@@ -20,6 +20,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand, promoted
 from ._results import write_in_place, write_out
+from .arithmetic import check_convertible
 from .registry import aten, implements
 
 # The C++ element types, which PyTorch's conversion errors name.
@@ -89,7 +90,9 @@ def fill_value(op, value, dtype):
             )
         value = value.item()
     if isinstance(value, complex) and not dtype.is_complex:
-        raise RuntimeError(f"value cannot be converted to type {_CPP_TYPE_NAMES[dtype]} without overflow")
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_CPP_TYPE_NAMES[dtype]} without overflow")
+        value = value.real
     return np.asarray(value).astype(to_numpy_dtype(dtype))
 
 
@@ -617,6 +620,8 @@ def masked_fill_(self, mask, value):
     shape = broadcast_shapes(self.shape, mask.shape)
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
+    if isinstance(value, (int, float)) or (isinstance(value, complex) and self.dtype.is_complex):
+        check_convertible("masked_fill_", value, self.dtype)
     filled = np.where(selector, fill_value("masked_fill_", value, self.dtype), unwrap(self))
     return write_in_place("masked_fill_", self, wrap(filled))
 
@@ -681,4 +686,10 @@ def where(condition, self, other):
 
 @implements(aten.where.self_out)
 def where_out(condition, self, other, *, out):
+    # Checked before the condition is: out= must have the result's own dtype.
+    dtype = torch.result_type(self, other)
+    if out.dtype != dtype:
+        raise RuntimeError(
+            f"Expected out type to be {SCALAR_TYPE_NAMES[dtype]} but got {SCALAR_TYPE_NAMES[out.dtype]}"
+        )
     return write_out("where", out, where(condition, self, other))

@@ -144,15 +144,6 @@ def log_softmax_backward_out(grad_output, output, dim, input_dtype, *, out):
 # --- activations and their backward -----------------------------------------
 
 
-@implements(aten.relu.default)
-def relu(self):
-    if self.dtype == torch.bool:
-        raise RuntimeError("Boolean inputs not supported for relu")
-    if self.dtype.is_complex:
-        raise NotImplementedError("clamp is not supported for complex types")
-    return as_result(np.maximum(unwrap(self), 0), self.dtype)  # NaN stays NaN, as in PyTorch
-
-
 @implements(aten.threshold_backward.default)
 def threshold_backward(grad_output, self, threshold):
     """The gradient passes where ``self > threshold`` (and where ``self`` is NaN), else 0."""

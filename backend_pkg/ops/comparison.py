@@ -1,0 +1,98 @@
+"""Comparisons, logical and bitwise combinations, and selection (``where``, ``masked_fill``)."""
+
+
+import numpy as np
+import torch
+
+from ..tensor import wrap
+from ._operands import operand
+from .arithmetic import (
+    DtypeNotImplemented,
+    as_result,
+    elementwise,
+    is_integral,
+    promoted_arrays,
+)
+from .registry import aten
+
+# --- comparisons: bool results, compared in the promoted dtype --------------
+
+
+def _comparison(name, compare, *, ordered):
+    def kernel(self, other):
+        (a, b), dtype = promoted_arrays(name, self, other)
+        if ordered and dtype.is_complex:
+            raise DtypeNotImplemented(name, dtype, torch.bool)
+        return wrap(compare(a, b))
+
+    kernel.__name__ = name
+    return kernel
+
+
+def _register_tensor_and_scalar(name, kernel):
+    """Register ``kernel`` for ``<name>.Tensor`` and ``<name>.Scalar``, with their out= and in-place forms."""
+    functional, in_place = getattr(aten, name), getattr(aten, f"{name}_")
+    for overload in ("Tensor", "Scalar"):
+        elementwise(
+            getattr(functional, overload),
+            getattr(functional, f"{overload}_out"),
+            getattr(in_place, overload),
+        )(kernel)
+
+
+_COMPARISONS = {
+    "eq": (np.equal, False),
+    "ne": (np.not_equal, False),
+    "lt": (np.less, True),
+    "le": (np.less_equal, True),
+    "gt": (np.greater, True),
+    "ge": (np.greater_equal, True),
+}
+for _name, (_compare, _ordered) in _COMPARISONS.items():
+    _register_tensor_and_scalar(_name, _comparison(_name, _compare, ordered=_ordered))
+
+
+# --- logical and bitwise combinations ---------------------------------------
+
+
+def _logical(name, combine):
+    # Any dtype, complex included: nonzero is True. No promotion is needed.
+    def kernel(self, other):
+        return wrap(combine(operand(name, self), operand(name, other)))
+
+    kernel.__name__ = name
+    return kernel
+
+
+for _name, _combine in {
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+}.items():
+    elementwise(getattr(aten, _name).default, getattr(aten, _name).out, getattr(aten, f"{_name}_").default)(
+        _logical(_name, _combine)
+    )
+
+
+def _bitwise(name, combine):
+    def kernel(self, other):
+        (a, b), dtype = promoted_arrays(name, self, other)
+        if not (is_integral(dtype) or dtype == torch.bool):
+            raise DtypeNotImplemented(name, dtype)
+        return as_result(combine(a, b), dtype)
+
+    kernel.__name__ = name
+    return kernel
+
+
+for _name, _combine in {
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+}.items():
+    _kernel = _bitwise(_name, _combine)
+    _register_tensor_and_scalar(_name, _kernel)
+    elementwise(getattr(aten, _name).Scalar_Tensor, getattr(aten, _name).Scalar_Tensor_out)(_kernel)
+
+
+# ``where`` and ``masked_fill_`` live with the indexing kernels (ops/indexing.py).
