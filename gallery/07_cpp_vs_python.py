@@ -93,6 +93,7 @@ and the numbers below are measured when this page is built.
 #      - private and experimental (``_setup_…``, ``torch._C._acc``)
 
 import timeit
+from pathlib import Path
 
 import torch
 
@@ -132,6 +133,9 @@ event = torch.Event(device="npy")
 event.record(stream)
 print("event done at once:", event.query())
 print("private:", torch.utils.backend_registration._setup_privateuseone_for_python_backend.__name__.startswith("_"))
+package = Path(backend_pkg.__file__).parent
+compiled = [path.name for path in package.rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
+print(f"build step: backend_pkg is {len(list(package.rglob('*.py')))} Python files, {len(compiled)} compiled")
 
 # %%
 # Next, :ref:`sphx_glr_auto_examples_08_limitations.py` goes through what the
