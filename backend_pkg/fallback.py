@@ -25,7 +25,7 @@ from torch.utils._pytree import tree_leaves, tree_map
 
 from .ops.copies import host_view
 from .ops.factories import storage_extent
-from .tensor import DEVICE_NAME, _storage_root, unwrap, wrap
+from .tensor import DEVICE_NAME, storage_root, unwrap, wrap
 
 STRICT_ENV = "BACKEND_PKG_STRICT"
 
@@ -132,6 +132,6 @@ def _inside(value, source):
     """Whether ``value``'s memory lies within ``source``'s npy storage."""
     if value.numel() == 0:
         return False
-    root = _storage_root(unwrap(source))
+    root = storage_root(unwrap(source))
     start = root.ctypes.data
     return start <= value.data_ptr() < start + root.nbytes

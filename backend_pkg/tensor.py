@@ -98,7 +98,7 @@ class NpyTensor(torch.Tensor):
         return super().__format__(format_spec)
 
 
-def _storage_root(array):
+def storage_root(array):
     """The array that owns the memory ``array`` looks into.
 
     NumPy's stride tricks put a non-array holder between a view and its
@@ -137,7 +137,7 @@ def wrap(array, base=None):
     if base is not None:
         storage = base.untyped_storage()
     else:
-        root = _storage_root(array)
+        root = storage_root(array)
         if not _has_tensor_layout(root):
             array = root = array.copy()
         storage = _new_storage(root)
@@ -154,7 +154,7 @@ def wrap(array, base=None):
 
 def rebind(tensor, array):
     """Point an existing npy tensor at new memory, ``array`` (for ``resize_``)."""
-    _describe(tensor, _new_storage(_storage_root(array)), array)
+    _describe(tensor, _new_storage(storage_root(array)), array)
 
 
 def _describe(tensor, storage, array):
