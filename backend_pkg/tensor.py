@@ -8,17 +8,28 @@ device with no memory behind it. :func:`wrap` gives it memory and swaps its
 
 The memory belongs to the tensor's *storage*, as on every PyTorch device:
 
-* each storage is a descriptor of one NumPy array's memory (the *root*
-  array, which owns the bytes); the descriptor's Python object keeps the
-  root alive, so the memory lives exactly as long as some tensor uses it;
+* each storage records the NumPy array that owns its bytes (the *root*) on
+  its Python object, so the memory lives exactly as long as some tensor
+  uses it, whichever tensor that is;
 * a view shares its base's storage; sizes, strides and storage offset live
   in the tensor's metadata, where PyTorch reads them (``stride()``,
-  ``is_contiguous()``, ``data_ptr()``...), and where PyTorch changes them
-  in place (``unsqueeze_``, ``t_``...);
+  ``is_contiguous()``...), and where PyTorch changes them in place
+  (``unsqueeze_``, ``t_``...);
 * :func:`unwrap` rebuilds the NumPy view from the root and that metadata,
   so it is right for every tensor on the device, whichever Python object
-  PyTorch's C++ code gave it (``.data`` and some views make plain
-  ``torch.Tensor`` objects over an existing storage).
+  PyTorch's C++ code gave it (``.data``, autograd's saved results and some
+  views are plain ``torch.Tensor`` objects over an existing storage).
+
+Two shortcuts make a small op cheap (measured by ``make bench``):
+
+* an :class:`NpyTensor` keeps its NumPy view on itself, so :func:`unwrap`
+  is one attribute read; the kernels that change a tensor's metadata in
+  place (``as_strided_``, ``set_``, ``resize_``, and the ``.data`` setter)
+  drop that view, and the next :func:`unwrap` rebuilds it;
+* a fresh result's storage gets its data pointer only when something reads
+  it (``data_ptr()``, ``untyped_storage()``, a view, ``torch.save``): the
+  pointer costs more than the rest of a small kernel, and most results are
+  consumed by other kernels, which need only the root.
 """
 
 import copy
@@ -30,6 +41,10 @@ from .dtypes import to_numpy_dtype, to_torch_dtype
 
 DEVICE_NAME = "npy"
 
+_create_empty = torch._C._acc.create_empty_tensor
+# The C++ methods, under NpyTensor's overrides that give the storage its pointer first.
+_storage_as_is = torch.Tensor.untyped_storage
+_DATA = torch._C.TensorBase.data
 # set_ has no PrivateUse1 kernel of its own; its CPU kernel only rewrites the
 # tensor's metadata, which is all a descriptor storage needs.
 _SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
@@ -69,11 +84,14 @@ class NpyTensor(torch.Tensor):
     def __reduce_ex__(self, protocol):
         """Pickle as a plain tensor: ``torch.load(weights_only=True)`` trusts only PyTorch's
         own classes, and loading onto npy makes an NpyTensor again anyway."""
+        materialize(self)
+        array = forget_array(self)
         self.__class__ = torch.Tensor
         try:
             return torch.Tensor.__reduce_ex__(self, protocol)
         finally:
             self.__class__ = NpyTensor
+            self._npy_array = array
 
     def __deepcopy__(self, memo):
         """A copy in new npy memory. (PyTorch's version copies the storage, which needs
@@ -84,7 +102,8 @@ class NpyTensor(torch.Tensor):
             if self.grad is not None:
                 copied.grad = copy.deepcopy(self.grad, memo)
             # Python attributes too: npy parameters are marked by one (``_is_param``).
-            copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
+            attributes = {key: value for key, value in self.__dict__.items() if key != "_npy_array"}
+            copied.__dict__.update(copy.deepcopy(attributes, memo))
         return memo[id(self)]
 
     def __format__(self, format_spec):
@@ -96,6 +115,24 @@ class NpyTensor(torch.Tensor):
         if self.dim() == 0:
             return format(self.item(), format_spec)
         return super().__format__(format_spec)
+
+    def untyped_storage(self):
+        return materialize(self)
+
+    def data_ptr(self):
+        materialize(self)
+        return super().data_ptr()
+
+    @property
+    def data(self):
+        """The tensor without autograd history; its storage has its data pointer."""
+        materialize(self)
+        return _DATA.__get__(self)
+
+    @data.setter
+    def data(self, value):
+        _DATA.__set__(self, value)
+        forget_array(self)
 
 
 def storage_root(array):
@@ -118,9 +155,27 @@ def _has_tensor_layout(array):
     return all(stride >= 0 and stride % array.itemsize == 0 for stride in array.strides)
 
 
+def _descriptor(root):
+    """A storage whose data pointer is ``root``'s memory."""
+    return torch._C._construct_storage_from_data_pointer(root.ctypes.data, _DEVICE, root.nbytes)
+
+
 def _new_storage(root):
-    storage = torch._C._construct_storage_from_data_pointer(root.ctypes.data, _DEVICE, root.nbytes)
+    storage = _descriptor(root)
     storage._npy_root = root
+    return storage
+
+
+def materialize(tensor):
+    """``tensor``'s storage, given its data pointer if it has none yet.
+
+    The storage object stays the same, so every tensor sharing it sees the pointer.
+    """
+    storage = _storage_as_is(tensor)
+    if storage.data_ptr() == 0 and storage.nbytes() == 0:
+        root = _root_of(tensor)
+        if root.nbytes:
+            storage._swap_data_ptr_(_descriptor(root))
     return storage
 
 
@@ -132,28 +187,49 @@ def wrap(array, base=None):
     cannot describe (negative strides, as from ``np.flip``) is copied first.
     """
     array = np.asarray(array)
+    if base is None and array.base is None and array.flags.c_contiguous:
+        return _wrap_fresh(array)
     if not _has_tensor_layout(array):
         array = np.ascontiguousarray(array)
     if base is not None:
-        storage = base.untyped_storage()
+        storage = materialize(base)
     else:
         root = storage_root(array)
         if not _has_tensor_layout(root):
             array = root = array.copy()
         storage = _new_storage(root)
-    tensor = torch._C._acc.create_empty_tensor(array.shape, to_torch_dtype(array.dtype))
+    tensor = _create_empty(array.shape, to_torch_dtype(array.dtype))
     _describe(tensor, storage, array)
     if base is not None:
         # A view of a conjugate or negative view is one too: the bits are the view's
         # meaning, not something in the memory.
         torch._C._set_conj(tensor, base.is_conj())
         torch._C._set_neg(tensor, base.is_neg())
+    return _as_npy_tensor(tensor, array)
+
+
+def _wrap_fresh(array):
+    """:func:`wrap` for a C-contiguous array that owns its memory: the tensor
+    ``create_empty_tensor`` makes already describes it."""
+    tensor = _create_empty(array.shape, to_torch_dtype(array.dtype))
+    _storage_as_is(tensor)._npy_root = array
+    return _as_npy_tensor(tensor, array)
+
+
+def _as_npy_tensor(tensor, array):
     tensor.__class__ = NpyTensor
+    tensor._npy_array = array
     return tensor
+
+
+def forget_array(tensor):
+    """Drop the NumPy view ``tensor`` keeps, before its metadata changes in place."""
+    return tensor.__dict__.pop("_npy_array", None)
 
 
 def rebind(tensor, array):
     """Point an existing npy tensor at new memory, ``array`` (for ``resize_``)."""
+    forget_array(tensor)
     _describe(tensor, _new_storage(storage_root(array)), array)
 
 
@@ -171,13 +247,19 @@ def _describe(tensor, storage, array):
 
 def set_metadata(tensor, storage, storage_offset, size, stride):
     """Point ``tensor`` at ``storage`` (an npy storage) with this offset, size and stride."""
+    forget_array(tensor)
     _SET_STORAGE.redispatch_boxed(_METADATA_ONLY_KEYS, tensor, storage, storage_offset, size, stride)
 
 
 def _root_of(tensor):
     if tensor.device.type != DEVICE_NAME:
         raise TypeError(f"npy device: expected an npy tensor, got a tensor on {tensor.device}")
-    return tensor.untyped_storage()._npy_root
+    return _storage_as_is(tensor)._npy_root
+
+
+def _bytes_of(root):
+    """``root``'s memory as flat bytes, in memory order (roots are C- or Fortran-contiguous)."""
+    return root.reshape(-1, order="A").view(np.uint8)
 
 
 def storage_array(tensor):
@@ -185,21 +267,29 @@ def storage_array(tensor):
 
     Storage offsets and strides count from its first element.
     """
-    root = _root_of(tensor)
-    flat = np.lib.stride_tricks.as_strided(
-        root, shape=(root.size,), strides=(root.itemsize,), writeable=True
-    )
+    memory = _bytes_of(_root_of(tensor))
     np_dtype = to_numpy_dtype(tensor.dtype)
-    usable = root.nbytes - root.nbytes % np_dtype.itemsize
-    return flat.view(np.uint8)[:usable].view(np_dtype)
+    return memory[: memory.size - memory.size % np_dtype.itemsize].view(np_dtype)
 
 
 def unwrap(tensor):
     """The NumPy view of an npy tensor's memory: an alias, never a copy."""
-    storage = storage_array(tensor)
-    return np.lib.stride_tricks.as_strided(
-        storage[tensor.storage_offset():],
-        shape=tensor.shape,
-        strides=[step * storage.itemsize for step in tensor.stride()],
-        writeable=True,
+    try:
+        return tensor._npy_array
+    except AttributeError:
+        return _view_of_storage(tensor)
+
+
+def _view_of_storage(tensor):
+    np_dtype = to_numpy_dtype(tensor.dtype)
+    itemsize = np_dtype.itemsize
+    array = np.ndarray(
+        tensor.shape,
+        np_dtype,
+        buffer=_bytes_of(_root_of(tensor)),
+        offset=tensor.storage_offset() * itemsize,
+        strides=[step * itemsize for step in tensor.stride()],
     )
+    if type(tensor) is NpyTensor:
+        tensor._npy_array = array
+    return array

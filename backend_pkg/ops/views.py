@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
-from ..tensor import set_metadata, storage_array, unwrap, wrap
+from ..tensor import materialize, set_metadata, storage_array, unwrap, wrap
 from .factories import storage_extent, strides_for
 from .indexing import SCALAR_TYPE_NAMES, wrap_dim
 from .registry import aten, implements
@@ -56,10 +56,8 @@ def view_dtype(self, dtype):
         raise RuntimeError(f"view(dtype={dtype}) of an npy tensor of {self.dtype}: {error}") from None
 
 
-@implements(aten.as_strided.default)
-def as_strided(self, size, stride, storage_offset=None):
-    if storage_offset is None:
-        storage_offset = self.storage_offset()
+def _checked_storage(self, size, stride, storage_offset):
+    """``self``'s whole storage, after PyTorch's checks that it can hold this view."""
     if any(step < 0 for step in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
     storage = storage_array(self)
@@ -70,6 +68,14 @@ def as_strided(self, size, stride, storage_offset=None):
             f"{storage_offset}, and itemsize {storage.itemsize} requiring a storage size of "
             f"{needed * storage.itemsize} are out of bounds for storage of size {storage.nbytes}"
         )
+    return storage
+
+
+@implements(aten.as_strided.default)
+def as_strided(self, size, stride, storage_offset=None):
+    if storage_offset is None:
+        storage_offset = self.storage_offset()
+    storage = _checked_storage(self, size, stride, storage_offset)
     return wrap(
         np.lib.stride_tricks.as_strided(
             storage[storage_offset:],
@@ -79,6 +85,16 @@ def as_strided(self, size, stride, storage_offset=None):
         ),
         base=self,
     )
+
+
+@implements(aten.as_strided_.default)
+def as_strided_(self, size, stride, storage_offset=None):
+    """Change ``self``'s metadata in place: ``unsqueeze_``, ``t_``, ``transpose_``... come here."""
+    if storage_offset is None:
+        storage_offset = self.storage_offset()
+    _checked_storage(self, size, stride, storage_offset)
+    set_metadata(self, materialize(self), storage_offset, size, stride)
+    return self
 
 
 def _expanded_strides(array, size):

@@ -1,0 +1,82 @@
+"""The two shortcuts of backend_pkg.tensor never show: an npy tensor's kept
+NumPy view follows every in-place metadata change, and a result whose
+storage has no data pointer yet gets one whenever something reads it."""
+
+import io
+
+import pytest
+import torch
+
+import backend_pkg  # noqa: F401
+from backend_pkg.tensor import NpyTensor
+
+IN_PLACE_METADATA_CHANGES = {
+    "unsqueeze_": lambda t: t.unsqueeze_(0),
+    "squeeze_": lambda t: t.unsqueeze_(1).squeeze_(1),
+    "t_": lambda t: t.t_(),
+    "transpose_": lambda t: t.transpose_(0, 1),
+    "swapdims_": lambda t: t.swapdims_(1, 0),
+    "as_strided_": lambda t: t.as_strided_((2, 2), (1, 3), 1),
+    "resize_ smaller": lambda t: t.resize_(4),
+    "resize_ larger": lambda t: t.resize_(3, 4).flatten()[:6],  # the rest is uninitialized
+    "set_ to another tensor": lambda t: t.set_(torch.arange(5.0).to(t.device)),
+    "set_ to a view of itself": lambda t: t.set_(t[1:, ::2]),
+}
+
+
+@pytest.mark.parametrize("change", IN_PLACE_METADATA_CHANGES.values(), ids=IN_PLACE_METADATA_CHANGES)
+def test_in_place_metadata_changes_are_seen_by_kernels(change):
+    cpu = torch.arange(6.0).reshape(2, 3)
+    npy = cpu.to("npy")
+    npy + 0  # the kernels have read (and kept) its NumPy view
+    changed_cpu, changed_npy = change(cpu), change(npy)
+    torch.testing.assert_close((changed_npy * 2).cpu(), changed_cpu * 2)
+    assert npy.shape == cpu.shape and npy.stride() == cpu.stride()
+
+
+def test_setting_data_is_seen_by_kernels():
+    npy = torch.arange(6.0).reshape(2, 3).to("npy")
+    npy * 1
+    npy.data = torch.arange(4, dtype=torch.float64).to("npy")
+    torch.testing.assert_close((npy + 1).cpu(), torch.arange(1, 5, dtype=torch.float64))
+    npy.data = npy.data.flip(0)[::2]
+    torch.testing.assert_close((npy + 1).cpu(), torch.tensor([4.0, 2.0], dtype=torch.float64))
+
+
+def test_module_dtype_conversion_on_npy_reaches_parameters():
+    torch.manual_seed(0)
+    cpu = torch.nn.Linear(3, 2)
+    npy = torch.nn.Linear(3, 2).to("npy")
+    npy.load_state_dict(cpu.state_dict())
+    npy(torch.ones(1, 3, device="npy"))
+    cpu, npy = cpu.double(), npy.double()  # npy to npy conversions assign `param.data`
+    assert isinstance(npy.weight, NpyTensor) and npy.weight.dtype == torch.float64
+    x = torch.randn(4, 3, dtype=torch.float64)
+    torch.testing.assert_close(npy(x.to("npy")).cpu(), cpu(x))
+
+
+def test_results_have_data_pointers_when_read():
+    x = torch.arange(6.0).to("npy")
+    result = x * 2
+    assert result.data_ptr() != 0
+    assert result.untyped_storage().nbytes() == 6 * 4
+    assert result[2:].data_ptr() == result.data_ptr() + 2 * 4
+    assert (x + 1).data.data_ptr() != 0
+
+
+def test_autograd_saved_results_keep_their_memory():
+    x = torch.linspace(-1, 1, 5, requires_grad=True)
+    y = torch.linspace(-1, 1, 5).to("npy").requires_grad_()
+    x.exp().sigmoid().sum().backward()  # both save their results for backward
+    y.exp().sigmoid().sum().backward()
+    torch.testing.assert_close(y.grad.cpu(), x.grad)
+
+
+def test_saving_a_fresh_result_saves_its_bytes():
+    result = torch.arange(6.0).to("npy") * 3
+    buffer = io.BytesIO()
+    torch.save({"result": result, "detached data": (result + 1).data}, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    torch.testing.assert_close(loaded["result"].cpu(), torch.arange(6.0) * 3)
+    torch.testing.assert_close(loaded["detached data"].cpu(), torch.arange(6.0) * 3 + 1)
