@@ -37,7 +37,7 @@ import copy
 import numpy as np
 import torch
 
-from .dtypes import to_numpy_dtype, to_torch_dtype
+from .dtypes import NUMPY_TO_TORCH, to_numpy_dtype, to_torch_dtype
 
 DEVICE_NAME = "npy"
 
@@ -211,7 +211,11 @@ def wrap(array, base=None):
 def _wrap_fresh(array):
     """:func:`wrap` for a C-contiguous array that owns its memory: the tensor
     ``create_empty_tensor`` makes already describes it."""
-    tensor = _create_empty(array.shape, to_torch_dtype(array.dtype))
+    try:
+        dtype = NUMPY_TO_TORCH[array.dtype]
+    except KeyError:
+        dtype = to_torch_dtype(array.dtype)  # refuses it by name
+    tensor = _create_empty(array.shape, dtype)
     _storage_as_is(tensor)._npy_root = array
     return _as_npy_tensor(tensor, array)
 

@@ -14,25 +14,32 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._numpy_errors import quietly
 from ._operands import check_alpha, operand
 from ._results import _check_castable as check_castable
 from ._results import write_in_place, write_out
+from ._same_dtype import with_same_dtype_shortcut
 from .registry import aten, implements
 
 
-def elementwise(functional, out=None, in_place=None, *, check_out=None):
+def elementwise(functional, out=None, in_place=None, *, check_out=None, same_dtype=None):
     """Register the decorated kernel for ``functional``, and for ``out`` and
     ``in_place`` kernels that store its result under PyTorch's rules.
 
     ``check_out(out, *args, **kwargs)`` refuses, before computing, an ``out``
     that PyTorch refuses although the result could be cast into it (see
-    :func:`exact_dtype`). Stack the decorator to register one kernel for
-    several overload families (``.Tensor`` and ``.Scalar``).
+    :func:`exact_dtype`). ``same_dtype``, a NumPy function, computes
+    ``functional`` for two tensors of one dtype (see :mod:`._same_dtype`).
+    Stack the decorator to register one kernel for several overload
+    families (``.Tensor`` and ``.Scalar``).
     """
 
     def decorator(compute):
         quiet = _quiet(compute)
-        implements(functional)(quiet)
+        if same_dtype is None:
+            implements(functional)(quiet)
+        else:
+            implements(functional)(with_same_dtype_shortcut(same_dtype, quiet))
         if out is not None:
             implements(out)(_out_kernel(functional._opname, quiet, check_out))
         if in_place is not None:
@@ -43,11 +50,9 @@ def elementwise(functional, out=None, in_place=None, *, check_out=None):
 
 
 def _quiet(compute):
-    # NumPy warns where PyTorch silently returns inf or nan (1 / 0, log(-1)).
     @functools.wraps(compute)
     def kernel(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return compute(*args, **kwargs)
+        return quietly(compute, *args, **kwargs)
 
     return kernel
 
@@ -217,12 +222,12 @@ def _is_bool(value):
     return isinstance(value, bool) or getattr(value, "dtype", None) == torch.bool
 
 
-@elementwise(aten.add.Tensor, aten.add.out, aten.add_.Tensor)
+@elementwise(aten.add.Tensor, aten.add.out, aten.add_.Tensor, same_dtype=np.add)
 def add(self, other, *, alpha=1):
     return _combine_scaled("add", np.add, self, other, alpha)
 
 
-@elementwise(aten.sub.Tensor, aten.sub.out, aten.sub_.Tensor)
+@elementwise(aten.sub.Tensor, aten.sub.out, aten.sub_.Tensor, same_dtype=np.subtract)
 def sub(self, other, *, alpha=1):
     if _is_bool(self) and _is_bool(other):
         raise RuntimeError(
@@ -254,7 +259,7 @@ def neg(self):
     return wrap(np.negative(unwrap(self)))
 
 
-@elementwise(aten.mul.Tensor, aten.mul.out, aten.mul_.Tensor)
+@elementwise(aten.mul.Tensor, aten.mul.out, aten.mul_.Tensor, same_dtype=np.multiply)
 def mul(self, other):
     dtype = torch.result_type(self, other)
     a, b = _exact_scalar_arrays("mul", self, other, dtype)

@@ -18,6 +18,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ._operands import operand
 from ._results import as_result, write_out
+from ._same_dtype import with_same_dtype_shortcut
 from .reductions import not_implemented_for
 from .registry import aten, implements
 
@@ -71,7 +72,10 @@ def _shapes_multiply(mat1, mat2):
         )
 
 
-@implements(aten.mm.default)
+def _multipliable_matrices(a, b):
+    return a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]
+
+
 def mm(self, mat2):
     if self.dim() != 2:
         raise RuntimeError("self must be a matrix")
@@ -83,6 +87,9 @@ def mm(self, mat2):
         )
     _shapes_multiply(self, mat2)
     return as_result(_multiplied("mm", np.matmul, self, mat2), self.dtype)
+
+
+implements(aten.mm.default)(with_same_dtype_shortcut(np.matmul, mm, accepts=_multipliable_matrices))
 
 
 @implements(aten.mm.out)
