@@ -208,6 +208,18 @@ def wrap(array, base=None):
     return _as_npy_tensor(tensor, array)
 
 
+def view_of(base, size, stride, storage_offset):
+    """An npy tensor over ``base``'s storage with this metadata, in elements."""
+    storage = materialize(base)
+    tensor = _create_empty(size, base.dtype)
+    set_metadata(tensor, storage, storage_offset, size, stride)
+    torch._C._set_conj(tensor, base.is_conj())
+    torch._C._set_neg(tensor, base.is_neg())
+    tensor.__class__ = NpyTensor
+    _view_of_storage(tensor)  # kept from now on
+    return tensor
+
+
 def _wrap_fresh(array):
     """:func:`wrap` for a C-contiguous array that owns its memory: the tensor
     ``create_empty_tensor`` makes already describes it."""
@@ -264,6 +276,11 @@ def _root_of(tensor):
 def _bytes_of(root):
     """``root``'s memory as flat bytes, in memory order (roots are C- or Fortran-contiguous)."""
     return root.reshape(-1, order="A").view(np.uint8)
+
+
+def storage_nbytes(tensor):
+    """The size in bytes of an npy tensor's storage (without giving it a data pointer)."""
+    return _root_of(tensor).nbytes
 
 
 def storage_array(tensor):

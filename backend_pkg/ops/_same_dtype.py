@@ -20,6 +20,19 @@ NATIVE_DTYPES = frozenset(
 )
 
 
+def same_dtype_arrays(*tensors):
+    """The tensors' kept NumPy views if all are npy tensors of one dtype in
+    :data:`NATIVE_DTYPES`, else ``None``."""
+    try:
+        arrays = [tensor._npy_array for tensor in tensors]
+    except AttributeError:
+        return None
+    dtype = arrays[0].dtype
+    if dtype not in NATIVE_DTYPES or any(array.dtype is not dtype for array in arrays):
+        return None
+    return arrays
+
+
 def with_same_dtype_shortcut(numpy_function, general, accepts=None):
     """A binary kernel that computes ``numpy_function(a, b)`` when it can, else runs ``general``.
 

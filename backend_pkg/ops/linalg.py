@@ -16,9 +16,11 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import wrap
+from ._numpy_errors import quietly
 from ._operands import operand
 from ._results import as_result, write_out
-from ._same_dtype import with_same_dtype_shortcut
+from ._same_dtype import same_dtype_arrays, with_same_dtype_shortcut
 from .reductions import not_implemented_for
 from .registry import aten, implements
 
@@ -107,6 +109,12 @@ def _check_addmm_dtypes(self, mat1, mat2):
 
 @implements(aten.addmm.default)
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat1 @ mat2)``; a linear layer with a bias is ``addmm``."""
+    arrays = same_dtype_arrays(self, mat1, mat2) if beta == 1 and alpha == 1 else None
+    if arrays is not None and _multipliable_matrices(*arrays[1:]):
+        base, product = arrays[0], np.matmul(*arrays[1:])
+        if np.broadcast_shapes(base.shape, product.shape) == product.shape:
+            return wrap(quietly(np.add, product, base, out=product))  # the product is fresh memory
     _check_addmm_dtypes(self, mat1, mat2)
     for name, matrix in (("mat1", mat1), ("mat2", mat2)):
         if matrix.dim() != 2:

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
-from ..tensor import materialize, set_metadata, storage_array, unwrap, wrap
+from ..tensor import materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
 from .factories import storage_extent, strides_for
 from .indexing import SCALAR_TYPE_NAMES, wrap_dim
 from .registry import aten, implements
@@ -56,35 +56,28 @@ def view_dtype(self, dtype):
         raise RuntimeError(f"view(dtype={dtype}) of an npy tensor of {self.dtype}: {error}") from None
 
 
-def _checked_storage(self, size, stride, storage_offset):
-    """``self``'s whole storage, after PyTorch's checks that it can hold this view."""
+def _check_in_bounds(self, size, stride, storage_offset):
+    """PyTorch's checks that ``self``'s storage can hold this view."""
     if any(step < 0 for step in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
-    storage = storage_array(self)
+    itemsize = self.element_size()
+    available = storage_nbytes(self) // itemsize
     needed = storage_offset + storage_extent(size, stride)
-    if needed > storage.size:
+    if needed > available:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{storage_offset}, and itemsize {storage.itemsize} requiring a storage size of "
-            f"{needed * storage.itemsize} are out of bounds for storage of size {storage.nbytes}"
+            f"{storage_offset}, and itemsize {itemsize} requiring a storage size of "
+            f"{needed * itemsize} are out of bounds for storage of size {available * itemsize}"
         )
-    return storage
 
 
 @implements(aten.as_strided.default)
 def as_strided(self, size, stride, storage_offset=None):
+    """The view every other view can be written as: ``t()``, ``transpose``, ``select``... come here."""
     if storage_offset is None:
         storage_offset = self.storage_offset()
-    storage = _checked_storage(self, size, stride, storage_offset)
-    return wrap(
-        np.lib.stride_tricks.as_strided(
-            storage[storage_offset:],
-            shape=tuple(size),
-            strides=tuple(step * storage.itemsize for step in stride),
-            writeable=True,
-        ),
-        base=self,
-    )
+    _check_in_bounds(self, size, stride, storage_offset)
+    return view_of(self, size, stride, storage_offset)
 
 
 @implements(aten.as_strided_.default)
@@ -92,7 +85,7 @@ def as_strided_(self, size, stride, storage_offset=None):
     """Change ``self``'s metadata in place: ``unsqueeze_``, ``t_``, ``transpose_``... come here."""
     if storage_offset is None:
         storage_offset = self.storage_offset()
-    _checked_storage(self, size, stride, storage_offset)
+    _check_in_bounds(self, size, stride, storage_offset)
     set_metadata(self, materialize(self), storage_offset, size, stride)
     return self
 
