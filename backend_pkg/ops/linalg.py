@@ -78,6 +78,12 @@ def _multipliable_matrices(a, b):
     return a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]
 
 
+def _broadcasts_to(shape, target):
+    return len(shape) <= len(target) and all(
+        length in (1, wanted) for length, wanted in zip(reversed(shape), reversed(target))
+    )
+
+
 def mm(self, mat2):
     if self.dim() != 2:
         raise RuntimeError("self must be a matrix")
@@ -113,7 +119,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     arrays = same_dtype_arrays(self, mat1, mat2) if beta == 1 and alpha == 1 else None
     if arrays is not None and _multipliable_matrices(*arrays[1:]):
         base, product = arrays[0], np.matmul(*arrays[1:])
-        if np.broadcast_shapes(base.shape, product.shape) == product.shape:
+        if _broadcasts_to(base.shape, product.shape):
             return wrap(quietly(np.add, product, base, out=product))  # the product is fresh memory
     _check_addmm_dtypes(self, mat1, mat2)
     for name, matrix in (("mat1", mat1), ("mat2", mat2)):
