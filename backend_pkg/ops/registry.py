@@ -16,6 +16,8 @@ Lookup order, for any aten op called on an npy tensor:
 
 import torch
 
+from ..runtime import untraced
+
 aten = torch.ops.aten
 
 KERNELS = {}
@@ -41,7 +43,7 @@ def install(library):
     renamed to: renaming changes the device string, not the dispatch key.
     """
     for op, kernel in KERNELS.items():
-        library.impl(op, kernel, "PrivateUse1")
+        library.impl(op, untraced(kernel), "PrivateUse1")
 
 
 def registered_ops():
