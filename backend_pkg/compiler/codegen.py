@@ -111,7 +111,8 @@ def run_eagerly(op):
 
 
 def _as_tensor(value):
-    return wrap(value) if isinstance(value, np.ndarray) else value
+    # Reductions to 0 dims give NumPy scalars, not arrays.
+    return wrap(value) if isinstance(value, (np.ndarray, np.generic)) else value
 
 
 def _as_array(value):

@@ -61,7 +61,7 @@ def mul(a, b, *, out_dtype):
     return np.multiply(a, b, dtype=out_dtype)
 
 
-@lowers(aten.div.Tensor, aten.div.Scalar)
+@lowers(aten.div.Tensor, aten.div.Scalar, aten.true_divide.Tensor)
 def div(a, b, *, out_dtype):
     return np.true_divide(a, b, dtype=out_dtype)
 
@@ -199,6 +199,16 @@ def greater_equal(a, b):
 @lowers(aten.logical_not.default)
 def logical_not(a):
     return np.logical_not(a)
+
+
+@lowers(aten.any.dims, aten.any.dim)
+def any_dims(a, dim=None, keepdim=False):
+    return np.any(a, axis=_axes([dim] if isinstance(dim, int) else dim, a.ndim), keepdims=keepdim)
+
+
+@lowers(aten.any.default)
+def any_all(a):
+    return np.any(a)
 
 
 # --- reductions and softmax -------------------------------------------------
@@ -339,6 +349,11 @@ def to_copy(a, *, out_dtype, **_placement):
     return np.array(a, dtype=out_dtype, copy=True)
 
 
+@lowers(torch.ops.prims.convert_element_type.default)
+def convert_element_type(a, dtype, *, out_dtype):
+    return a.astype(out_dtype)
+
+
 @lowers(aten.copy.default)
 def copy(destination, source, non_blocking=False, *, out_dtype):
     return np.array(np.broadcast_to(source, destination.shape), dtype=out_dtype, copy=True)
@@ -424,12 +439,23 @@ def empty_with_layout(size, strides_or_order, *, out_dtype, **_placement):
     return np.empty(size, dtype=out_dtype)
 
 
+@lowers(aten.arange.start_step)
+def arange(start, end, step=1, *, out_dtype, **_placement):
+    return np.arange(start, end, step, dtype=out_dtype)
+
+
 @lowers(aten.scalar_tensor.default)
 def scalar_tensor(value, *, out_dtype, **_placement):
     return np.array(value, dtype=out_dtype)
 
 
-# --- shapes, for graphs with dynamic sizes ----------------------------------
+# --- checks and shapes, for graphs with dynamic sizes -----------------------
+
+
+@lowers(aten._assert_async.msg)
+def assert_async(condition, assert_msg):
+    if not condition:
+        raise RuntimeError(assert_msg)
 
 
 @lowers(aten.sym_size.int)
