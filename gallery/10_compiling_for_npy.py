@@ -225,10 +225,10 @@ except Exception as error:  # Dynamo wraps it as BackendCompilerFailed
     assert inductor.MESSAGE in str(error)
 
 # %%
-# One more limit
-# --------------
+# Two more limits
+# ---------------
 # Compiled code keeps the eager limits
-# (:ref:`sphx_glr_auto_examples_08_limitations.py`) and adds one:
+# (:ref:`sphx_glr_auto_examples_08_limitations.py`) and adds two. First,
 # ``torch.tensor(data, device="npy")`` inside a compiled function makes a
 # real npy tensor during fake-tensor tracing, which fails for the same
 # reason as Inductor's patterns. Making the tensor on the CPU and moving it
@@ -239,6 +239,19 @@ def scaled(t):
     return t * torch.tensor([2.0, 3.0]).to(t.device)
 
 
-pair = torch.ones(2, device="npy")
+pair = torch.tensor([1.0, -1.0], device="npy")
 torch.testing.assert_close(torch.compile(scaled, backend="npy")(pair), scaled(pair))
 print(torch.compile(scaled, backend="npy")(pair))
+
+# %%
+# Second, a comparison operator applied to an input and returned as it is
+# fails inside Dynamo, whatever the backend: Dynamo mishandles the result
+# for any tensor subclass that disables ``__torch_function__``, as
+# ``NpyTensor`` does (a two-line CPU subclass shows the same ``NameError``).
+# The function form of the comparison works:
+
+try:
+    torch.compile(lambda t: t >= 0, backend="npy")(pair)
+except NameError as error:
+    print("NameError:", error)
+print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))

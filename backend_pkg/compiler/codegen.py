@@ -61,7 +61,10 @@ class CompiledGraph:
 def compile_graph(graph_module, example_inputs=None, *, on_compiled=None):
     """Compile ``graph_module`` (aten ops over npy tensors) into a :class:`CompiledGraph`.
 
-    ``on_compiled``, if given, is called with the result (to show the generated code).
+    The signature is AOTAutograd's for a compiler; its ``example_inputs`` are
+    not needed, since each node's traced value tells its dtype and device.
+    ``on_compiled``, if given, is called with the result (to show the
+    generated code).
     """
     translation = _Translation(graph_module)
     for node in graph_module.graph.nodes:

@@ -9,9 +9,9 @@ straight-line NumPy function. At run time ``loss.backward()`` calls the
 compiled backward as one autograd node.
 
 PyTorch finds the backend by name through the package's entry point in the
-``torch_dynamo_backends`` group (``pyproject.toml``), so
-``torch.compile(fn, backend="npy")`` works without Dynamo being imported,
-at 1.3 s, by every ``import backend_pkg``.
+``torch_dynamo_backends`` group (``pyproject.toml``): so
+``torch.compile(fn, backend="npy")`` works, and ``import backend_pkg`` need
+not import Dynamo (which takes over a second) to register it.
 """
 
 import functools

@@ -1,14 +1,17 @@
 """The lowering table: for each aten overload, a NumPy function computing it.
 
 The compiled code calls these on NumPy arrays directly, with the graph's
-own arguments: the arrays in place of npy tensors, and Python numbers,
-shapes and dims as the graph has them. An implementation that declares a
-keyword-only ``out_dtype`` receives the NumPy dtype (a list of them, for a
-list result) that PyTorch gives the result, read from the traced graph, and
-must return exactly that dtype: NumPy promotes differently (an int64 array
-times a Python float is float64 in NumPy, float32 in PyTorch; a 0-dim
-float64 operand widens a float32 array in NumPy, not in PyTorch), so
-arithmetic is computed in that dtype rather than in NumPy's choice.
+own arguments: arrays in place of npy tensors, and Python numbers, shapes
+and dims as the graph has them (a factory's ``device`` and a reduction's
+``dtype`` included, though the arrays make them moot). An implementation
+that declares a keyword-only ``out_dtype`` receives the name of the NumPy
+dtype (a list of them, for a list result) that PyTorch gives the result,
+read from the traced graph, and must return exactly that dtype: NumPy
+promotes differently (an int64 array times a Python float is float64 in
+NumPy, float32 in PyTorch; a 0-dim float64 operand widens a float32 array
+in NumPy, not in PyTorch), so arithmetic is computed in that dtype rather
+than in NumPy's choice, and half precision accumulates in float32, as
+PyTorch's CPU kernels do.
 
 Results may be views of their inputs wherever NumPy's are: the graphs are
 functional, so nothing writes through a view except ``copy_``, which
@@ -214,24 +217,31 @@ def any_all(a):
 # --- reductions and softmax -------------------------------------------------
 
 
+def _accumulating(out_dtype):
+    """The dtype a reduction or a product accumulates in: float32 for half precision, as on CPU."""
+    return "float32" if out_dtype == "float16" else out_dtype
+
+
 @lowers(aten.sum.dim_IntList)
 def sum_dims(a, dim, keepdim=False, *, dtype=None, out_dtype):
-    return np.sum(a, axis=_axes(dim, a.ndim), keepdims=keepdim, dtype=out_dtype)
+    total = np.sum(a, axis=_axes(dim, a.ndim), keepdims=keepdim, dtype=_accumulating(out_dtype))
+    return total.astype(out_dtype, copy=False)
 
 
 @lowers(aten.sum.default)
 def sum_all(a, *, dtype=None, out_dtype):
-    return np.sum(a, dtype=out_dtype)
+    return np.sum(a, dtype=_accumulating(out_dtype)).astype(out_dtype, copy=False)
 
 
 @lowers(aten.mean.dim)
 def mean_dims(a, dim, keepdim=False, *, dtype=None, out_dtype):
-    return np.mean(a, axis=_axes(dim, a.ndim), keepdims=keepdim, dtype=out_dtype)
+    average = np.mean(a, axis=_axes(dim, a.ndim), keepdims=keepdim, dtype=_accumulating(out_dtype))
+    return average.astype(out_dtype, copy=False)
 
 
 @lowers(aten.mean.default)
 def mean_all(a, *, dtype=None, out_dtype):
-    return np.mean(a, dtype=out_dtype)
+    return np.mean(a, dtype=_accumulating(out_dtype)).astype(out_dtype, copy=False)
 
 
 @lowers(aten.amax.default)
@@ -247,6 +257,7 @@ def amin(a, dim=(), keepdim=False):
 @lowers(aten._log_softmax.default)
 def log_softmax(a, dim, half_to_float, *, out_dtype):
     axis = None if a.ndim == 0 else dim
+    a = a.astype(_accumulating(out_dtype), copy=False)
     shifted = a - np.max(a, axis=axis, keepdims=True)
     return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
@@ -254,6 +265,7 @@ def log_softmax(a, dim, half_to_float, *, out_dtype):
 @lowers(aten._softmax.default)
 def softmax(a, dim, half_to_float, *, out_dtype):
     axis = None if a.ndim == 0 else dim
+    a = a.astype(_accumulating(out_dtype), copy=False)
     exponentials = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return (exponentials / np.sum(exponentials, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
 
@@ -262,18 +274,18 @@ def softmax(a, dim, half_to_float, *, out_dtype):
 
 
 @lowers(aten.mm.default, aten.bmm.default)
-def mm(a, b):
-    return np.matmul(a, b)
+def mm(a, b, *, out_dtype):
+    return np.matmul(a, b, dtype=_accumulating(out_dtype)).astype(out_dtype, copy=False)
 
 
 @lowers(aten.addmm.default)
-def addmm(bias, a, b, *, beta=1, alpha=1):
-    product = np.matmul(a, b)
+def addmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
+    product = np.matmul(a, b, dtype=_accumulating(out_dtype))
     if alpha != 1:
         product *= alpha
     if beta != 0:  # beta=0 ignores the bias, even its NaNs
         product += bias if beta == 1 else beta * bias
-    return product
+    return product.astype(out_dtype, copy=False)
 
 
 # --- views and copies -------------------------------------------------------
@@ -484,24 +496,27 @@ def _for_each(lowering):
     return foreach
 
 
-_FOREACH = [
-    (add, "add", ("List", "Scalar", "ScalarList", "Tensor")),
-    (sub, "sub", ("List", "Scalar", "ScalarList")),
-    (mul, "mul", ("List", "Scalar", "ScalarList", "Tensor")),
-    (div, "div", ("List", "Scalar", "ScalarList", "Tensor")),
-    (power, "pow", ("List", "Scalar", "ScalarList", "ScalarAndTensor")),
-    (maximum, "maximum", ("List", "Scalar", "ScalarList")),
-    (minimum, "minimum", ("List", "Scalar", "ScalarList")),
-    (lerp, "lerp", ("List", "Scalar", "ScalarList")),
-    (addcmul, "addcmul", ("Scalar", "ScalarList")),
-    (addcdiv, "addcdiv", ("Scalar", "ScalarList")),
-    (negative, "neg", ("default",)),
-    (exp, "exp", ("default",)),
-    (sqrt, "sqrt", ("default",)),
-    (absolute, "abs", ("default",)),
-    (reciprocal, "reciprocal", ("default",)),
-]
+def _register_foreach():
+    """Each foreach op the optimizers call, lowered through its one-tensor lowering."""
+    for lowering, name, overloads in [
+        (add, "add", ("List", "Scalar", "ScalarList", "Tensor")),
+        (sub, "sub", ("List", "Scalar", "ScalarList")),
+        (mul, "mul", ("List", "Scalar", "ScalarList", "Tensor")),
+        (div, "div", ("List", "Scalar", "ScalarList", "Tensor")),
+        (power, "pow", ("List", "Scalar", "ScalarList", "ScalarAndTensor")),
+        (maximum, "maximum", ("List", "Scalar", "ScalarList")),
+        (minimum, "minimum", ("List", "Scalar", "ScalarList")),
+        (lerp, "lerp", ("List", "Scalar", "ScalarList")),
+        (addcmul, "addcmul", ("Scalar", "ScalarList")),
+        (addcdiv, "addcdiv", ("Scalar", "ScalarList")),
+        (negative, "neg", ("default",)),
+        (exp, "exp", ("default",)),
+        (sqrt, "sqrt", ("default",)),
+        (absolute, "abs", ("default",)),
+        (reciprocal, "reciprocal", ("default",)),
+    ]:
+        packet = getattr(aten, f"_foreach_{name}")
+        lowers(*(getattr(packet, overload) for overload in overloads))(_for_each(lowering))
 
-for _lowering, _name, _overloads in _FOREACH:
-    _packet = getattr(aten, f"_foreach_{_name}")
-    lowers(*(getattr(_packet, overload) for overload in _overloads))(_for_each(_lowering))
+
+_register_foreach()

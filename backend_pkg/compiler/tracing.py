@@ -3,8 +3,8 @@
 Dynamo, AOTAutograd and Inductor trace with *fake* tensors: tensors with a
 device and metadata but no memory, whose ops run PyTorch's meta kernels. A
 Python backend whose tensors are a subclass (:class:`~backend_pkg.NpyTensor`)
-and whose kernels are Python meets three assumptions PyTorch makes of C++
-backends, each answered here:
+and whose kernels are Python meets assumptions PyTorch makes of C++
+backends; three are answered here:
 
 1. ``FakeTensor.__new__`` calls ``Tensor._make_subclass``, which detaches
    the meta tensor it wraps. A meta tensor made by a view of an npy fake
@@ -26,12 +26,18 @@ backends, each answered here:
    of an op on an NpyTensor fails there. npy defines no custom ops; the
    check (``torch._functorch.config.check_custom_op_aliasing``) is turned off.
 3. The compiled backward accepts a tangent whose class differs from the
-   traced one only through ``__coerce_same_metadata_as_tangent__``
-   (``process_runtime_tangent`` in the same file); an NpyTensor tangent is
-   exactly the plain tensor that was traced.
+   traced one only through its ``__coerce_same_metadata_as_tangent__``
+   (``process_runtime_tangent`` in the same file). An NpyTensor tangent is
+   exactly the plain tensor that was traced, so NpyTensor gets that method,
+   returning the tangent as it is.
 
-The device guard is the fourth, handled where it is defined
-(:mod:`backend_pkg.runtime`).
+The others are answered where they arise: Dynamo must not compile the
+Python functions C++ calls (:func:`backend_pkg.runtime.untraced`), and
+Inductor refuses npy graphs by name (:mod:`backend_pkg.compiler.inductor`).
+A real npy tensor made *during* tracing (``torch.tensor(data,
+device="npy")`` in a compiled function) still fails: fake tensors refuse
+tensor subclasses in several places (``_check_for_subclass_arg`` and the
+``type(...) is Tensor`` tests of ``FakeTensorMode.dispatch``).
 """
 
 import functools
