@@ -199,10 +199,11 @@ for name, microseconds in timings.items():
 # ----------------------------------
 # Without ``backend=``, ``torch.compile`` uses Inductor, which generates C++
 # kernels for the CPU and Triton kernels for GPUs. npy memory is host
-# memory, and Inductor's C++ kernels can compute on it (an experiment that
-# registers Inductor's CPU code generation for the npy device ran a small
-# forward pass correctly), but Inductor cannot be made to work for npy
-# from outside PyTorch:
+# memory, and Inductor's C++ kernels can compute on it: an experiment that
+# registered Inductor's CPU code generation for the npy device, with its
+# joint-graph passes switched off for the whole process, ran a small
+# forward pass correctly. But Inductor cannot be made to work for npy from
+# outside PyTorch:
 #
 # * before compiling, Inductor builds its pattern library on the input
 #   device, creating real tensors there under fake-tensor tracing

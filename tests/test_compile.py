@@ -229,6 +229,23 @@ def test_ops_without_a_lowering_run_eagerly(compiled_graphs):
     assert set(graph.lowered) == {"add.Tensor", "mul.Tensor"}
 
 
+def test_npy_kernels_run_eagerly_are_not_compiled_by_dynamo():
+    """``backward()`` after the graph break runs npy kernels, which C++ calls inside
+    the compiled function; Dynamo would otherwise compile each into graphs of its own."""
+    counters = torch._dynamo.utils.counters
+    counters.clear()
+    w = torch.ones(3, device="npy", requires_grad=True)
+
+    def step(w):
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    assert_same(torch.compile(step, backend="npy")(w), torch.tensor(3.0, device="npy"))
+    assert_same(w.grad, torch.full((3,), 2.0, device="npy"))
+    assert counters["stats"]["unique_graphs"] == 1
+
+
 def test_numpy_warnings_stay_silent_as_pytorch_is():
     a = torch.tensor([1.0, 0.0, -1.0], device="npy")
     divided_and_logged = torch.compile(lambda t: (t / 0, t.log()), backend="npy")

@@ -41,6 +41,9 @@ def install(library):
 
     The key keeps its C++ name, ``PrivateUse1``, whatever the backend is
     renamed to: renaming changes the device string, not the dispatch key.
+    Each kernel is marked :func:`~backend_pkg.runtime.untraced`: C++ calls it
+    during eager code inside a compiled function too, and Dynamo must run it,
+    not compile it.
     """
     for op, kernel in KERNELS.items():
         library.impl(op, untraced(kernel), "PrivateUse1")
