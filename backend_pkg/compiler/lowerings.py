@@ -16,6 +16,12 @@ PyTorch's CPU kernels do.
 Results may be views of their inputs wherever NumPy's are: the graphs are
 functional, so nothing writes through a view except ``copy_``, which
 writes into a graph input on purpose.
+
+The table covers the core ATen ops the ``npy`` backend's decompositions
+leave, and a few composite ones (``t``, ``threshold_backward``,
+``addcmul``...) that :func:`~backend_pkg.compiler.codegen.compile_graph`
+meets in graphs traced with fewer decompositions, or that the foreach
+lowerings reuse.
 """
 
 import numpy as np
@@ -291,7 +297,7 @@ def addmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
 # --- views and copies -------------------------------------------------------
 
 
-@lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+@lowers(aten.view.default, aten._unsafe_view.default)
 def view(a, size):
     return np.reshape(a, size)
 
