@@ -1,10 +1,11 @@
 """Turning PrivateUse1 into the npy device, once per process.
 
-Two steps, each safe to repeat: :func:`register_device` makes ``npy`` a
+Three steps, each safe to repeat: :func:`register_device` makes ``npy`` a
 device PyTorch knows, :func:`install_kernels` registers the npy kernels for
-it. ``import backend_pkg`` runs both, unless the environment variable
-``BACKEND_PKG_NO_SETUP=1`` asks it not to (for experiments that take the
-registration apart, as the tutorial does).
+it, and :func:`backend_pkg.compiler.install` prepares ``torch.compile`` for
+npy tensors. ``import backend_pkg`` runs all three, unless the environment
+variable ``BACKEND_PKG_NO_SETUP=1`` asks it not to (for experiments that
+take the registration apart, as the tutorial does).
 """
 
 import atexit
@@ -12,8 +13,8 @@ import atexit
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-from . import device, fallback, ops, serialization
-from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread
+from . import compiler, device, fallback, ops, serialization
+from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread, untraced
 from .tensor import DEVICE_NAME
 
 # Kernels stay registered while these Library objects live.
@@ -56,7 +57,7 @@ def install_kernels():
         _library = torch.library.Library("aten", "IMPL")
         ops.install(_library)
         _fallback_library = torch.library.Library("_", "IMPL")
-        _fallback_library.fallback(fallback.run_on_cpu, "PrivateUse1")
+        _fallback_library.fallback(untraced(fallback.run_on_cpu), "PrivateUse1")
 
 
 def uninstall_kernels():
@@ -71,3 +72,4 @@ def uninstall_kernels():
 def setup():
     register_device()
     install_kernels()
+    compiler.install()

@@ -55,6 +55,8 @@ def run_on_cpu(op, *args, **kwargs):
         _store_out(npy_out, cpu_out)
     written = _written_arguments(op, args, kwargs)
     returns = op._schema.returns
+    if not returns:  # an op that only checks, as _assert_async does
+        return None
     if len(returns) == 1:
         return _from_host(result, returns[0], written, args, kwargs)
     return tuple(_from_host(r, schema, written, args, kwargs) for r, schema in zip(result, returns))

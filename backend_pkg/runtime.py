@@ -10,6 +10,16 @@ PyTorch's C++ side reaches a backend through two interfaces, and
   The C++ side fixes the rest: one device (index 0), one default stream,
   events that complete at once. That matches this backend: NumPy computes
   synchronously on the host.
+
+C++ calls into Python at moments Python did not choose: these methods, the
+kernels and the fallback. When that happens while a function compiled by
+``torch.compile`` runs (the code Dynamo generates asks
+``torch.accelerator.current_stream()``, which asks the guard its device
+type; an eager ``loss.backward()`` after a graph break runs npy kernels),
+Dynamo takes the new frame for user code and compiles it: it warns that it
+cannot trace the guard's ``time.monotonic``, and traces the kernels' NumPy
+code into graphs of their own. :func:`untraced` marks each such function
+for Dynamo to run, never compile.
 """
 
 import time
@@ -20,24 +30,39 @@ from . import device
 
 QUIET_SECONDS = 0.02
 
+# What torch._dynamo.skip marks a function with, here for the frames it calls
+# too; importing Dynamo itself would add over a second to ``import backend_pkg``.
+_eval_frame = torch._C._dynamo.eval_frame
+_SKIP_RECURSIVELY = _eval_frame._FrameExecStrategy(_eval_frame._FrameAction.SKIP, _eval_frame._FrameAction.SKIP)
+
 # When C++ last called into the guard. The autograd engine runs npy backward
 # work on its own thread, which still calls the guard just after backward()
 # returns; see settle_autograd_thread.
 _last_guard_call = 0.0
 
 
+def untraced(function):
+    """Have Dynamo run ``function``'s frames, and the frames they call, without compiling them."""
+    _eval_frame.set_code_exec_strategy(function.__code__, _SKIP_RECURSIVELY)
+    return function
+
+
 class NpyHooks(torch._C._acc.PrivateUse1Hooks):
+    @untraced
     def is_built(self):
         return True
 
+    @untraced
     def is_available(self):
         return device.is_available()
 
+    @untraced
     def has_primary_context(self, device_index):
         return device_index in range(device.device_count())
 
 
 class NpyDeviceGuard(torch._C._acc.DeviceGuard):
+    @untraced
     def type_(self):
         global _last_guard_call
         _last_guard_call = time.monotonic()

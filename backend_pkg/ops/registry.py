@@ -16,6 +16,8 @@ Lookup order, for any aten op called on an npy tensor:
 
 import torch
 
+from ..runtime import untraced
+
 aten = torch.ops.aten
 
 KERNELS = {}
@@ -39,9 +41,12 @@ def install(library):
 
     The key keeps its C++ name, ``PrivateUse1``, whatever the backend is
     renamed to: renaming changes the device string, not the dispatch key.
+    Each kernel is marked :func:`~backend_pkg.runtime.untraced`: C++ calls it
+    during eager code inside a compiled function too, and Dynamo must run it,
+    not compile it.
     """
     for op, kernel in KERNELS.items():
-        library.impl(op, kernel, "PrivateUse1")
+        library.impl(op, untraced(kernel), "PrivateUse1")
 
 
 def registered_ops():

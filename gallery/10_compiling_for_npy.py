@@ -1,0 +1,258 @@
+"""
+Compiling for ``npy``
+=====================
+
+Run eagerly, every op on an ``npy`` tensor is a round trip between PyTorch's
+C++ dispatcher and Python: the dispatcher calls the Python kernel, the
+kernel unwraps its operands into NumPy arrays, runs one NumPy function and
+wraps the result into a new tensor. ``torch.compile`` removes most of that.
+Dynamo captures a whole function as a graph, and the package's ``npy``
+backend turns each graph into one Python function that unwraps the inputs
+once, calls NumPy directly on arrays from op to op, and wraps the outputs
+once: one host round trip per graph instead of one per op.
+
+This page registers nothing itself: it uses the backend as ``import
+backend_pkg`` sets it up, and shows its code, its generated code, its
+results against eager ones, and its speed.
+"""
+
+# %%
+# The backend, found by name
+# --------------------------
+# A ``torch.compile`` backend is a function from a Dynamo graph and example
+# inputs to a callable. The package declares its backend as an entry point
+# in the ``torch_dynamo_backends`` group, where Dynamo looks names up; so
+# ``torch.compile(fn, backend="npy")`` finds it without ``import
+# backend_pkg`` importing Dynamo, which would add over a second to every
+# import. This is the entry point as installed:
+
+import functools
+import importlib.metadata
+import inspect
+import timeit
+
+import torch
+
+import backend_pkg
+from backend_pkg.compiler import dynamo_backend, inductor, lowerings
+
+(entry_point,) = importlib.metadata.entry_points(group="torch_dynamo_backends", name="npy")
+print(entry_point.value)
+print("npy" in torch._dynamo.list_backends())
+
+# %%
+# and this is the backend. AOTAutograd traces the Dynamo graph down to aten
+# ops, decomposes composite ops into PyTorch's core set, and splits it into
+# a forward and a backward graph; ``compile_graph`` turns each into NumPy code.
+
+print(inspect.getsource(dynamo_backend.npy_backend))
+
+# %%
+# Eager and compiled agree
+# ------------------------
+# A small multilayer perceptron, 32 -> 64 -> 10, on a batch of 64. Its
+# compiled forward pass gives the eager result: same device, dtype, shape
+# and values. Passing ``on_compiled`` to the backend collects the graphs it
+# generates, to look at below.
+
+torch.manual_seed(0)
+model_cpu = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+model.load_state_dict(model_cpu.state_dict())
+model = model.to("npy")
+x_cpu = torch.randn(64, 32)
+x = x_cpu.to("npy")
+
+graphs = []
+compiled_model = torch.compile(model, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append))
+with torch.no_grad():
+    compiled_out = compiled_model(x)
+    eager_out = model(x)
+torch.testing.assert_close(compiled_out, eager_out)
+print(type(compiled_out).__name__, compiled_out.device, compiled_out.dtype, tuple(compiled_out.shape))
+
+# %%
+# The generated code
+# ------------------
+# Without gradients, AOTAutograd hands over one graph. This is the Python
+# function generated for it (``GraphModule.code``): the five inputs are
+# unwrapped once, the linear layers are ``addmm`` on arrays (the weights
+# transposed as NumPy views), and the one output is wrapped at the end. A
+# single ``np.errstate`` around the call keeps NumPy as quiet about
+# overflow and division by zero as PyTorch is.
+
+(forward_graph,) = graphs
+print(forward_graph.code)
+
+# %%
+# Each lowering is a NumPy function registered for aten overloads with one
+# decorator, into one table; ``relu`` receives the dtype PyTorch gives the
+# result, because NumPy's promotion rules are not PyTorch's:
+
+print(inspect.getsource(lowerings.relu))
+print(len(lowerings.LOWERINGS), "aten overloads lower to NumPy")
+
+# %%
+# Lowered, or run eagerly
+# -----------------------
+# An op without a lowering still runs, correctly: the generated code calls
+# the aten op itself on npy tensors made around the arrays, which is eager
+# speed for that op only. ``cumsum`` and ``erf`` have npy kernels but no
+# lowering:
+
+
+def smooth_scores(t):
+    return torch.cumsum(t, dim=1).erf() * 0.5 + 1
+
+
+graphs.clear()
+compiled_scores = torch.compile(smooth_scores, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append))
+torch.testing.assert_close(compiled_scores(eager_out), smooth_scores(eager_out))
+print("lowered:", dict(graphs[0].lowered))
+print("eager:  ", dict(graphs[0].eager))
+
+# %%
+# A training step, compiled whole: forward pass, cross-entropy, backward
+# pass and the SGD update. ``loss.backward()`` is a graph break; the
+# backward graph runs as one autograd node. Every op of the forward, the
+# backward and the optimizer graphs is lowered:
+
+
+def train_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+y_cpu = torch.randint(0, 10, (64,))
+y = y_cpu.to("npy")
+graphs.clear()
+compiled_step = torch.compile(train_step, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+compiled_step(model, optimizer, x, y)
+for graph in graphs:
+    print(sum(graph.lowered.values()), "ops lowered,", sum(graph.eager.values()), "run eagerly")
+
+# %%
+# The same steps run eagerly on npy and on CPU, from the same weights, end
+# with the same weights:
+
+weights = {name: p.detach().cpu() for name, p in model.named_parameters()}
+eager_model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+eager_model.load_state_dict(weights)
+eager_model = eager_model.to("npy")
+cpu_model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+cpu_model.load_state_dict(weights)
+runs = [
+    (compiled_step, model, x, y),
+    (train_step, eager_model, x, y),
+    (train_step, cpu_model, x_cpu, y_cpu),
+]
+for step, net, inputs, targets in runs:
+    sgd = torch.optim.SGD(net.parameters(), lr=0.01)
+    for _ in range(3):
+        step(net, sgd, inputs, targets)
+for p, q, r in zip(model.parameters(), eager_model.parameters(), cpu_model.parameters()):
+    torch.testing.assert_close(p.detach().cpu(), q.detach().cpu())
+    torch.testing.assert_close(p.detach().cpu(), r.detach())
+print("compiled npy, eager npy and eager CPU weights agree")
+
+# %%
+# How much faster
+# ---------------
+# Per call, the best of five repeats, measured when this page was built.
+# Compiled code still pays Dynamo's guard checks and AOTAutograd's wrappers
+# on every call, and one unwrap per input and one wrap per output; the
+# NumPy work itself is a few microseconds per op at these sizes.
+
+
+def per_call(fn, number):
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
+
+
+def forward(net, inputs):
+    with torch.no_grad():
+        return net(inputs)
+
+
+timings = {
+    "forward, eager npy": per_call(lambda: forward(model, x), 300),
+    "forward, compiled npy": per_call(lambda: forward(compiled_model, x), 300),
+    "forward, eager CPU": per_call(lambda: forward(model_cpu, x_cpu), 300),
+}
+sgd = torch.optim.SGD(model.parameters(), lr=0.01)
+cpu_sgd = torch.optim.SGD(model_cpu.parameters(), lr=0.01)
+timings.update(
+    {
+        "training step, eager npy": per_call(lambda: train_step(model, sgd, x, y), 100),
+        "training step, compiled npy": per_call(lambda: compiled_step(model, sgd, x, y), 100),
+        "training step, eager CPU": per_call(lambda: train_step(model_cpu, cpu_sgd, x_cpu, y_cpu), 100),
+    }
+)
+for name, microseconds in timings.items():
+    print(f"{name:29} {microseconds:8.0f} us")
+
+# %%
+# The default, ``torch.compile(fn)``
+# ----------------------------------
+# Without ``backend=``, ``torch.compile`` uses Inductor, which generates C++
+# kernels for the CPU and Triton kernels for GPUs. npy memory is host
+# memory, and Inductor's C++ kernels can compute on it: an experiment that
+# registered Inductor's CPU code generation for the npy device, with its
+# joint-graph passes switched off for the whole process, ran a small
+# forward pass correctly. But Inductor cannot be made to work for npy from
+# outside PyTorch:
+#
+# * before compiling, Inductor builds its pattern library on the input
+#   device, creating real tensors there under fake-tensor tracing
+#   (``_get_sfdp_patterns`` in ``torch/_inductor/fx_passes/fuse_attention.py``);
+#   an npy tensor is an ``NpyTensor``, and fake tensors refuse every tensor
+#   subclass (``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``);
+# * Inductor chooses its CPU code paths by ``device.type == "cpu"`` rather
+#   than by the code generation registered for a device
+#   (``PythonWrapperCodegen._generate_kernel_call_helper`` in
+#   ``torch/_inductor/codegen/wrapper.py``; ``BaseSchedulerNode.is_cpu`` in
+#   ``torch/_inductor/scheduler.py``).
+#
+# So ``import backend_pkg`` makes Inductor refuse npy inputs at once, with a
+# message that names the backend that works:
+
+try:
+    torch.compile(smooth_scores)(eager_out)
+except Exception as error:  # Dynamo wraps it as BackendCompilerFailed
+    print(str(error).splitlines()[1])
+    assert inductor.MESSAGE in str(error)
+
+# %%
+# Two more limits
+# ---------------
+# Compiled code keeps the eager limits
+# (:ref:`sphx_glr_auto_examples_08_limitations.py`) and adds two. First,
+# ``torch.tensor(data, device="npy")`` inside a compiled function makes a
+# real npy tensor during fake-tensor tracing, which fails for the same
+# reason as Inductor's patterns. Making the tensor on the CPU and moving it
+# works:
+
+
+def scaled(t):
+    return t * torch.tensor([2.0, 3.0]).to(t.device)
+
+
+pair = torch.tensor([1.0, -1.0], device="npy")
+torch.testing.assert_close(torch.compile(scaled, backend="npy")(pair), scaled(pair))
+print(torch.compile(scaled, backend="npy")(pair))
+
+# %%
+# Second, a comparison operator applied to an input and returned as it is
+# fails inside Dynamo, whatever the backend: Dynamo mishandles the result
+# for any tensor subclass that disables ``__torch_function__``, as
+# ``NpyTensor`` does (a two-line CPU subclass shows the same ``NameError``).
+# The function form of the comparison works:
+
+try:
+    torch.compile(lambda t: t >= 0, backend="npy")(pair)
+except NameError as error:
+    print("NameError:", error)
+print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))
