@@ -16,8 +16,8 @@ What is measured
 * ``mlp``: a small MLP, one forward (under ``torch.no_grad()``) and one
   training step (forward, cross-entropy, backward, SGD step, zero_grad),
   eager on ``npy``, compiled with ``torch.compile(model, backend="npy")``
-  and eager on CPU. Without a registered ``npy`` compile backend the compiled
-  rows hold no number, only the reason.
+  and eager on CPU. Without a registered ``npy`` compile backend, or when
+  it fails on the MLP, the compiled rows hold no number, only the reason.
 
 The floor
 ---------
@@ -41,8 +41,8 @@ can run. The true minimum and the median are recorded beside it. Rows
 compared with each other take turns (:attr:`Settings.rounds`), so a slow
 spell of the machine cannot fall on one of them alone; within a turn a row
 runs a few repeats in a row, so that the first, which may still share the
-cores with the previous row's idling BLAS or OpenMP threads, is not the
-only chance.
+cores with the previous row's still-spinning BLAS or OpenMP threads, is
+not its only chance.
 """
 
 import argparse
