@@ -353,6 +353,8 @@ def describe_cases():
 
 
 def run(settings, quick, progress=print):
+    # Other work on the machine slows every row: the reader of the numbers should know of it.
+    load_at_start = round(os.getloadavg()[0], 2)
     start = time.perf_counter()
     with warnings.catch_warnings():
         # The CPU fallback warns once per op; which ops fall back is the Op coverage page's story.
@@ -372,7 +374,8 @@ def run(settings, quick, progress=print):
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "quick": quick,
         "versions": {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__},
-        "machine": {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "torch_threads": torch.get_num_threads()},
+        "machine": {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "torch_threads": torch.get_num_threads(),
+                    "load_average_at_start": load_at_start},
         "settings": {**asdict(settings), "outlier_share": OUTLIER_SHARE},
         "cases": describe_cases(),
         "timings_us": timings,

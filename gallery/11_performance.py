@@ -17,7 +17,9 @@ that file. They describe the machine and the code of the last
 # Each number is the time of one call in microseconds: the fastest of many
 # short repeats (noise only ever adds time), passing over the fastest one in
 # twenty, which on a virtual machine can be a trick of the clock. The file
-# also records the median of the repeats and the machine it ran on.
+# also records the median of the repeats and the machine it ran on, with
+# its load average when the run began: other work on the machine slows
+# every row, and rows that use all cores most.
 
 import json
 from pathlib import Path
@@ -48,7 +50,8 @@ results = json.loads(benchmarks_json().read_text())
 timings = results["timings_us"]
 machine, versions = results["machine"], results["versions"]
 print(f"measured {results['date']} with torch {versions['torch']} and NumPy {versions['numpy']}")
-print(f"on {machine['cpu_count']} CPUs ({machine['cpu_model']}), torch using {machine['torch_threads']} threads")
+print(f"on {machine['cpu_count']} CPUs ({machine['cpu_model']}), torch using {machine['torch_threads']} threads,"
+      f" load average {machine['load_average_at_start']} at the start")
 
 LABELS = {
     "npy": "npy",
