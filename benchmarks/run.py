@@ -77,7 +77,7 @@ class Settings:
     warmup: int  # untimed calls before calibrating (the first compiled call compiles)
 
 
-FULL = Settings(rounds=20, repeat=5, seconds=0.01, warmup=5)
+FULL = Settings(rounds=30, repeat=5, seconds=0.01, warmup=5)
 QUICK = Settings(rounds=1, repeat=2, seconds=0.001, warmup=1)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
