@@ -39,10 +39,11 @@ fastest one in :data:`OUTLIER_SHARE` is passed over: on a virtual machine
 the clock now and then makes a repeat look up to twice as fast as the code
 can run. The true minimum and the median are recorded beside it. Rows
 compared with each other take turns (:attr:`Settings.rounds`), so a slow
-spell of the machine cannot fall on one of them alone; within a turn a row
-runs a few repeats in a row, so that the first, which may still share the
-cores with the previous row's still-spinning BLAS or OpenMP threads, is
-not its only chance.
+spell of the machine cannot fall on one of them alone. Within a turn a row
+runs :attr:`Settings.repeat` repeats in a row: for a while after a NumPy
+matmul its BLAS threads keep spinning, and a PyTorch CPU op that starts
+then shares the two cores with them (measured here: a CPU matmul's median
+doubled with 5 repeats a turn, and stayed put with 15).
 """
 
 import argparse
@@ -77,7 +78,7 @@ class Settings:
     warmup: int  # untimed calls before calibrating (the first compiled call compiles)
 
 
-FULL = Settings(rounds=30, repeat=5, seconds=0.01, warmup=5)
+FULL = Settings(rounds=10, repeat=15, seconds=0.01, warmup=5)
 QUICK = Settings(rounds=1, repeat=2, seconds=0.001, warmup=1)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
