@@ -14,7 +14,7 @@ INDEX_URL ?=
 CHECK_VENV := .venv-torch-check
 CHECK_TESTS := tests/test_snippets.py tests/test_api_names.py tests/test_docs.py
 
-.PHONY: setup html html-noplot test coverage check-torch clean
+.PHONY: setup html html-noplot test coverage bench check-torch clean
 
 setup: $(READY)
 
@@ -39,6 +39,10 @@ test: $(READY)
 # Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples.
 coverage: $(READY)
 	$(BIN)/python tools/op_coverage.py
+
+# Rewrite source/benchmarks.json: npy against CPU eager, NumPy and the dispatcher floor (one to two minutes).
+bench: $(READY)
+	$(BIN)/python benchmarks/run.py
 
 check-torch:
 	rm -rf $(CHECK_VENV)

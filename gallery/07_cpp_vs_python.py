@@ -5,8 +5,9 @@ C++ vs Python, side by side
 The same backend pieces, registered from C++ (as PyTorch's reference
 out-of-tree backend, ``torch_openreg``, does) and from Python (as
 ``backend_pkg`` does). The C++ snippets are quoted from ``torch_openreg``
-and are not compiled here; every Python snippet is the package's own code,
-and the numbers below are measured when this page is built.
+and are not compiled here; every Python snippet is the package's own code.
+The rows below are checked when this page is built; the per-op costs are
+read from what ``make bench`` measured last.
 """
 
 # %%
@@ -81,7 +82,7 @@ and the numbers below are measured when this page is built.
 #      - none: ``pip install`` a pure-Python package
 #    * - Per-op cost
 #      - a C++ call
-#      - a Python function call per op (measured below)
+#      - a Python function call per op (measured by ``make bench``, below)
 #    * - Devices
 #      - as many as the guard reports
 #      - one: the Python guard's C++ side reports a count of 1
@@ -92,33 +93,42 @@ and the numbers below are measured when this page is built.
 #      - public, documented
 #      - private and experimental (``_setup_…``, ``torch._C._acc``)
 
-import timeit
+import json
 from pathlib import Path
 
 import torch
 
 import backend_pkg
 
-
-def microseconds(fn, number=2000):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
+BENCHMARKS = Path("source", "benchmarks.json")
 
 
-small_cpu = torch.ones(4)
-small_npy = small_cpu.to("npy")
-print(f"add, 4 elements:   cpu {microseconds(lambda: small_cpu + small_cpu):6.1f} µs"
-      f" | npy {microseconds(lambda: small_npy + small_npy):6.1f} µs")
-big_cpu = torch.ones(1_000_000)
-big_npy = big_cpu.to("npy")
-big_array = backend_pkg.unwrap(big_npy)
-print(f"add, 1e6 elements: cpu {microseconds(lambda: big_cpu + big_cpu, 50):6.1f} µs"
-      f" | npy {microseconds(lambda: big_npy + big_npy, 50):6.1f} µs"
-      f" | NumPy alone {microseconds(lambda: big_array + big_array, 50):6.1f} µs")
+def benchmarks_json():
+    """``source/benchmarks.json``, looked for in the folders above this script.
+
+    sphinx-gallery runs the script from ``gallery/``, a reader perhaps from the
+    repository root; a notebook has no ``__file__``, so it looks from the
+    checkout ``backend_pkg`` is installed from.
+    """
+    start = Path(globals().get("__file__", backend_pkg.__file__)).resolve()
+    for folder in start.parents:
+        if (folder / BENCHMARKS).is_file():
+            return folder / BENCHMARKS
+    raise FileNotFoundError(f"no {BENCHMARKS} above {start}: run `make bench` in a clone of the repository")
+
+
+timings = json.loads(benchmarks_json().read_text())["timings_us"]
+small, large = timings["small"]["add"], timings["large"]["add"]
+print(f"add, 4 elements:   cpu {small['cpu']['us']:7.1f} µs | npy {small['npy']['us']:7.1f} µs")
+print(f"add, 1e6 elements: cpu {large['cpu']['us']:7.1f} µs | npy {large['npy']['us']:7.1f} µs"
+      f" | NumPy alone {large['numpy']['us']:7.1f} µs")
+print(f"({BENCHMARKS}, make bench)")
 
 # %%
 # The per-op cost is a fixed overhead: it dominates tiny tensors, while on
-# large ones ``npy`` costs about what NumPy's own arithmetic costs (which
-# may differ from PyTorch's CPU kernels either way).
+# large ones most of the time goes to NumPy's own arithmetic (which may be
+# faster or slower than PyTorch's CPU kernels).
+# :ref:`sphx_glr_auto_examples_11_performance.py` has every measurement.
 #
 # The other rows, checked:
 

@@ -12,7 +12,9 @@ running it, with what ``backend_pkg`` does about it.
 # The C++ side of ``torch._C._acc.DeviceGuard`` reports exactly one device.
 # ``backend_pkg`` says so too, and refuses any other index by name:
 
+import json
 import timeit
+from pathlib import Path
 
 import torch
 
@@ -62,7 +64,34 @@ print(f"torch add on CPU:   {microseconds(lambda: cpu + cpu):6.1f} µs")
 # %%
 # The rest is the dispatcher's round trip into Python and the kernel's own
 # argument handling. Large tensors hide it; loops over tiny tensors do not.
-#
+# ``make bench`` measures that round trip on its own, as the *no-op floor*:
+# the same ``add`` with the npy kernel replaced by a Python function that
+# returns its input. What it measured last
+# (:ref:`sphx_glr_auto_examples_11_performance.py` has the rest):
+
+BENCHMARKS = Path("source", "benchmarks.json")
+
+
+def benchmarks_json():
+    """``source/benchmarks.json``, looked for in the folders above this script.
+
+    sphinx-gallery runs the script from ``gallery/``, a reader perhaps from the
+    repository root; a notebook has no ``__file__``, so it looks from the
+    checkout ``backend_pkg`` is installed from.
+    """
+    start = Path(globals().get("__file__", backend_pkg.__file__)).resolve()
+    for folder in start.parents:
+        if (folder / BENCHMARKS).is_file():
+            return folder / BENCHMARKS
+    raise FileNotFoundError(f"no {BENCHMARKS} above {start}: run `make bench` in a clone of the repository")
+
+
+add = json.loads(benchmarks_json().read_text())["timings_us"]["small"]["add"]
+print(f"a small add costs {add['npy']['us']:.1f} µs on npy vs {add['cpu']['us']:.1f} µs on CPU;"
+      f" the no-op floor is {add['floor']['us']:.1f} µs, NumPy's add alone {add['numpy']['us']:.1f} µs"
+      f" ({BENCHMARKS}, make bench)")
+
+# %%
 # An experimental, private API
 # ----------------------------
 # Both entry points start with an underscore, and the setup function says

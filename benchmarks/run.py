@@ -1,0 +1,432 @@
+"""How fast the npy device is, side by side with CPU eager, NumPy and the dispatcher floor.
+
+Run ``make bench`` (or ``.venv/bin/python benchmarks/run.py``) to measure and
+rewrite ``source/benchmarks.json``, which the Performance gallery page plots
+and other pages quote. The file is generated: never edit it by hand.
+``--quick`` runs every row with tiny iteration counts (seconds, not
+minutes), for the tests; its numbers are too rough to commit.
+
+What is measured
+----------------
+* ``small``: one op on tiny float32 tensors, written as users write it
+  (``a + b``), on ``npy``, on CPU eager, on plain NumPy arrays, and the
+  *floor* (below);
+* ``large``: a 1024x1024 matmul and 1e6-element ``add`` and ``mul``, on
+  ``npy``, NumPy and CPU;
+* ``mlp``: a small MLP, one forward (under ``torch.no_grad()``) and one
+  training step (forward, cross-entropy, backward, SGD step, zero_grad),
+  eager on ``npy``, compiled with ``torch.compile(model, backend="npy")``
+  and eager on CPU. Without a registered ``npy`` compile backend, or when
+  it fails on the MLP, the compiled rows hold no number, only the reason.
+
+The floor
+---------
+The cost of the dispatcher plus a Python kernel with an empty body. It is
+measured in a subprocess (``--floor``) that imports ``backend_pkg`` as usual,
+then replaces the PrivateUse1 kernel of exactly the aten overload each small
+op reaches (``aten::add.Tensor``, ``aten::mul.Tensor``, ``aten::mm``) with a
+Python function returning its first input, and times the same expression.
+A subprocess, because the replaced kernels must never serve the other rows.
+
+How it times
+------------
+Every row is timed with :mod:`timeit` (the expression compiled into the
+loop, garbage collection off): a few untimed warm-up calls, then enough
+calls per repeat that one repeat lasts :attr:`Settings.seconds`, then many
+short repeats. Noise on a shared machine only ever adds time, so the row
+reports (``us``, microseconds per call) the fastest repeat, except that the
+fastest one in :data:`OUTLIER_SHARE` is passed over: on a virtual machine
+the clock now and then makes a repeat look up to twice as fast as the code
+can run. The true minimum and the median are recorded beside it. Rows
+compared with each other take turns (:attr:`Settings.rounds`), so a slow
+spell of the machine cannot fall on one of them alone. Within a turn a row
+runs :attr:`Settings.repeat` repeats in a row: for a while after a NumPy
+matmul its BLAS threads keep spinning, and a PyTorch CPU op that starts
+then shares the two cores with them (measured here: a CPU matmul's median
+doubled with 5 repeats a turn, and stayed put with 15).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import backend_pkg
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTPUT = ROOT / "source" / "benchmarks.json"
+
+
+@dataclass(frozen=True)
+class Settings:
+    rounds: int  # rows compared with each other take this many turns
+    repeat: int  # timed repeats per row and turn
+    seconds: float  # the least time one repeat lasts; calls per repeat are calibrated to it
+    warmup: int  # untimed calls before calibrating (the first compiled call compiles)
+
+
+FULL = Settings(rounds=10, repeat=15, seconds=0.01, warmup=5)
+QUICK = Settings(rounds=1, repeat=2, seconds=0.001, warmup=1)
+# A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
+# now and then makes a repeat look up to twice as fast as the code can run.
+OUTLIER_SHARE = 20
+
+
+@dataclass(frozen=True)
+class Case:
+    expression: str  # timed as written, with ``a`` and ``b`` bound to the operands
+    shape: tuple
+    aten: str = ""  # the overload the expression reaches on npy: the kernel the floor replaces
+
+
+SMALL = {
+    "add": Case("a + b", (4,), "add.Tensor"),
+    "mul": Case("a * b", (4,), "mul.Tensor"),
+    "matmul": Case("a @ b", (4, 4), "mm"),
+}
+LARGE = {
+    "matmul": Case("a @ b", (1024, 1024)),
+    "add": Case("a + b", (1_000_000,)),
+    "mul": Case("a * b", (1_000_000,)),
+}
+# The same CPU operands, as each implementation holds them.
+OPERANDS = {
+    "npy": lambda tensor: tensor.to(backend_pkg.DEVICE_NAME),
+    "cpu": lambda tensor: tensor,
+    "numpy": lambda tensor: tensor.numpy(),
+}
+
+MLP_BATCH = 64
+MLP_VARIANTS = ("npy_eager", "npy_compiled", "cpu_eager")
+MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
+
+
+@dataclass(frozen=True)
+class Ratio:
+    description: str
+    numerator: str  # a timing row, "group.case.implementation"
+    denominator: tuple  # timing rows, summed
+    target: float  # the ratio passes at or below it
+
+    def formula(self):
+        total = " + ".join(self.denominator)
+        return f"{self.numerator} / ({total})" if len(self.denominator) > 1 else f"{self.numerator} / {total}"
+
+
+RATIOS = {
+    "small_add_npy_vs_cpu": Ratio("small add: npy / CPU eager", "small.add.npy", ("small.add.cpu",), 2.5),
+    "small_add_npy_vs_floor_plus_numpy": Ratio(
+        "small add: npy / (no-op floor + NumPy add)", "small.add.npy", ("small.add.floor", "small.add.numpy"), 1.5
+    ),
+    "large_matmul_npy_vs_numpy": Ratio(
+        "1024x1024 matmul: npy / NumPy", "large.matmul.npy", ("large.matmul.numpy",), 1.1
+    ),
+    "mlp_forward_compiled_npy_vs_cpu": Ratio(
+        "MLP forward: compiled npy / CPU eager", "mlp.forward.npy_compiled", ("mlp.forward.cpu_eager",), 1.0
+    ),
+    "mlp_train_step_compiled_npy_vs_cpu": Ratio(
+        "MLP training step: compiled npy / CPU eager", "mlp.train_step.npy_compiled", ("mlp.train_step.cpu_eager",), 1.5
+    ),
+}
+
+
+# Timing.
+
+def as_timer(work, bindings=None):
+    """A :class:`timeit.Timer` of an expression string (with ``bindings``) or of a callable."""
+    return timeit.Timer(work, globals=bindings) if isinstance(work, str) else timeit.Timer(work)
+
+
+def calls_per_repeat(timer, seconds):
+    """The smallest power of two of calls that lasts ``seconds``."""
+    number = 1
+    while timer.timeit(number) < seconds:
+        number *= 2
+    return number
+
+
+def timing_row(per_call_us, number):
+    fastest_first = sorted(per_call_us)
+    return {
+        "us": round(fastest_first[len(fastest_first) // OUTLIER_SHARE], 3),
+        "min_us": round(fastest_first[0], 3),
+        "median_us": round(statistics.median(fastest_first), 3),
+        "calls_per_repeat": number,
+        "repeats": len(per_call_us),
+        "unavailable": None,
+    }
+
+
+def unavailable_row(reason):
+    return {"us": None, "min_us": None, "median_us": None, "calls_per_repeat": 0, "repeats": 0, "unavailable": reason}
+
+
+def measure(works, settings):
+    """Time each of ``works`` (name -> Timer), taking turns round by round; name -> timing row."""
+    numbers = {}
+    for name, timer in works.items():
+        timer.timeit(settings.warmup)
+        numbers[name] = calls_per_repeat(timer, settings.seconds)
+    per_call_us = {name: [] for name in works}
+    for _ in range(settings.rounds):
+        for name, timer in works.items():
+            for _ in range(settings.repeat):
+                per_call_us[name].append(timer.timeit(numbers[name]) / numbers[name] * 1e6)
+    return {name: timing_row(per_call_us[name], numbers[name]) for name in works}
+
+
+# What is timed.
+
+def cpu_operands(shape):
+    generator = torch.Generator().manual_seed(0)
+    return torch.randn(shape, generator=generator), torch.randn(shape, generator=generator)
+
+
+def operand_bindings(case, implementation):
+    a, b = cpu_operands(case.shape)
+    convert = OPERANDS[implementation]
+    return {"a": convert(a), "b": convert(b)}
+
+
+def measure_cases(cases, settings):
+    """Each case on every implementation of :data:`OPERANDS`: case -> implementation -> row."""
+    return {
+        name: measure(
+            {implementation: as_timer(case.expression, operand_bindings(case, implementation))
+             for implementation in OPERANDS},
+            settings,
+        )
+        for name, case in cases.items()
+    }
+
+
+def return_first_input(*args, **kwargs):
+    """The no-op kernel: no NumPy, no new tensor."""
+    return args[0]
+
+
+def replace_npy_kernels_with_noop(overloads):
+    """Make :func:`return_first_input` the PrivateUse1 kernel of each aten overload, for this process.
+
+    The returned library holds the registrations: keep it alive while timing.
+    """
+    library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        # Replacing a registered kernel is the point here, not an accident to warn about.
+        warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel")
+        for overload in overloads:
+            library.impl(overload, return_first_input, "PrivateUse1")
+    return library
+
+
+def measure_floor(settings):
+    """The small ops with their npy kernels replaced by no-ops: case -> row. Run only in a subprocess."""
+    bindings = {name: operand_bindings(case, "npy") for name, case in SMALL.items()}  # before the swap
+    library = replace_npy_kernels_with_noop(case.aten for case in SMALL.values())
+    for name, case in SMALL.items():
+        if eval(case.expression, dict(bindings[name])) is not bindings[name]["a"]:
+            raise RuntimeError(f"the no-op kernel of aten::{case.aten} did not run for {case.expression!r}")
+    rows = measure({name: as_timer(SMALL[name].expression, bindings[name]) for name in SMALL}, settings)
+    del library
+    return rows
+
+
+def floor_in_subprocess(quick):
+    command = [sys.executable, str(Path(__file__).resolve()), "--floor", *(["--quick"] if quick else [])]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode:
+        raise RuntimeError(f"measuring the floor failed:\n{result.stderr}")
+    return json.loads(result.stdout)
+
+
+def make_mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+
+
+def npy_compiled_works():
+    """The MLP works compiled with ``torch.compile(model, backend="npy")``, or None and why not."""
+    # exclude_tags=(): a backend tagged "experimental" is registered all the same.
+    if backend_pkg.DEVICE_NAME not in torch._dynamo.list_backends(exclude_tags=()):
+        return None, 'no torch.compile backend named "npy" is registered (not in torch._dynamo.list_backends())'
+    works = mlp_works(backend_pkg.DEVICE_NAME, compiled=True)
+    try:
+        for work in works.values():
+            work()  # the first call compiles
+    except Exception as error:  # noqa: BLE001  (a backend that cannot compile the MLP yet is a row's reason)
+        message = " ".join(f"{type(error).__name__}: {error}".split())
+        return None, f'torch.compile(model, backend="npy") failed: {message[:MESSAGE_LIMIT]}'
+    return works, None
+
+
+def mlp_works(device, compiled=False):
+    """The forward and the training step of a fresh MLP on ``device``, as callables."""
+    model = make_mlp().to(device)
+    run = torch.compile(model, backend=backend_pkg.DEVICE_NAME) if compiled else model
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(MLP_BATCH, 32, generator=generator).to(device)
+    y = torch.randint(0, 10, (MLP_BATCH,), generator=generator).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def forward():
+        with torch.no_grad():
+            return run(x)
+
+    def train_step():
+        F.cross_entropy(run(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    return {"forward": forward, "train_step": train_step}
+
+
+def measure_mlp(settings):
+    """forward and train_step -> variant -> row; compiled rows that cannot run say why."""
+    works = {"npy_eager": mlp_works(backend_pkg.DEVICE_NAME), "cpu_eager": mlp_works("cpu")}
+    compiled, reason = npy_compiled_works()
+    if compiled:
+        works["npy_compiled"] = compiled
+    results = {}
+    for step in ("forward", "train_step"):
+        rows = measure({variant: as_timer(works[variant][step]) for variant in works}, settings)
+        results[step] = {variant: rows.get(variant) or unavailable_row(reason) for variant in MLP_VARIANTS}
+    return results
+
+
+# Results.
+
+def row_at(timings, path):
+    group, case, implementation = path.split(".")
+    return timings[group][case][implementation]
+
+
+def evaluate(ratio, timings):
+    numerator = row_at(timings, ratio.numerator)
+    denominator = [row_at(timings, path) for path in ratio.denominator]
+    result = {"description": ratio.description, "formula": ratio.formula(), "target": ratio.target}
+    missing = [row["unavailable"] for row in (numerator, *denominator) if row["us"] is None]
+    if missing:
+        return {**result, "value": None, "status": "unavailable", "reason": missing[0]}
+    value = numerator["us"] / sum(row["us"] for row in denominator)
+    return {**result, "value": round(value, 3), "status": "PASS" if value <= ratio.target else "FAIL",
+            "reason": None}
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def describe_cases():
+    def small_or_large(case):
+        described = {"expression": case.expression, "shape": list(case.shape), "dtype": "float32"}
+        return {**described, "floor_replaces": f"aten::{case.aten}"} if case.aten else described
+
+    return {
+        "small": {name: small_or_large(case) for name, case in SMALL.items()},
+        "large": {name: small_or_large(case) for name, case in LARGE.items()},
+        "mlp": {
+            "model": "Linear(32, 64), ReLU, Linear(64, 10), float32",
+            "batch": MLP_BATCH,
+            "forward": "model(x) under torch.no_grad()",
+            "train_step": "cross_entropy(model(x), y).backward(); SGD step; zero_grad()",
+            "compiled": 'torch.compile(model, backend="npy")',
+        },
+    }
+
+
+def run(settings, quick, progress=print):
+    # Other work on the machine slows every row: the reader of the numbers should know of it.
+    load_at_start = round(os.getloadavg()[0], 2)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        # The CPU fallback warns once per op; which ops fall back is the Op coverage page's story.
+        warnings.filterwarnings("ignore", message="npy device")
+        progress("small ops: npy, CPU, NumPy")
+        small = measure_cases(SMALL, settings)
+        progress("small ops: the no-op floor, in a subprocess")
+        for name, row in floor_in_subprocess(quick).items():
+            small[name]["floor"] = row
+        progress("large ops: npy, CPU, NumPy")
+        large = measure_cases(LARGE, settings)
+        progress("MLP: npy eager, npy compiled, CPU eager")
+        mlp = measure_mlp(settings)
+    timings = {"small": small, "large": large, "mlp": mlp}
+    return {
+        "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "quick": quick,
+        "versions": {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__},
+        "machine": {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "torch_threads": torch.get_num_threads(),
+                    "load_average_at_start": load_at_start},
+        "settings": {**asdict(settings), "outlier_share": OUTLIER_SHARE},
+        "cases": describe_cases(),
+        "timings_us": timings,
+        "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()},
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+
+
+def format_us(value):
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def report(data):
+    """The timings and the ratio table, as text."""
+    lines = []
+    for group, cases in data["timings_us"].items():
+        implementations = list(next(iter(cases.values())))
+        lines.append(f"\n{group} (µs per call, {data['settings']['rounds'] * data['settings']['repeat']} repeats)")
+        lines.append(f"  {'':12}" + "".join(f"{name:>14}" for name in implementations))
+        for case, rows in cases.items():
+            lines.append(f"  {case:12}" + "".join(f"{format_us(rows[name]['us']):>14}" for name in implementations))
+    lines.append(f"\n{'ratio':48}{'value':>8}  {'target':>8}  result")
+    for ratio in data["ratios"].values():
+        value = "-" if ratio["value"] is None else f"{ratio['value']:.2f}"
+        lines.append(f"{ratio['description']:48}{value:>8}  {'<= ' + str(ratio['target']):>8}  {ratio['status']}")
+    for ratio in data["ratios"].values():
+        if ratio["reason"]:
+            lines.append(f"  {ratio['description']}: {ratio['reason']}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true", help="tiny iteration counts: checks the script, not the speed")
+    parser.add_argument("--floor", action="store_true",
+                        help="internal: time the small ops over no-op kernels, print the rows as JSON")
+    options = parser.parse_args(argv)
+    settings = QUICK if options.quick else FULL
+    if options.floor:
+        print(json.dumps(measure_floor(settings)))
+        return 0
+    if options.quick and options.output.resolve() == OUTPUT:
+        parser.error(f"--quick numbers are too rough for {OUTPUT.relative_to(ROOT)}: pass --output")
+    data = run(settings, options.quick, progress=lambda text: print(text, file=sys.stderr))
+    options.output.write_text(json.dumps(data, indent=1) + "\n")
+    print(report(data))
+    print(f"\n{data['seconds']} s; wrote {options.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

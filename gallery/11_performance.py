@@ -1,0 +1,195 @@
+"""
+Performance
+===========
+
+How fast ``npy`` is, next to PyTorch's CPU eager mode and to plain NumPy:
+tiny ops, where the fixed cost of each call shows, large ops, where the
+arithmetic does, and a small MLP, eager and compiled. The numbers are not
+measured while this page is built: ``make bench`` (``benchmarks/run.py``)
+measures them and writes ``source/benchmarks.json``, and this page reads
+that file. They describe the machine and the code of the last
+``make bench``.
+"""
+
+# %%
+# The measurements
+# ----------------
+# Each number is the time of one call in microseconds: the fastest of many
+# short repeats (noise only ever adds time), passing over the fastest one in
+# twenty, which on a virtual machine can be a trick of the clock. The file
+# also records the median of the repeats and the machine it ran on, with
+# its load average when the run began: other work on the machine slows
+# every row, and rows that use all cores most.
+
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Patch
+
+import backend_pkg
+
+BENCHMARKS = Path("source", "benchmarks.json")
+
+
+def benchmarks_json():
+    """``source/benchmarks.json``, looked for in the folders above this script.
+
+    sphinx-gallery runs the script from ``gallery/``, a reader perhaps from the
+    repository root; a notebook has no ``__file__``, so it looks from the
+    checkout ``backend_pkg`` is installed from.
+    """
+    start = Path(globals().get("__file__", backend_pkg.__file__)).resolve()
+    for folder in start.parents:
+        if (folder / BENCHMARKS).is_file():
+            return folder / BENCHMARKS
+    raise FileNotFoundError(f"no {BENCHMARKS} above {start}: run `make bench` in a clone of the repository")
+
+
+results = json.loads(benchmarks_json().read_text())
+timings = results["timings_us"]
+machine, versions = results["machine"], results["versions"]
+print(f"measured {results['date']} with torch {versions['torch']} and NumPy {versions['numpy']}")
+print(f"on {machine['cpu_count']} CPUs ({machine['cpu_model']}), torch using {machine['torch_threads']} threads,"
+      f" load average {machine['load_average_at_start']} at the start")
+
+LABELS = {
+    "npy": "npy",
+    "floor": "no-op floor",
+    "numpy": "NumPy",
+    "cpu": "CPU eager",
+    "npy_eager": "npy eager",
+    "npy_compiled": "npy compiled",
+    "cpu_eager": "CPU eager",
+}
+COLORS = dict(zip(LABELS, ["C0", "C1", "C2", "C3", "C0", "C4", "C3"]))
+
+
+def us(row):
+    return "unavailable" if row["us"] is None else f"{row['us']:,.1f} µs"
+
+
+def print_rows(group):
+    for case, rows in timings[group].items():
+        print(f"{case:11}" + " | ".join(f"{LABELS[name]} {us(row)}" for name, row in rows.items()))
+
+
+def grouped_bars(axes, group, ylabel):
+    """One cluster of bars per case of ``group``, one bar per implementation; n/a where unmeasured."""
+    cases = timings[group]
+    names = list(next(iter(cases.values())))
+    width = 0.8 / len(names)
+    for index, name in enumerate(names):
+        offset = (index - (len(names) - 1) / 2) * width
+        values = {position: rows[name]["us"] for position, rows in enumerate(cases.values())}
+        measured = {position: value for position, value in values.items() if value is not None}
+        bars = axes.bar([position + offset for position in measured], list(measured.values()), width,
+                        color=COLORS[name])
+        axes.bar_label(bars, [f"{value:,.1f}" for value in measured.values()], fontsize=7)
+        for position in values.keys() - measured.keys():
+            axes.annotate("n/a", (position + offset, 0.02), xycoords=("data", "axes fraction"), ha="center",
+                          fontsize=7, color=COLORS[name])
+    axes.set_xticks(range(len(cases)), list(cases))
+    axes.set_ylabel(ylabel)
+    # Handles of their own: an implementation with no bar at all still gets its colour.
+    axes.legend(handles=[Patch(color=COLORS[name], label=LABELS[name]) for name in names], fontsize=8)
+
+
+# %%
+# Small ops
+# ---------
+# One op on four float32 elements (``a @ b`` on 4x4), written as users
+# write it: ``a + b``. The *no-op floor* is the same expression on ``npy``
+# in a separate process where the ``npy`` kernel of that exact aten
+# overload (``aten::add.Tensor``, ``aten::mul.Tensor``, ``aten::mm``) was
+# replaced with a Python function that returns its first input: the cost of
+# the dispatcher and of calling a Python kernel whose body is empty, which
+# every op of a Python backend pays.
+
+print_rows("small")
+figure, axes = plt.subplots(figsize=(7, 3.5))
+grouped_bars(axes, "small", "µs per call (log scale)")
+axes.set_yscale("log")
+axes.set_title("One op on tiny tensors")
+figure.tight_layout()
+
+# %%
+# Where the time of a small op goes
+# ---------------------------------
+# Split the ``npy`` time into three parts: the floor, which no Python kernel
+# avoids; the NumPy operation on arrays alone, which is the arithmetic; and
+# the rest, which is the kernel's own work around the arithmetic: reading
+# its tensor arguments as arrays, checking and converting the arguments, and
+# making the result array a new ``npy`` tensor.
+
+for case, rows in timings["small"].items():
+    floor, numpy, total = rows["floor"]["us"], rows["numpy"]["us"], rows["npy"]["us"]
+    rest = total - floor - numpy
+    print(f"{case:7} npy {total:7.1f} µs = floor {floor:5.1f} + NumPy {numpy:5.1f} + the rest {rest:7.1f}"
+          f" ({rest / total:.0%} of it)")
+
+# %%
+# The floor and NumPy's share are what a Python backend cannot go below;
+# the rest is what a faster kernel can win back. A CPU eager op does its
+# arithmetic in C++ and never enters Python, so it pays no floor at all.
+#
+# Large tensors
+# -------------
+# A 1024x1024 float32 matmul and 1e6-element ``add`` and ``mul``. Here the
+# arithmetic takes most of the time and the fixed cost of a call matters
+# little. Speed relative to NumPy on the same data (above 1 is faster than
+# NumPy):
+
+print_rows("large")
+figure, axes = plt.subplots(figsize=(7, 3.5))
+cases = timings["large"]
+for index, name in enumerate(["npy", "cpu"]):
+    speed = [rows["numpy"]["us"] / rows[name]["us"] for rows in cases.values()]
+    bars = axes.bar([i + (index - 0.5) * 0.35 for i in range(len(cases))], speed, 0.35,
+                    label=LABELS[name], color=COLORS[name])
+    axes.bar_label(bars, [f"{value:.2f}" for value in speed], fontsize=7)
+axes.axhline(1, color=COLORS["numpy"], linestyle="--", label="NumPy")
+shapes = {case: " x ".join(f"{size:,}" for size in results["cases"]["large"][case]["shape"]) for case in cases}
+axes.set_xticks(range(len(cases)), [f"{case}\n{shapes[case]}" for case in cases])
+axes.set_ylabel("speed relative to NumPy")
+axes.legend(fontsize=8)
+axes.set_title("Large tensors")
+figure.tight_layout()
+
+# %%
+# A small MLP
+# -----------
+# ``Linear(32, 64)``, ``ReLU``, ``Linear(64, 10)`` on a batch of 64 float32
+# rows: one forward under ``torch.no_grad()``, and one training step
+# (forward, cross-entropy, ``backward()``, an SGD step, ``zero_grad()``).
+# *npy compiled* is the model wrapped in ``torch.compile(model,
+# backend="npy")``; where no such backend could run, the row says why
+# instead of showing a number.
+
+print_rows("mlp")
+for step, rows in timings["mlp"].items():
+    for name, row in rows.items():
+        if row["unavailable"]:
+            print(f"{step}, {LABELS[name]}: {row['unavailable']}")
+figure, axes = plt.subplots(figsize=(7, 3.5))
+grouped_bars(axes, "mlp", "µs per call (log scale)")
+axes.set_yscale("log")
+axes.set_title("A small MLP")
+figure.tight_layout()
+
+# %%
+# Targets
+# -------
+# The goals the backend is measured against, each a ratio of the times
+# above (lower is faster): a small ``add`` within a small factor of CPU
+# eager and of its unavoidable part (floor plus NumPy), a large matmul at
+# NumPy's speed, and the compiled MLP at or near CPU eager.
+
+print(f"{'':46}{'value':>7}  {'target':>7}  result")
+for ratio in results["ratios"].values():
+    value = "-" if ratio["value"] is None else f"{ratio['value']:.2f}"
+    print(f"{ratio['description']:46}{value:>7}  {'<= ' + str(ratio['target']):>7}  {ratio['status']}")
+
+# %%
+# To measure again, run ``make bench`` (one to two minutes) and commit the
+# new ``source/benchmarks.json``; the next build of this site shows it.

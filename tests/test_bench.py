@@ -1,0 +1,149 @@
+"""The benchmark script (benchmarks/run.py) in its quick mode, and the JSON it committed to source/."""
+
+import ast
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+from sitebuild import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "run.py"
+QUICK_RUN_SECONDS = 60
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("benchmarks_run", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load_script()
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """The JSON of one ``--quick`` run, and how long the run took."""
+    output = tmp_path_factory.mktemp("bench") / "benchmarks.json"
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--output", str(output)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    seconds = time.perf_counter() - start
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(output.read_text()), seconds
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return json.loads(bench.OUTPUT.read_text())
+
+
+def schema(value):
+    """The layout of a JSON value: every key, nested; lists and values reduced to their kind."""
+    if isinstance(value, dict):
+        return {key: schema(item) for key, item in value.items()}
+    return "list" if isinstance(value, list) else "value"
+
+
+def expected_rows():
+    """group.case.implementation of every row the script promises."""
+    small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor")]
+    large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
+    mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
+    return small + large + mlp
+
+
+def test_quick_run_takes_seconds(quick_run):
+    _, seconds = quick_run
+    assert seconds < QUICK_RUN_SECONDS
+
+
+def test_quick_run_has_every_row(quick_run):
+    data, _ = quick_run
+    assert data["quick"] is True
+    for path in expected_rows():
+        row = bench.row_at(data["timings_us"], path)
+        if row["us"] is None:
+            assert path.startswith("mlp.") and path.endswith(".npy_compiled"), f"{path} has no timing"
+            assert row["unavailable"], f"{path} has no timing and no reason"
+        else:
+            assert row["us"] > 0 and row["unavailable"] is None, path
+            assert row["min_us"] <= row["us"] <= row["median_us"], path
+    counted = [f"{group}.{case}.{name}" for group, cases in data["timings_us"].items()
+               for case, rows in cases.items() for name in rows]
+    assert sorted(counted) == sorted(expected_rows())
+
+
+def test_quick_run_has_every_ratio_with_its_target(quick_run):
+    data, _ = quick_run
+    assert {name: ratio["target"] for name, ratio in data["ratios"].items()} == {
+        "small_add_npy_vs_cpu": 2.5,
+        "small_add_npy_vs_floor_plus_numpy": 1.5,
+        "large_matmul_npy_vs_numpy": 1.1,
+        "mlp_forward_compiled_npy_vs_cpu": 1.0,
+        "mlp_train_step_compiled_npy_vs_cpu": 1.5,
+    }
+    for name, ratio in data["ratios"].items():
+        if ratio["value"] is None:
+            assert ratio["status"] == "unavailable" and ratio["reason"], name
+        else:
+            assert ratio["status"] == ("PASS" if ratio["value"] <= ratio["target"] else "FAIL"), name
+
+
+def test_a_ratio_is_its_rows_divided(quick_run):
+    data, _ = quick_run
+    add = data["timings_us"]["small"]["add"]
+    expected = add["npy"]["us"] / (add["floor"]["us"] + add["numpy"]["us"])
+    assert data["ratios"]["small_add_npy_vs_floor_plus_numpy"]["value"] == pytest.approx(expected, rel=1e-2)
+
+
+def test_compiled_rows_hold_a_number_or_why_not(quick_run):
+    """Without a registered "npy" compile backend, or with one that fails, a row says so and holds no number."""
+    data, _ = quick_run
+    registered = "npy" in torch._dynamo.list_backends(exclude_tags=())
+    for step in ("forward", "train_step"):
+        row = data["timings_us"]["mlp"][step]["npy_compiled"]
+        if not registered:
+            assert row["us"] is None and "is registered" in row["unavailable"], row
+        elif row["us"] is None:
+            assert row["unavailable"].startswith('torch.compile(model, backend="npy") failed'), row
+
+
+def test_committed_json_has_the_layout_the_script_writes(quick_run, committed):
+    data, _ = quick_run
+    assert schema(committed) == schema(data), "source/benchmarks.json is stale: run `make bench`"
+
+
+def test_committed_json_is_a_full_run(committed):
+    assert committed["quick"] is False, "source/benchmarks.json holds --quick numbers: run `make bench`"
+
+
+def test_quick_numbers_are_not_written_over_the_committed_json():
+    result = subprocess.run([sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2
+    assert "--output" in result.stderr
+
+
+def test_gallery_pages_find_the_json_alike():
+    """Each gallery page that reads the JSON carries the same small finder, so none can drift."""
+    finders = {}
+    for script in sorted((ROOT / "gallery").glob("*.py")):
+        text = script.read_text()
+        if "benchmarks.json" in text:
+            finder = [ast.unparse(node) for node in ast.parse(text).body if is_part_of_the_finder(node)]
+            assert len(finder) == 2, f"{script.name} reads benchmarks.json without BENCHMARKS and benchmarks_json()"
+            finders[script.name] = finder
+    assert {"07_cpp_vs_python.py", "08_limitations.py", "11_performance.py"} <= finders.keys()
+    assert len({tuple(finder) for finder in finders.values()}) == 1, "the finder differs between gallery pages"
+
+
+def is_part_of_the_finder(node):
+    if isinstance(node, ast.FunctionDef):
+        return node.name == "benchmarks_json"
+    return isinstance(node, ast.Assign) and [ast.unparse(target) for target in node.targets] == ["BENCHMARKS"]
