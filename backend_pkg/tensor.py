@@ -116,6 +116,11 @@ class NpyTensor(torch.Tensor):
             return format(self.item(), format_spec)
         return super().__format__(format_spec)
 
+    def __coerce_same_metadata_as_tangent__(self, expected_metadata, expected_type=None):
+        """A compiled backward's gradient input: an npy tensor is what AOTAutograd traced,
+        a tensor with no metadata of its own (see :mod:`backend_pkg.compiler.tracing`)."""
+        return self
+
     def untyped_storage(self):
         return materialize(self)
 

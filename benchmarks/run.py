@@ -15,9 +15,12 @@ What is measured
   ``npy``, NumPy and CPU;
 * ``mlp``: a small MLP, one forward (under ``torch.no_grad()``) and one
   training step (forward, cross-entropy, backward, SGD step, zero_grad),
-  eager on ``npy``, compiled with ``torch.compile(model, backend="npy")``
-  and eager on CPU. Without a registered ``npy`` compile backend, or when
-  it fails on the MLP, the compiled rows hold no number, only the reason.
+  eager on ``npy``, compiled with ``backend="npy"`` (the model, the loss
+  function and the optimizer's step, each passed to ``torch.compile``), eager
+  on CPU, and on CPU compiled with a backend that runs Dynamo's graph as it
+  is (``cpu_dynamo_only``: what compiling costs before any backend does
+  anything). Without a registered ``npy`` compile backend, or when it fails
+  on the MLP, the compiled rows hold no number, only the reason.
 
 The floor
 ---------
@@ -26,6 +29,9 @@ measured in a subprocess (``--floor``) that imports ``backend_pkg`` as usual,
 then replaces the PrivateUse1 kernel of exactly the aten overload each small
 op reaches (``aten::add.Tensor``, ``aten::mul.Tensor``, ``aten::mm``) with a
 Python function returning its first input, and times the same expression.
+It then replaces them again with kernels that return a new npy tensor over
+memory made beforehand (``floor_with_result``): what any kernel pays to
+hand PyTorch a result, before it computes anything.
 A subprocess, because the replaced kernels must never serve the other rows.
 
 How it times
@@ -110,7 +116,7 @@ OPERANDS = {
 }
 
 MLP_BATCH = 64
-MLP_VARIANTS = ("npy_eager", "npy_compiled", "cpu_eager")
+MLP_VARIANTS = ("npy_eager", "npy_compiled", "cpu_eager", "cpu_dynamo_only")
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
 
 
@@ -213,12 +219,26 @@ def measure_cases(cases, settings):
     }
 
 
+def keep_graph(graph_module, example_inputs):
+    """A ``torch.compile`` backend that runs the captured graph as it is: Dynamo's own cost."""
+    return graph_module.forward
+
+
 def return_first_input(*args, **kwargs):
     """The no-op kernel: no NumPy, no new tensor."""
     return args[0]
 
 
-def replace_npy_kernels_with_noop(overloads):
+def return_a_new_tensor(array):
+    """A kernel that only makes its result: an npy tensor over ``array``, as every kernel does."""
+
+    def kernel(*args, **kwargs):
+        return backend_pkg.wrap(array)
+
+    return kernel
+
+
+def replace_npy_kernels(overloads, kernel):
     """Make :func:`return_first_input` the PrivateUse1 kernel of each aten overload, for this process.
 
     The returned library holds the registrations: keep it alive while timing.
@@ -228,20 +248,30 @@ def replace_npy_kernels_with_noop(overloads):
         # Replacing a registered kernel is the point here, not an accident to warn about.
         warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel")
         for overload in overloads:
-            library.impl(overload, return_first_input, "PrivateUse1")
+            library.impl(overload, kernel, "PrivateUse1")
     return library
 
 
 def measure_floor(settings):
-    """The small ops with their npy kernels replaced by no-ops: case -> row. Run only in a subprocess."""
+    """The small ops with their npy kernels replaced: case -> {"floor": row, "floor_with_result": row}.
+
+    ``floor``: kernels that return their first input; ``floor_with_result``:
+    kernels that return a new npy tensor (over memory made beforehand). Run
+    only in a subprocess.
+    """
     bindings = {name: operand_bindings(case, "npy") for name, case in SMALL.items()}  # before the swap
-    library = replace_npy_kernels_with_noop(case.aten for case in SMALL.values())
+    overloads = [case.aten for case in SMALL.values()]
+    library = replace_npy_kernels(overloads, return_first_input)
     for name, case in SMALL.items():
         if eval(case.expression, dict(bindings[name])) is not bindings[name]["a"]:
             raise RuntimeError(f"the no-op kernel of aten::{case.aten} did not run for {case.expression!r}")
-    rows = measure({name: as_timer(SMALL[name].expression, bindings[name]) for name in SMALL}, settings)
+    timers = {name: as_timer(SMALL[name].expression, bindings[name]) for name in SMALL}
+    floor = measure(timers, settings)
+    result = backend_pkg.unwrap(bindings["matmul"]["a"]).copy()
+    library = replace_npy_kernels(overloads, return_a_new_tensor(result))
+    with_result = measure(timers, settings)
     del library
-    return rows
+    return {name: {"floor": floor[name], "floor_with_result": with_result[name]} for name in SMALL}
 
 
 def floor_in_subprocess(quick):
@@ -258,36 +288,46 @@ def make_mlp():
 
 
 def npy_compiled_works():
-    """The MLP works compiled with ``torch.compile(model, backend="npy")``, or None and why not."""
+    """The MLP works compiled with ``torch.compile(..., backend="npy")``, or None and why not."""
     # exclude_tags=(): a backend tagged "experimental" is registered all the same.
     if backend_pkg.DEVICE_NAME not in torch._dynamo.list_backends(exclude_tags=()):
         return None, 'no torch.compile backend named "npy" is registered (not in torch._dynamo.list_backends())'
-    works = mlp_works(backend_pkg.DEVICE_NAME, compiled=True)
+    works = mlp_works(backend_pkg.DEVICE_NAME, backend=backend_pkg.DEVICE_NAME)
     try:
         for work in works.values():
             work()  # the first call compiles
     except Exception as error:  # noqa: BLE001  (a backend that cannot compile the MLP yet is a row's reason)
         message = " ".join(f"{type(error).__name__}: {error}".split())
-        return None, f'torch.compile(model, backend="npy") failed: {message[:MESSAGE_LIMIT]}'
+        return None, f'torch.compile(..., backend="npy") failed: {message[:MESSAGE_LIMIT]}'
     return works, None
 
 
-def mlp_works(device, compiled=False):
-    """The forward and the training step of a fresh MLP on ``device``, as callables."""
+def mlp_works(device, backend=None):
+    """The forward and the training step of a fresh MLP on ``device``, as callables.
+
+    With a ``torch.compile`` ``backend``, the model, the loss and the
+    optimizer's step are each compiled, as a training loop compiles them.
+    """
     model = make_mlp().to(device)
-    run = torch.compile(model, backend=backend_pkg.DEVICE_NAME) if compiled else model
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(MLP_BATCH, 32, generator=generator).to(device)
     y = torch.randint(0, 10, (MLP_BATCH,), generator=generator).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def loss_of(x, y):
+        return F.cross_entropy(model(x), y)
+
+    run, loss, step = model, loss_of, optimizer.step
+    if backend is not None:
+        run, loss, step = (torch.compile(work, backend=backend) for work in (model, loss_of, optimizer.step))
 
     def forward():
         with torch.no_grad():
             return run(x)
 
     def train_step():
-        F.cross_entropy(run(x), y).backward()
-        optimizer.step()
+        loss(x, y).backward()
+        step()
         optimizer.zero_grad()
 
     return {"forward": forward, "train_step": train_step}
@@ -295,7 +335,11 @@ def mlp_works(device, compiled=False):
 
 def measure_mlp(settings):
     """forward and train_step -> variant -> row; compiled rows that cannot run say why."""
-    works = {"npy_eager": mlp_works(backend_pkg.DEVICE_NAME), "cpu_eager": mlp_works("cpu")}
+    works = {
+        "npy_eager": mlp_works(backend_pkg.DEVICE_NAME),
+        "cpu_eager": mlp_works("cpu"),
+        "cpu_dynamo_only": mlp_works("cpu", backend=keep_graph),
+    }
     compiled, reason = npy_compiled_works()
     if compiled:
         works["npy_compiled"] = compiled
@@ -348,7 +392,8 @@ def describe_cases():
             "batch": MLP_BATCH,
             "forward": "model(x) under torch.no_grad()",
             "train_step": "cross_entropy(model(x), y).backward(); SGD step; zero_grad()",
-            "compiled": 'torch.compile(model, backend="npy")',
+            "compiled": 'torch.compile(..., backend="npy") of the model, the loss and the SGD step',
+            "dynamo_only": "CPU, compiled with a backend that runs Dynamo's graph as it is",
         },
     }
 
@@ -363,8 +408,8 @@ def run(settings, quick, progress=print):
         progress("small ops: npy, CPU, NumPy")
         small = measure_cases(SMALL, settings)
         progress("small ops: the no-op floor, in a subprocess")
-        for name, row in floor_in_subprocess(quick).items():
-            small[name]["floor"] = row
+        for name, rows in floor_in_subprocess(quick).items():
+            small[name].update(rows)
         progress("large ops: npy, CPU, NumPy")
         large = measure_cases(LARGE, settings)
         progress("MLP: npy eager, npy compiled, CPU eager")
@@ -395,9 +440,11 @@ def report(data):
     for group, cases in data["timings_us"].items():
         implementations = list(next(iter(cases.values())))
         lines.append(f"\n{group} (µs per call, {data['settings']['rounds'] * data['settings']['repeat']} repeats)")
-        lines.append(f"  {'':12}" + "".join(f"{name:>14}" for name in implementations))
+        widths = [max(12, len(name)) + 2 for name in implementations]
+        lines.append(f"  {'':12}" + "".join(f"{name:>{width}}" for name, width in zip(implementations, widths)))
         for case, rows in cases.items():
-            lines.append(f"  {case:12}" + "".join(f"{format_us(rows[name]['us']):>14}" for name in implementations))
+            lines.append(f"  {case:12}" + "".join(
+                f"{format_us(rows[name]['us']):>{width}}" for name, width in zip(implementations, widths)))
     lines.append(f"\n{'ratio':48}{'value':>8}  {'target':>8}  result")
     for ratio in data["ratios"].values():
         value = "-" if ratio["value"] is None else f"{ratio['value']:.2f}"

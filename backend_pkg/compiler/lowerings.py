@@ -230,13 +230,13 @@ def _accumulating(out_dtype):
 
 @lowers(aten.sum.dim_IntList)
 def sum_dims(a, dim, keepdim=False, *, dtype=None, out_dtype):
-    total = np.sum(a, axis=_axes(dim, a.ndim), keepdims=keepdim, dtype=_accumulating(out_dtype))
+    total = np.add.reduce(a, axis=_axes(dim, a.ndim), keepdims=keepdim, dtype=_accumulating(out_dtype))
     return total.astype(out_dtype, copy=False)
 
 
 @lowers(aten.sum.default)
 def sum_all(a, *, dtype=None, out_dtype):
-    return np.sum(a, dtype=_accumulating(out_dtype)).astype(out_dtype, copy=False)
+    return np.add.reduce(a, axis=None, dtype=_accumulating(out_dtype)).astype(out_dtype, copy=False)
 
 
 @lowers(aten.mean.dim)
@@ -252,28 +252,28 @@ def mean_all(a, *, dtype=None, out_dtype):
 
 @lowers(aten.amax.default)
 def amax(a, dim=(), keepdim=False):
-    return np.amax(a, axis=_axes(dim, a.ndim), keepdims=keepdim)
+    return np.maximum.reduce(a, axis=_axes(dim, a.ndim), keepdims=keepdim)
 
 
 @lowers(aten.amin.default)
 def amin(a, dim=(), keepdim=False):
-    return np.amin(a, axis=_axes(dim, a.ndim), keepdims=keepdim)
+    return np.minimum.reduce(a, axis=_axes(dim, a.ndim), keepdims=keepdim)
 
 
 @lowers(aten._log_softmax.default)
 def log_softmax(a, dim, half_to_float, *, out_dtype):
     axis = None if a.ndim == 0 else dim
     a = a.astype(_accumulating(out_dtype), copy=False)
-    shifted = a - np.max(a, axis=axis, keepdims=True)
-    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(out_dtype, copy=False)
+    shifted = a - np.maximum.reduce(a, axis=axis, keepdims=True)
+    return (shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
 
 @lowers(aten._softmax.default)
 def softmax(a, dim, half_to_float, *, out_dtype):
     axis = None if a.ndim == 0 else dim
     a = a.astype(_accumulating(out_dtype), copy=False)
-    exponentials = np.exp(a - np.max(a, axis=axis, keepdims=True))
-    return (exponentials / np.sum(exponentials, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+    exponentials = np.exp(a - np.maximum.reduce(a, axis=axis, keepdims=True))
+    return (exponentials / np.add.reduce(exponentials, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
 
 
 # --- matrix products --------------------------------------------------------
@@ -299,12 +299,12 @@ def addmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
 
 @lowers(aten.view.default, aten._unsafe_view.default)
 def view(a, size):
-    return np.reshape(a, size)
+    return a.reshape(size)
 
 
 @lowers(aten.permute.default)
 def permute(a, dims):
-    return np.transpose(a, dims)
+    return a.transpose(dims)
 
 
 @lowers(aten.t.default)

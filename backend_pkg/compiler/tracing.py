@@ -27,9 +27,8 @@ backends; three are answered here:
    check (``torch._functorch.config.check_custom_op_aliasing``) is turned off.
 3. The compiled backward accepts a tangent whose class differs from the
    traced one only through its ``__coerce_same_metadata_as_tangent__``
-   (``process_runtime_tangent`` in the same file). An NpyTensor tangent is
-   exactly the plain tensor that was traced, so NpyTensor gets that method,
-   returning the tangent as it is.
+   (``process_runtime_tangent`` in the same file), which
+   :class:`~backend_pkg.NpyTensor` defines.
 
 The others are answered where they arise: Dynamo must not compile the
 Python functions C++ calls (:func:`backend_pkg.runtime.untraced`), and
@@ -45,8 +44,6 @@ import functools
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
-from ..tensor import NpyTensor
-
 _NPY_KEY = torch._C.DispatchKey.PrivateUse1
 _installed = False
 
@@ -61,7 +58,6 @@ def install():
     import torch._functorch.config
 
     torch._functorch.config.check_custom_op_aliasing = False
-    NpyTensor.__coerce_same_metadata_as_tangent__ = _same_tangent
     _installed = True
 
 
@@ -81,8 +77,3 @@ def _construct_fakes_on_meta(fake_tensor_new):
             return fake_tensor_new(cls, *args, **kwargs)
 
     return new
-
-
-def _same_tangent(self, expected_metadata, expected_type=None):
-    """An npy tangent is what AOTAutograd traced: a tensor with no metadata of its own."""
-    return self
