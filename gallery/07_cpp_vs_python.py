@@ -83,6 +83,11 @@ read from what ``make bench`` measured last.
 #    * - Per-op cost
 #      - a C++ call
 #      - a Python function call per op (measured by ``make bench``, below)
+#    * - ``torch.compile``
+#      - Inductor, once the backend registers code generation for its device
+#      - ``backend="npy"``: one NumPy function per graph
+#        (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`); the default,
+#        Inductor, refuses npy tensors by name (measured below)
 #    * - Devices
 #      - as many as the guard reports
 #      - one: the Python guard's C++ side reports a count of 1
@@ -122,6 +127,9 @@ small, large = timings["small"]["add"], timings["large"]["add"]
 print(f"add, 4 elements:   cpu {small['cpu']['us']:7.1f} µs | npy {small['npy']['us']:7.1f} µs")
 print(f"add, 1e6 elements: cpu {large['cpu']['us']:7.1f} µs | npy {large['npy']['us']:7.1f} µs"
       f" | NumPy alone {large['numpy']['us']:7.1f} µs")
+forward = timings["mlp"]["forward"]
+print(f"MLP forward:       cpu {forward['cpu_eager']['us']:7.1f} µs | npy {forward['npy_eager']['us']:7.1f} µs"
+      f" | npy compiled {forward['npy_compiled']['us']:7.1f} µs")
 print(f"({BENCHMARKS}, make bench)")
 
 # %%
