@@ -105,24 +105,11 @@ import torch
 
 import backend_pkg
 
-BENCHMARKS = Path("source", "benchmarks.json")
+# ``make bench`` writes it in the checkout this backend_pkg is installed from.
+BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
 
 
-def benchmarks_json():
-    """``source/benchmarks.json``, looked for in the folders above this script.
-
-    sphinx-gallery runs the script from ``gallery/``, a reader perhaps from the
-    repository root; a notebook has no ``__file__``, so it looks from the
-    checkout ``backend_pkg`` is installed from.
-    """
-    start = Path(globals().get("__file__", backend_pkg.__file__)).resolve()
-    for folder in start.parents:
-        if (folder / BENCHMARKS).is_file():
-            return folder / BENCHMARKS
-    raise FileNotFoundError(f"no {BENCHMARKS} above {start}: run `make bench` in a clone of the repository")
-
-
-timings = json.loads(benchmarks_json().read_text())["timings_us"]
+timings = json.loads(BENCHMARKS.read_text())["timings_us"]
 small, large = timings["small"]["add"], timings["large"]["add"]
 print(f"add, 4 elements:   cpu {small['cpu']['us']:7.1f} µs | npy {small['npy']['us']:7.1f} µs")
 print(f"add, 1e6 elements: cpu {large['cpu']['us']:7.1f} µs | npy {large['npy']['us']:7.1f} µs"
@@ -130,7 +117,7 @@ print(f"add, 1e6 elements: cpu {large['cpu']['us']:7.1f} µs | npy {large['npy']
 forward = timings["mlp"]["forward"]
 print(f"MLP forward:       cpu {forward['cpu_eager']['us']:7.1f} µs | npy {forward['npy_eager']['us']:7.1f} µs"
       f" | npy compiled {forward['npy_compiled']['us']:7.1f} µs")
-print(f"({BENCHMARKS}, make bench)")
+print("(source/benchmarks.json, make bench)")
 
 # %%
 # The per-op cost is a fixed overhead: it dominates tiny tensors, while on

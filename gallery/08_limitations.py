@@ -71,27 +71,14 @@ print(f"torch add on CPU:   {microseconds(lambda: cpu + cpu):6.2f} µs")
 # it measured last (:ref:`sphx_glr_auto_examples_11_performance.py` has the
 # rest, and why a compiled function does not beat CPU eager on a small model):
 
-BENCHMARKS = Path("source", "benchmarks.json")
+# ``make bench`` writes it in the checkout this backend_pkg is installed from.
+BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
 
 
-def benchmarks_json():
-    """``source/benchmarks.json``, looked for in the folders above this script.
-
-    sphinx-gallery runs the script from ``gallery/``, a reader perhaps from the
-    repository root; a notebook has no ``__file__``, so it looks from the
-    checkout ``backend_pkg`` is installed from.
-    """
-    start = Path(globals().get("__file__", backend_pkg.__file__)).resolve()
-    for folder in start.parents:
-        if (folder / BENCHMARKS).is_file():
-            return folder / BENCHMARKS
-    raise FileNotFoundError(f"no {BENCHMARKS} above {start}: run `make bench` in a clone of the repository")
-
-
-add = json.loads(benchmarks_json().read_text())["timings_us"]["small"]["add"]
+add = json.loads(BENCHMARKS.read_text())["timings_us"]["small"]["add"]
 print(f"a small add costs {add['npy']['us']:.1f} µs on npy vs {add['cpu']['us']:.1f} µs on CPU;"
       f" the no-op floor is {add['floor']['us']:.1f} µs, {add['floor_with_result']['us']:.1f} µs with a new"
-      f" result, NumPy's add alone {add['numpy']['us']:.1f} µs ({BENCHMARKS}, make bench)")
+      f" result, NumPy's add alone {add['numpy']['us']:.1f} µs (source/benchmarks.json, make bench)")
 
 # %%
 # An experimental, private API

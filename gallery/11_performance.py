@@ -29,24 +29,10 @@ from matplotlib.patches import Patch
 
 import backend_pkg
 
-BENCHMARKS = Path("source", "benchmarks.json")
+# ``make bench`` writes it in the checkout this backend_pkg is installed from.
+BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
 
-
-def benchmarks_json():
-    """``source/benchmarks.json``, looked for in the folders above this script.
-
-    sphinx-gallery runs the script from ``gallery/``, a reader perhaps from the
-    repository root; a notebook has no ``__file__``, so it looks from the
-    checkout ``backend_pkg`` is installed from.
-    """
-    start = Path(globals().get("__file__", backend_pkg.__file__)).resolve()
-    for folder in start.parents:
-        if (folder / BENCHMARKS).is_file():
-            return folder / BENCHMARKS
-    raise FileNotFoundError(f"no {BENCHMARKS} above {start}: run `make bench` in a clone of the repository")
-
-
-results = json.loads(benchmarks_json().read_text())
+results = json.loads(BENCHMARKS.read_text())
 timings = results["timings_us"]
 machine, versions = results["machine"], results["versions"]
 print(f"measured {results['date']} with torch {versions['torch']} and NumPy {versions['numpy']}")

@@ -1,6 +1,5 @@
 """The benchmark script (benchmarks/run.py) in its quick mode, and the JSON it committed to source/."""
 
-import ast
 import importlib.util
 import json
 import subprocess
@@ -121,22 +120,3 @@ def test_quick_numbers_are_not_written_over_the_committed_json():
     result = subprocess.run([sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2
     assert "--output" in result.stderr
-
-
-def test_gallery_pages_find_the_json_alike():
-    """Each gallery page that reads the JSON carries the same small finder, so none can drift."""
-    finders = {}
-    for script in sorted((ROOT / "gallery").glob("*.py")):
-        text = script.read_text()
-        if "benchmarks.json" in text:
-            finder = [ast.unparse(node) for node in ast.parse(text).body if is_part_of_the_finder(node)]
-            assert len(finder) == 2, f"{script.name} reads benchmarks.json without BENCHMARKS and benchmarks_json()"
-            finders[script.name] = finder
-    assert {"07_cpp_vs_python.py", "08_limitations.py", "11_performance.py"} <= finders.keys()
-    assert len({tuple(finder) for finder in finders.values()}) == 1, "the finder differs between gallery pages"
-
-
-def is_part_of_the_finder(node):
-    if isinstance(node, ast.FunctionDef):
-        return node.name == "benchmarks_json"
-    return isinstance(node, ast.Assign) and [ast.unparse(target) for target in node.targets] == ["BENCHMARKS"]
