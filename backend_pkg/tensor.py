@@ -172,15 +172,21 @@ def _new_storage(root):
 
 
 def materialize(tensor):
-    """``tensor``'s storage, given its data pointer if it has none yet.
+    """``tensor``'s storage, given its data pointer if it has none yet (see :func:`materialized`)."""
+    _root_of(tensor)  # refuses a tensor that is not on the npy device
+    return materialized(_storage_as_is(tensor))
 
-    The storage object stays the same, so every tensor sharing it sees the pointer.
+
+def materialized(storage):
+    """``storage``, given its data pointer if it is an npy storage that has none yet.
+
+    The storage object stays the same, so every tensor sharing it sees the
+    pointer. PyTorch's C++ code must never meet a storage without one: to
+    its ``set_`` an empty storage is one to grow, with an allocator npy lacks.
     """
-    storage = _storage_as_is(tensor)
-    if storage.data_ptr() == 0 and storage.nbytes() == 0:
-        root = _root_of(tensor)
-        if root.nbytes:
-            storage._swap_data_ptr_(_descriptor(root))
+    root = getattr(storage, "_npy_root", None)
+    if root is not None and root.nbytes and storage.nbytes() == 0:
+        storage._swap_data_ptr_(_descriptor(root))
     return storage
 
 
@@ -269,7 +275,7 @@ def _describe(tensor, storage, array):
 def set_metadata(tensor, storage, storage_offset, size, stride):
     """Point ``tensor`` at ``storage`` (an npy storage) with this offset, size and stride."""
     forget_array(tensor)
-    _SET_STORAGE.redispatch_boxed(_METADATA_ONLY_KEYS, tensor, storage, storage_offset, size, stride)
+    _SET_STORAGE.redispatch_boxed(_METADATA_ONLY_KEYS, tensor, materialized(storage), storage_offset, size, stride)
 
 
 def _root_of(tensor):

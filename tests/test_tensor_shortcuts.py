@@ -80,3 +80,15 @@ def test_saving_a_fresh_result_saves_its_bytes():
     loaded = torch.load(buffer)
     torch.testing.assert_close(loaded["result"].cpu(), torch.arange(6.0) * 3)
     torch.testing.assert_close(loaded["detached data"].cpu(), torch.arange(6.0) * 3 + 1)
+
+
+def test_set_to_a_plain_tensor_over_a_fresh_result():
+    """Autograd keeps a result as a plain tensor over the same storage: still a full npy storage to ``set_``."""
+    x = torch.arange(4.0).to("npy").requires_grad_()
+    result = x.exp()
+    saved = result.grad_fn._saved_result
+    assert type(saved) is torch.Tensor
+    target = torch.empty(0, device="npy").set_(saved)
+    result.detach().add_(1)  # the same memory
+    torch.testing.assert_close(target.detach().cpu(), torch.arange(4.0).exp() + 1)
+    assert target.data_ptr() == result.data_ptr() != 0
