@@ -222,13 +222,15 @@ def wrap(array, base=None):
 def view_of(base, size, stride, storage_offset):
     """An npy tensor over ``base``'s storage with this metadata, in elements."""
     storage = materialize(base)
-    tensor = _create_empty(size, base.dtype)
+    dtype = base.dtype
+    tensor = _create_empty(size, dtype)
     set_metadata(tensor, storage, storage_offset, size, stride)
-    torch._C._set_conj(tensor, base.is_conj())
-    torch._C._set_neg(tensor, base.is_neg())
-    tensor.__class__ = NpyTensor
-    _view_of_storage(tensor)  # kept from now on
-    return tensor
+    if base.is_conj():
+        torch._C._set_conj(tensor, True)
+    if base.is_neg():
+        torch._C._set_neg(tensor, True)
+    array = _array_over(storage._npy_root, to_numpy_dtype(dtype), size, stride, storage_offset)
+    return _as_npy_tensor(tensor, array)
 
 
 def _wrap_fresh(array):
@@ -279,9 +281,11 @@ def set_metadata(tensor, storage, storage_offset, size, stride):
 
 
 def _root_of(tensor):
-    if tensor.device.type != DEVICE_NAME:
+    # Every npy storage has a root; reading the device costs as much as this whole function.
+    root = getattr(_storage_as_is(tensor), "_npy_root", None)
+    if root is None:
         raise TypeError(f"npy device: expected an npy tensor, got a tensor on {tensor.device}")
-    return _storage_as_is(tensor)._npy_root
+    return root
 
 
 def _bytes_of(root):
@@ -313,15 +317,21 @@ def unwrap(tensor):
 
 
 def _view_of_storage(tensor):
-    np_dtype = to_numpy_dtype(tensor.dtype)
-    itemsize = np_dtype.itemsize
-    array = np.ndarray(
-        tensor.shape,
-        np_dtype,
-        buffer=_bytes_of(_root_of(tensor)),
-        offset=tensor.storage_offset() * itemsize,
-        strides=[step * itemsize for step in tensor.stride()],
+    array = _array_over(
+        _root_of(tensor), to_numpy_dtype(tensor.dtype), tensor.shape, tensor.stride(), tensor.storage_offset()
     )
     if type(tensor) is NpyTensor:
         tensor._npy_array = array
     return array
+
+
+def _array_over(root, np_dtype, size, stride, storage_offset):
+    """The NumPy view of ``root``'s memory that a tensor with this metadata (in elements) describes."""
+    itemsize = np_dtype.itemsize
+    return np.ndarray(
+        size,
+        np_dtype,
+        buffer=_bytes_of(root),
+        offset=storage_offset * itemsize,
+        strides=[step * itemsize for step in stride],
+    )
