@@ -198,8 +198,10 @@ def wrap(array, base=None):
     cannot describe (negative strides, as from ``np.flip``) is copied first.
     """
     array = np.asarray(array)
-    if base is None and array.base is None and array.flags.c_contiguous:
-        return _wrap_fresh(array)
+    if base is None and _has_contiguous_strides(array):
+        root = array if array.base is None else _whole_root(array)
+        if root is not None:
+            return _wrap_fresh(array, root)
     if not _has_tensor_layout(array):
         array = np.ascontiguousarray(array)
     if base is not None:
@@ -233,15 +235,42 @@ def view_of(base, size, stride, storage_offset):
     return _as_npy_tensor(tensor, array)
 
 
-def _wrap_fresh(array):
-    """:func:`wrap` for a C-contiguous array that owns its memory: the tensor
-    ``create_empty_tensor`` makes already describes it."""
+def _has_contiguous_strides(array):
+    """Whether ``array`` has the strides of a contiguous tensor of its shape.
+
+    NumPy calls an array C-contiguous whatever the strides of its length-1
+    dims (and of an empty array); PyTorch reports them, so those are compared too.
+    """
+    if not array.flags.c_contiguous:
+        return False
+    if 1 not in array.shape and 0 not in array.shape:
+        return True
+    expected, step = [], array.itemsize
+    for length in reversed(array.shape):
+        expected.append(step)
+        step *= length
+    return array.strides == tuple(reversed(expected))
+
+
+def _whole_root(array):
+    """The array owning the memory that ``array``, C-contiguous, covers whole
+    (a reshape or a double transpose of a result), or ``None``."""
+    owner = array.base
+    if not isinstance(owner, np.ndarray) or owner.base is not None or owner.nbytes != array.nbytes:
+        return None
+    # Two contiguous blocks of one size, one inside the other, start at the same byte.
+    return owner if owner.flags.c_contiguous or owner.flags.f_contiguous else None
+
+
+def _wrap_fresh(array, root):
+    """:func:`wrap` for a C-contiguous array that covers all of ``root``'s memory
+    from its start: the tensor ``create_empty_tensor`` makes already describes it."""
     try:
         dtype = NUMPY_TO_TORCH[array.dtype]
     except KeyError:
         dtype = to_torch_dtype(array.dtype)  # refuses it by name
     tensor = _create_empty(array.shape, dtype)
-    _storage_as_is(tensor)._npy_root = array
+    _storage_as_is(tensor)._npy_root = root
     return _as_npy_tensor(tensor, array)
 
 
