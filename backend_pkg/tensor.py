@@ -173,8 +173,7 @@ def _new_storage(root):
 
 def materialize(tensor):
     """``tensor``'s storage, given its data pointer if it has none yet (see :func:`materialized`)."""
-    _root_of(tensor)  # refuses a tensor that is not on the npy device
-    return materialized(_storage_as_is(tensor))
+    return materialized(_npy_storage(tensor))
 
 
 def materialized(storage):
@@ -205,7 +204,7 @@ def wrap(array, base=None):
     if not _has_tensor_layout(array):
         array = np.ascontiguousarray(array)
     if base is not None:
-        storage = materialize(base)
+        storage = _npy_storage(base)
     else:
         root = storage_root(array)
         if not _has_tensor_layout(root):
@@ -223,7 +222,7 @@ def wrap(array, base=None):
 
 def view_of(base, size, stride, storage_offset):
     """An npy tensor over ``base``'s storage with this metadata, in elements."""
-    storage = materialize(base)
+    storage = _npy_storage(base)
     dtype = base.dtype
     tensor = _create_empty(size, dtype)
     set_metadata(tensor, storage, storage_offset, size, stride)
@@ -309,12 +308,17 @@ def set_metadata(tensor, storage, storage_offset, size, stride):
     _SET_STORAGE.redispatch_boxed(_METADATA_ONLY_KEYS, tensor, materialized(storage), storage_offset, size, stride)
 
 
-def _root_of(tensor):
+def _npy_storage(tensor):
+    """``tensor``'s storage as it is (perhaps without its data pointer yet), refusing a non-npy tensor."""
+    storage = _storage_as_is(tensor)
     # Every npy storage has a root; reading the device costs as much as this whole function.
-    root = getattr(_storage_as_is(tensor), "_npy_root", None)
-    if root is None:
+    if not hasattr(storage, "_npy_root"):
         raise TypeError(f"npy device: expected an npy tensor, got a tensor on {tensor.device}")
-    return root
+    return storage
+
+
+def _root_of(tensor):
+    return _npy_storage(tensor)._npy_root
 
 
 def _bytes_of(root):

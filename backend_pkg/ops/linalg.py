@@ -117,9 +117,10 @@ def _check_addmm_dtypes(self, mat1, mat2):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)``; a linear layer with a bias is ``addmm``."""
     arrays = same_dtype_arrays(self, mat1, mat2) if beta == 1 and alpha == 1 else None
-    if arrays is not None and _multipliable_matrices(*arrays[1:]):
-        base, product = arrays[0], np.matmul(*arrays[1:])
-        if _broadcasts_to(base.shape, product.shape):
+    if arrays is not None:
+        base, a, b = arrays
+        if _multipliable_matrices(a, b) and _broadcasts_to(base.shape, (a.shape[0], b.shape[1])):
+            product = np.matmul(a, b)
             return wrap(quietly(np.add, product, base, out=product))  # the product is fresh memory
     _check_addmm_dtypes(self, mat1, mat2)
     for name, matrix in (("mat1", mat1), ("mat2", mat2)):
