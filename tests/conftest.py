@@ -8,6 +8,12 @@ def dtype(request):
     return request.param
 
 
+@pytest.fixture
+def strict(monkeypatch):
+    """No CPU fallback: an op without an npy kernel raises instead of running on CPU."""
+    monkeypatch.setenv("BACKEND_PKG_STRICT", "1")
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The executed site, built once per test session from a copy of the sources."""

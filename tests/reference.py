@@ -1,5 +1,8 @@
 """What the tests compare the npy device against: CPU, dtype by dtype."""
 
+import re
+
+import pytest
 import torch
 
 import backend_pkg
@@ -47,3 +50,86 @@ def assert_matches_cpu(npy_result, cpu_result, *, made_by_kernel=True):
     host = npy_result.cpu()
     assert type(host) is torch.Tensor
     torch.testing.assert_close(host, cpu_result, equal_nan=True)
+
+
+def npy(tensor):
+    return tensor.to("npy")
+
+
+def on_npy(args):
+    return [npy(arg) if isinstance(arg, torch.Tensor) else arg for arg in args]
+
+
+def as_tuple(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+def gist(error):
+    """An error message without what differs between backends: C++ kernel names, C++ source lines."""
+    message = str(error).split("\n")[0].split(" (Triggered internally")[0]
+    return re.sub(r'^"\w+" not implemented for', "not implemented for", message)
+
+
+def assert_like_cpu(fn, *args):
+    """``fn`` on npy copies of ``args`` does what it does on CPU: same results, or same error."""
+    try:
+        expected = fn(*args)
+    except Exception as cpu_error:
+        with pytest.raises(Exception) as npy_error:
+            fn(*on_npy(args))
+        assert type(npy_error.value) is type(cpu_error)
+        assert gist(npy_error.value) == gist(cpu_error)
+        return
+    actual = fn(*on_npy(args))
+    assert len(as_tuple(actual)) == len(as_tuple(expected))
+    for got, want in zip(as_tuple(actual), as_tuple(expected)):
+        assert_matches_cpu(got, want)
+
+
+def assert_same_error(fn, *args, match):
+    """``fn`` fails on CPU and on npy with the same exception type, both saying ``match``."""
+    with pytest.raises(Exception, match=match) as cpu_error:
+        fn(*args)
+    with pytest.raises(type(cpu_error.value), match=match) as npy_error:
+        fn(*on_npy(args))
+    assert type(npy_error.value) is type(cpu_error.value)
+
+
+def _differentiable(value):
+    return isinstance(value, torch.Tensor) and (value.dtype.is_floating_point or value.dtype.is_complex)
+
+
+def _leaves(args, to_device):
+    return [to_device(arg).detach().requires_grad_() if _differentiable(arg) else arg for arg in args]
+
+
+def assert_backward_like_cpu(fn, *args, **tolerance):
+    """``fn`` on npy copies of ``args`` matches CPU forward and backward.
+
+    Every floating-point tensor argument becomes a leaf on each device; the
+    floating-point results are compared, then given the same random gradient,
+    and the gradients of the leaves are compared. ``tolerance`` goes to
+    :func:`torch.testing.assert_close`, for kernels that add up in another order.
+    """
+    cpu_args = _leaves(args, lambda arg: arg)
+    npy_args = _leaves(args, lambda arg: npy(arg) if isinstance(arg, torch.Tensor) else arg)
+    cpu_results, npy_results = as_tuple(fn(*cpu_args)), as_tuple(fn(*npy_args))
+    assert len(npy_results) == len(cpu_results)
+    for got, want in zip(npy_results, cpu_results):
+        if isinstance(want, torch.Tensor):
+            assert got.device.type == "npy", got.device
+            torch.testing.assert_close(got.detach().cpu(), want.detach(), equal_nan=True, **tolerance)
+    outputs = [(got, want) for got, want in zip(npy_results, cpu_results) if _differentiable(want) and want.requires_grad]
+    leaves = [(got, want) for got, want in zip(npy_args, cpu_args) if _differentiable(want)]
+    if not outputs or not leaves:
+        return
+    seeds = [make(want.shape, want.dtype, seed=index + 1) for index, (_, want) in enumerate(outputs)]
+    cpu_grads = torch.autograd.grad([w for _, w in outputs], [w for _, w in leaves], seeds, allow_unused=True)
+    npy_grads = torch.autograd.grad(
+        [g for g, _ in outputs], [g for g, _ in leaves], [npy(seed) for seed in seeds], allow_unused=True
+    )
+    for got, want in zip(npy_grads, cpu_grads):
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert got.device.type == "npy", got.device
+            torch.testing.assert_close(got.cpu(), want, equal_nan=True, **tolerance)

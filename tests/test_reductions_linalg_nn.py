@@ -6,7 +6,6 @@ same outcome: equal results (device, dtype, shape, values), or the same error
 messages aside, since npy kernels are not CPU kernels).
 """
 
-import re
 import warnings
 
 import pytest
@@ -14,56 +13,23 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import DTYPES, FLOAT_DTYPES, assert_matches_cpu, make
+from reference import (
+    DTYPES,
+    FLOAT_DTYPES,
+    assert_like_cpu,
+    assert_matches_cpu,
+    assert_same_error,
+    gist,
+    make,
+    npy,
+    on_npy,
+)
 
 import backend_pkg
 
 aten = torch.ops.aten
 INEXACT_DTYPES = FLOAT_DTYPES + [torch.complex64, torch.complex128]
 NONE, MEAN, SUM = 0, 1, 2  # at::Reduction
-
-
-def npy(tensor):
-    return tensor.to("npy")
-
-
-def on_npy(args):
-    return [npy(arg) if isinstance(arg, torch.Tensor) else arg for arg in args]
-
-
-def as_tuple(result):
-    return result if isinstance(result, tuple) else (result,)
-
-
-def gist(error):
-    """An error message without what differs between backends: C++ kernel names, C++ source lines."""
-    message = str(error).split("\n")[0].split(" (Triggered internally")[0]
-    return re.sub(r'^"\w+" not implemented for', "not implemented for", message)
-
-
-def assert_like_cpu(fn, *args):
-    """``fn`` on npy copies of ``args`` does what it does on CPU: same results, or same error."""
-    try:
-        expected = fn(*args)
-    except Exception as cpu_error:
-        with pytest.raises(Exception) as npy_error:
-            fn(*on_npy(args))
-        assert type(npy_error.value) is type(cpu_error)
-        assert gist(npy_error.value) == gist(cpu_error)
-        return
-    actual = fn(*on_npy(args))
-    assert len(as_tuple(actual)) == len(as_tuple(expected))
-    for got, want in zip(as_tuple(actual), as_tuple(expected)):
-        assert_matches_cpu(got, want)
-
-
-def assert_same_error(fn, *args, match):
-    """``fn`` fails on CPU and on npy with the same exception type, both saying ``match``."""
-    with pytest.raises(Exception, match=match) as cpu_error:
-        fn(*args)
-    with pytest.raises(type(cpu_error.value), match=match) as npy_error:
-        fn(*on_npy(args))
-    assert type(npy_error.value) is type(cpu_error.value)
 
 
 def exact_data(shape, dtype, seed=0):
