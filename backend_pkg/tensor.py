@@ -322,8 +322,16 @@ def _root_of(tensor):
 
 
 def _bytes_of(root):
-    """``root``'s memory as flat bytes, in memory order (roots are C- or Fortran-contiguous)."""
-    return root.reshape(-1, order="A").view(np.uint8)
+    """``root``'s memory as flat bytes, in memory order, never a copy.
+
+    A root is dense, but not always in C or Fortran order: NumPy lays out a
+    ufunc's result as its inputs are laid out, so ``transposed * 2`` owns a
+    block ordered like the transposed input. Its axes sorted by stride give
+    that block in C order.
+    """
+    if not root.flags.c_contiguous:
+        root = root.transpose(np.argsort(root.strides, kind="stable")[::-1])
+    return np.reshape(root, -1, copy=False).view(np.uint8)
 
 
 def storage_nbytes(tensor):

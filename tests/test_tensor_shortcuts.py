@@ -92,3 +92,23 @@ def test_set_to_a_plain_tensor_over_a_fresh_result():
     result.detach().add_(1)  # the same memory
     torch.testing.assert_close(target.detach().cpu(), torch.arange(4.0).exp() + 1)
     assert target.data_ptr() == result.data_ptr() != 0
+
+
+VIEWS = {
+    "as_strided": lambda t: t.as_strided(t.shape, t.stride()),
+    "slice": lambda t: t[1:],
+    "select": lambda t: t[:, 1],
+    "unsqueeze": lambda t: t.unsqueeze(0),
+}
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1), (1, 2, 0), (2, 1, 0)], ids=str)
+@pytest.mark.parametrize("view", VIEWS.values(), ids=VIEWS)
+def test_views_of_a_result_laid_out_like_its_permuted_input(order, view):
+    """NumPy lays ``permuted * 2`` out in the permuted input's memory order; views read it right
+    (C++ attention takes views of such a scaled key)."""
+    base = torch.randn(2, 3, 4)
+    expected = view(base.permute(order) * 2)
+    actual = view(base.to("npy").permute(order) * 2)
+    assert actual.stride() == expected.stride()
+    torch.testing.assert_close(actual.cpu(), expected)
