@@ -45,6 +45,24 @@ SCALAR_TYPE_NAMES = {
     torch.complex128: "ComplexDouble",
 }
 
+# The names C++ gives dtypes through caffe2::TypeMeta ("expected dtype float for `end`").
+TYPE_META_NAMES = {
+    torch.bool: "bool",
+    torch.uint8: "unsigned char",
+    torch.uint16: "short unsigned int",
+    torch.uint32: "unsigned int",
+    torch.uint64: "long unsigned int",
+    torch.int8: "signed char",
+    torch.int16: "short int",
+    torch.int32: "int",
+    torch.int64: "long int",
+    torch.float16: "c10::Half",
+    torch.float32: "float",
+    torch.float64: "double",
+    torch.complex64: "c10::complex<float>",
+    torch.complex128: "c10::complex<double>",
+}
+
 NUMPY_TO_TORCH = {np_dtype: torch_dtype for torch_dtype, np_dtype in TORCH_TO_NUMPY.items()}
 
 SUPPORTED_DTYPES = tuple(TORCH_TO_NUMPY)

@@ -26,6 +26,57 @@ def operand(op, value):
     )
 
 
+def _category(dtype):
+    """bool < integers < floating < complex: a higher category wins promotion whatever the dims."""
+    return 3 if dtype.is_complex else 2 if dtype.is_floating_point else 0 if dtype == torch.bool else 1
+
+
+def _number_dtype(value):
+    if isinstance(value, bool):
+        return torch.bool
+    if isinstance(value, int):
+        return torch.int64
+    if isinstance(value, float):
+        return torch.get_default_dtype()
+    return torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
+
+
+def _promoted(dtypes):
+    result = None
+    for dtype in dtypes:
+        result = dtype if result is None else torch.promote_types(result, dtype)
+    return result
+
+
+_COMPLEX_OF = {torch.float16: torch.complex32, torch.float32: torch.complex64, torch.float64: torch.complex128}
+
+
+def _over(higher, lower):
+    """c10's ``combine_categories``: a lower-priority group's dtype counts only in a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or _category(higher) >= _category(lower):
+        return higher
+    if lower.is_complex and higher.is_floating_point:
+        return _COMPLEX_OF[higher]
+    if higher == torch.bool or lower.is_floating_point:
+        return torch.promote_types(higher, lower)
+    return lower
+
+
+def result_type(*values):
+    """PyTorch's result dtype for any number of operands (``torch.result_type`` takes two).
+
+    Tensors with dimensions promote among themselves; zero-dim tensors, then
+    Python numbers, count only where their category is higher.
+    """
+    tensors = [value for value in values if isinstance(value, torch.Tensor)]
+    dimensioned = _promoted(tensor.dtype for tensor in tensors if tensor.dim() > 0)
+    zero_dim = _promoted(tensor.dtype for tensor in tensors if tensor.dim() == 0)
+    numbers = _promoted(_number_dtype(value) for value in values if not isinstance(value, torch.Tensor))
+    return _over(dimensioned, _over(zero_dim, numbers))
+
+
 def promoted(op, *tensors):
     """The inputs as NumPy arrays in PyTorch's compute dtype, and the result dtype."""
     result = torch.result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype

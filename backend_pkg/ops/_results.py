@@ -40,7 +40,7 @@ def write_in_place(op, self, result):
     _check_writable_once(op, self)
     if result.shape != self.shape:
         raise RuntimeError(
-            f"{op}: output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
         )
     unwrap(self)[...] = unwrap(result)
