@@ -20,7 +20,12 @@ What is measured
   on CPU, and on CPU compiled with a backend that runs Dynamo's graph as it
   is (``cpu_dynamo_only``: what compiling costs before any backend does
   anything). Without a registered ``npy`` compile backend, or when it fails
-  on the MLP, the compiled rows hold no number, only the reason.
+  on the MLP, the compiled rows hold no number, only the reason;
+* ``models``: a ResNet basic block (two 3x3 convolutions with batch norm
+  and ReLU, and the identity shortcut; batch 8, 64 channels, 56x56, float32)
+  forward and backward in training mode, eager on ``npy`` and on CPU. Its
+  calls take tens of milliseconds, so it runs fewer repeats
+  (:data:`MODEL_SETTINGS`).
 
 The floor
 ---------
@@ -86,6 +91,7 @@ class Settings:
 
 FULL = Settings(rounds=10, repeat=15, seconds=0.01, warmup=5)
 QUICK = Settings(rounds=1, repeat=2, seconds=0.001, warmup=1)
+MODEL_SETTINGS = Settings(rounds=3, repeat=3, seconds=0.01, warmup=2)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
 OUTLIER_SHARE = 20
@@ -116,6 +122,7 @@ OPERANDS = {
 }
 
 MLP_BATCH = 64
+RESNET_BLOCK_INPUT = (8, 64, 56, 56)
 MLP_VARIANTS = ("npy_eager", "npy_compiled", "cpu_eager", "cpu_dynamo_only")
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
 
@@ -145,6 +152,9 @@ RATIOS = {
     ),
     "mlp_train_step_compiled_npy_vs_cpu": Ratio(
         "MLP training step: compiled npy / CPU eager", "mlp.train_step.npy_compiled", ("mlp.train_step.cpu_eager",), 1.5
+    ),
+    "resnet_block_npy_vs_cpu": Ratio(
+        "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0
     ),
 }
 
@@ -350,6 +360,39 @@ def measure_mlp(settings):
     return results
 
 
+class BasicBlock(torch.nn.Module):
+    """ResNet's basic block, with the identity shortcut."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(channels)
+        self.conv2 = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        return F.relu(self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x))))) + x)
+
+
+def resnet_block_step(device):
+    """Forward and backward of a fresh basic block on ``device``, the input's gradient included."""
+    torch.manual_seed(0)
+    block = BasicBlock(RESNET_BLOCK_INPUT[1]).to(device)
+    x = torch.randn(RESNET_BLOCK_INPUT).to(device).requires_grad_()
+
+    def step():
+        block(x).sum().backward()
+        block.zero_grad()
+        x.grad = None
+
+    return step
+
+
+def measure_models(settings):
+    works = {device: as_timer(resnet_block_step(device)) for device in ("npy", "cpu")}
+    return {"resnet_block": measure(works, settings)}
+
+
 # Results.
 
 def row_at(timings, path):
@@ -395,6 +438,13 @@ def describe_cases():
             "compiled": 'torch.compile(..., backend="npy") of the model, the loss and the SGD step',
             "dynamo_only": "CPU, compiled with a backend that runs Dynamo's graph as it is",
         },
+        "models": {
+            "resnet_block": {
+                "model": "conv3x3-BN-ReLU-conv3x3-BN, identity shortcut, ReLU; no conv bias; training mode",
+                "input": list(RESNET_BLOCK_INPUT),
+                "step": "block(x).sum().backward() with x requiring grad; zero_grad()",
+            },
+        },
     }
 
 
@@ -414,7 +464,10 @@ def run(settings, quick, progress=print):
         large = measure_cases(LARGE, settings)
         progress("MLP: npy eager, npy compiled, CPU eager")
         mlp = measure_mlp(settings)
-    timings = {"small": small, "large": large, "mlp": mlp}
+        progress("models: a ResNet basic block, npy and CPU")
+        model_settings = settings if quick else MODEL_SETTINGS
+        models = measure_models(model_settings)
+    timings = {"small": small, "large": large, "mlp": mlp, "models": models}
     return {
         "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -423,6 +476,7 @@ def run(settings, quick, progress=print):
         "machine": {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "torch_threads": torch.get_num_threads(),
                     "load_average_at_start": load_at_start},
         "settings": {**asdict(settings), "outlier_share": OUTLIER_SHARE},
+        "model_settings": asdict(model_settings),
         "cases": describe_cases(),
         "timings_us": timings,
         "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()},
@@ -439,7 +493,8 @@ def report(data):
     lines = []
     for group, cases in data["timings_us"].items():
         implementations = list(next(iter(cases.values())))
-        lines.append(f"\n{group} (µs per call, {data['settings']['rounds'] * data['settings']['repeat']} repeats)")
+        settings = data["model_settings" if group == "models" else "settings"]
+        lines.append(f"\n{group} (µs per call, {settings['rounds'] * settings['repeat']} repeats)")
         widths = [max(12, len(name)) + 2 for name in implementations]
         lines.append(f"  {'':12}" + "".join(f"{name:>{width}}" for name, width in zip(implementations, widths)))
         for case, rows in cases.items():

@@ -55,7 +55,8 @@ def expected_rows():
     small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor", "floor_with_result")]
     large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
     mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
-    return small + large + mlp
+    models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
+    return small + large + mlp + models
 
 
 def test_quick_run_takes_seconds(quick_run):
