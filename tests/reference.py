@@ -67,7 +67,7 @@ def as_tuple(result):
 def gist(error):
     """An error message without what differs between backends: C++ kernel names, C++ source lines."""
     message = str(error).split("\n")[0].split(" (Triggered internally")[0]
-    return re.sub(r'^"\w+" not implemented for', "not implemented for", message)
+    return re.sub(r'^"[^"]+" not implemented for', "not implemented for", message)
 
 
 def assert_like_cpu(fn, *args):
@@ -100,7 +100,9 @@ def _differentiable(value):
 
 
 def _leaves(args, to_device):
-    return [to_device(arg).detach().requires_grad_() if _differentiable(arg) else arg for arg in args]
+    """``args`` on the device; floating-point and complex tensors become leaves that require grad."""
+    moved = [to_device(arg) if isinstance(arg, torch.Tensor) else arg for arg in args]
+    return [arg.detach().requires_grad_() if _differentiable(arg) else arg for arg in moved]
 
 
 def assert_backward_like_cpu(fn, *args, **tolerance):
@@ -112,7 +114,7 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
     :func:`torch.testing.assert_close`, for kernels that add up in another order.
     """
     cpu_args = _leaves(args, lambda arg: arg)
-    npy_args = _leaves(args, lambda arg: npy(arg) if isinstance(arg, torch.Tensor) else arg)
+    npy_args = _leaves(args, npy)
     cpu_results, npy_results = as_tuple(fn(*cpu_args)), as_tuple(fn(*npy_args))
     assert len(npy_results) == len(cpu_results)
     for got, want in zip(npy_results, cpu_results):
