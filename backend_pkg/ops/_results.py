@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import DEVICE_NAME, unwrap, wrap
 
 
@@ -22,7 +22,8 @@ def as_result(array, dtype):
 def _check_castable(op, result, target):
     if not torch.can_cast(result.dtype, target.dtype):
         raise RuntimeError(
-            f"{op}: result type {result.dtype} can't be cast to the desired output type {target.dtype}"
+            f"result type {SCALAR_TYPE_NAMES[result.dtype]} can't be cast to the desired output type "
+            f"{SCALAR_TYPE_NAMES[target.dtype]}"
         )
 
 
