@@ -174,6 +174,16 @@ def _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, ga
     _check_numel(op, hidden, 5, "prev_hidden", input_gates.shape[0] * gates_size // gate_count)
 
 
+def _refuse_integer_gates(gates):
+    """CPU's cell gets as far as the in-place sigmoid of integer gates, which refuses them;
+    the fused cell refuses them with the same error, so a cell fails alike on both devices.
+    (Complex gates, which CPU's plain ops take, are refused as CUDA refuses them.)"""
+    if not (gates.dtype.is_floating_point or gates.dtype.is_complex):
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {SCALAR_TYPE_NAMES[gates.dtype]}"
+        )
+
+
 def _floating_arrays(op, *tensors):
     """The arrays of ``tensors`` (``None`` stays ``None``) in the first one's compute dtype.
 
@@ -192,6 +202,12 @@ def _floating_arrays(op, *tensors):
     return [None if t is None else np.asarray(operand(op, t), dtype=np_compute) for t in tensors], dtype
 
 
+def _as_rows(hidden, gates, gate_count):
+    """The hidden state as one row per batch element: CUDA reads it by element index,
+    having checked only its element count."""
+    return hidden.reshape(gates.shape[0], gates.shape[1] // gate_count)
+
+
 def _bias_grad(grad_gates, has_bias, dtype):
     return as_result(grad_gates.sum(axis=0), dtype) if has_bias else None
 
@@ -203,9 +219,10 @@ def _bias_grad(grad_gates, has_bias, dtype):
 def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
     op = "_thnn_fused_lstm_cell"
     _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, _LSTM_GATES, cx)
+    _refuse_integer_gates(input_gates)
     arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, cx, input_bias, hidden_bias)
     gates_in, gates_hidden, c, bias_in, bias_hidden = arrays
-    hy, cy, workspace = lstm_cell(gates_in, gates_hidden, c.reshape(len(gates_in), -1), bias_in, bias_hidden)
+    hy, cy, workspace = lstm_cell(gates_in, gates_hidden, _as_rows(c, gates_in, _LSTM_GATES), bias_in, bias_hidden)
     return tuple(as_result(array, dtype) for array in (hy.reshape(cx.shape), cy.reshape(cx.shape), workspace))
 
 
@@ -216,7 +233,9 @@ def fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace)
     op = "_thnn_fused_lstm_cell_backward"
     (space, grad_h, grad_c, c_prev, c_next), dtype = _floating_arrays(op, workspace, grad_hy, grad_cy, cx, cy)
-    grad_gates, grad_cx = lstm_cell_backward(grad_h, grad_c, c_prev, c_next, space.reshape(len(c_prev), -1))
+    batch, hidden = c_prev.shape
+    gate_rows = space.reshape(batch, hidden * _LSTM_GATES)
+    grad_gates, grad_cx = lstm_cell_backward(grad_h, grad_c, c_prev, c_next, gate_rows)
     return as_result(grad_gates, dtype), as_result(grad_cx, dtype), _bias_grad(grad_gates, has_bias, dtype)
 
 
@@ -236,9 +255,10 @@ def _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace):
 def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
     op = "_thnn_fused_gru_cell"
     _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, _GRU_GATES, hx)
+    _refuse_integer_gates(input_gates)
     arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, hx, input_bias, hidden_bias)
     gates_in, gates_hidden, h, bias_in, bias_hidden = arrays
-    hy, workspace = gru_cell(gates_in, gates_hidden, h.reshape(len(gates_in), -1), bias_in, bias_hidden)
+    hy, workspace = gru_cell(gates_in, gates_hidden, _as_rows(h, gates_in, _GRU_GATES), bias_in, bias_hidden)
     return as_result(hy.reshape(hx.shape), dtype), as_result(workspace, dtype)
 
 
