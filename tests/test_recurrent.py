@@ -20,10 +20,10 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 aten = torch.ops.aten
 
 INPUT, HIDDEN, SEQUENCE, BATCH = 4, 6, 5, 3
-# npy's fused cell adds each gate's four terms and rounds once per cell; CPU's
-# cell rounds every plain op's result to half. Over a few steps the two differ
-# by some half-precision ulps.
-HALF_TOLERANCE = {"atol": 2e-2, "rtol": 2e-2}
+# npy computes half in float32 and rounds once per op (a matmul, a whole fused
+# cell); CPU's cell rounds every plain op's result to half. Over a few steps
+# the two differ by a few half-precision ulps (5e-3 is enough today).
+HALF_TOLERANCE = {"atol": 1e-2, "rtol": 1e-2}
 MODULES = {
     "lstm": nn.LSTM,
     "gru": nn.GRU,
