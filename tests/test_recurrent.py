@@ -89,7 +89,7 @@ def _run(net, x, state, device, packing):
         results = [output, lengths]
     results += _as_list(final)
     differentiable = [result for result in results if result.dtype.is_floating_point]
-    seeds = [make(result.shape, result.dtype, seed=index + 1).to(device) for index, result in enumerate(differentiable)]
+    seeds = [make(out.shape, out.dtype, seed).to(device) for seed, out in enumerate(differentiable, 1)]
     torch.autograd.backward(differentiable, seeds)
     return results, [leaf.grad for leaf in leaves] + [parameter.grad for parameter in net.parameters()]
 
@@ -100,7 +100,8 @@ def assert_module_like_cpu(net, x, state=None, packing=None, **tolerance):
     cpu_results, cpu_grads = _run(net, x, state, "cpu", packing)
     npy_results, npy_grads = _run(npy_net, x, state, "npy", packing)
     for got, want in zip(npy_results + npy_grads, cpu_results + cpu_grads, strict=True):
-        assert got.device.type == ("cpu" if want.dtype == torch.int64 else "npy")  # packed lengths stay on CPU
+        # Packed sequences' lengths stay on CPU.
+        assert got.device.type == ("cpu" if want.dtype == torch.int64 else "npy")
         torch.testing.assert_close(got.detach().cpu(), want.detach(), **tolerance)
 
 
@@ -111,7 +112,9 @@ OPTIONS = [
     pytest.param({"bias": False}, id="no_bias"),
     pytest.param({"num_layers": 2}, id="2_layers"),
     pytest.param({"bidirectional": True}, id="bidirectional"),
-    pytest.param({"num_layers": 2, "bidirectional": True, "batch_first": True}, id="2_layers_bidir_batch_first"),
+    pytest.param(
+        {"num_layers": 2, "bidirectional": True, "batch_first": True}, id="2_layers_bidir_batch_first"
+    ),
 ]
 
 
@@ -124,7 +127,9 @@ def test_module_matches_cpu(kind, options, dtype):
 
 
 @pytest.mark.parametrize("kind", MODULES)
-@pytest.mark.parametrize("options", [{}, {"num_layers": 2, "bidirectional": True}], ids=["plain", "2_layers_bidir"])
+@pytest.mark.parametrize(
+    "options", [{}, {"num_layers": 2, "bidirectional": True}], ids=["plain", "2_layers_bidir"]
+)
 def test_module_with_initial_state_matches_cpu(kind, options):
     net = module(kind, **options)
     assert_module_like_cpu(net, data((SEQUENCE, BATCH, INPUT)), initial_state(kind, **options))
@@ -139,7 +144,8 @@ def test_unbatched_sequence_matches_cpu(kind):
 
 @pytest.mark.parametrize("kind", MODULES)
 def test_half_module_matches_cpu(kind):
-    assert_module_like_cpu(module(kind, torch.float16), data((SEQUENCE, BATCH, INPUT), torch.float16), **HALF_TOLERANCE)
+    x = data((SEQUENCE, BATCH, INPUT), torch.float16)
+    assert_module_like_cpu(module(kind, torch.float16), x, **HALF_TOLERANCE)
 
 
 # CPU's oneDNN path warns (once per process) that it leaves projections to the plain path.
@@ -165,7 +171,9 @@ def test_lstm_projection_matches_cpu(options):
     [
         pytest.param({"lengths": [5, 4, 2], "enforce_sorted": True, "batch_first": False}, id="sorted"),
         pytest.param({"lengths": [2, 5, 4], "enforce_sorted": False, "batch_first": False}, id="unsorted"),
-        pytest.param({"lengths": [3, 1, 5], "enforce_sorted": False, "batch_first": True}, id="unsorted_batch_first"),
+        pytest.param(
+            {"lengths": [3, 1, 5], "enforce_sorted": False, "batch_first": True}, id="unsorted_batch_first"
+        ),
     ],
 )
 def test_packed_sequence_matches_cpu(kind, layout):
@@ -254,7 +262,8 @@ def lstm_cell_reference(input_gates, hidden_gates, cx, input_bias=None, hidden_b
     if input_bias is not None:
         gates = gates + input_bias + hidden_bias
     ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate, forgetgate, cellgate, outgate = ingate.sigmoid(), forgetgate.sigmoid(), cellgate.tanh(), outgate.sigmoid()
+    ingate, forgetgate, outgate = ingate.sigmoid(), forgetgate.sigmoid(), outgate.sigmoid()
+    cellgate = cellgate.tanh()
     cy = forgetgate * cx + ingate * cellgate
     hy = outgate * cy.tanh()
     return hy, cy, torch.cat([ingate, forgetgate, cellgate, outgate], 1).detach()
@@ -305,7 +314,11 @@ def test_fused_lstm_cell_backward_with_one_gradient(used):
     """An undefined grad_hy or grad_cy counts as zeros."""
     gates, cx, biases = cell_inputs(4, torch.float32)
     index = {"hy": 0, "cy": 1}[used]
-    assert_backward_like_cpu(lambda *args: fused_lstm_cell(*args, outputs=slice(index, index + 1)), *gates, cx, *biases)
+
+    def one_state(*args):
+        return fused_lstm_cell(*args, outputs=slice(index, index + 1))
+
+    assert_backward_like_cpu(one_state, *gates, cx, *biases)
 
 
 @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
@@ -352,10 +365,11 @@ def test_workspaces_have_cuda_layout():
 def test_backward_ops_return_bias_gradients_only_with_bias():
     gates, cx, biases = cell_inputs(4, torch.float32)
     hy, cy, workspace = aten._thnn_fused_lstm_cell(*map(npy, (*gates, cx, *biases)))
-    grad_gates, grad_cx, grad_bias = aten._thnn_fused_lstm_cell_backward_impl(hy, cy, npy(cx), cy, workspace, True)
+    backward = aten._thnn_fused_lstm_cell_backward_impl
+    grad_gates, _, grad_bias = backward(hy, cy, npy(cx), cy, workspace, True)
     torch.testing.assert_close(grad_bias.cpu(), grad_gates.cpu().sum(0))
-    assert aten._thnn_fused_lstm_cell_backward_impl(hy, None, npy(cx), cy, workspace, False)[2] is None
-    assert aten._thnn_fused_lstm_cell_backward_impl(None, None, npy(cx), cy, workspace, True) == (None, None, None)
+    assert backward(hy, None, npy(cx), cy, workspace, False)[2] is None
+    assert backward(None, None, npy(cx), cy, workspace, True) == (None, None, None)
     gates, hx, biases = cell_inputs(3, torch.float32)
     hy, workspace = aten._thnn_fused_gru_cell(*map(npy, (*gates, hx, *biases)))
     results = aten._thnn_fused_gru_cell_backward(hy, workspace, True)
@@ -375,7 +389,9 @@ def per_device(net):
 
 @pytest.mark.parametrize("kind", ["lstm", "gru", "rnn_tanh"])
 @pytest.mark.parametrize(
-    "shape", [(SEQUENCE, BATCH, INPUT - 1), (2, SEQUENCE, BATCH, INPUT), (INPUT,)], ids=["features", "4d", "1d"]
+    "shape",
+    [(SEQUENCE, BATCH, INPUT - 1), (2, SEQUENCE, BATCH, INPUT), (INPUT,)],
+    ids=["features", "4d", "1d"],
 )
 def test_wrong_input_size_fails_as_on_cpu(kind, shape):
     """PyTorch checks the input in Python (``RNNBase.check_input``), before any kernel."""
@@ -407,23 +423,77 @@ def test_integer_cells_fail_as_on_cpu():
     assert_like_cpu(torch.gru_cell, x, hidden, *gru_weights)
 
 
-def test_fused_cells_refuse_bad_inputs():
-    gates, cx, biases = [npy(t) for t in cell_inputs(4, torch.float32)[0]], npy(data((BATCH, HIDDEN))), None
-    with pytest.raises(NotImplementedError, match="\"_thnn_fused_lstm_cell\" not implemented for 'ComplexFloat'"):
-        aten._thnn_fused_lstm_cell(*(tensor.to(torch.complex64) for tensor in (gates[0], gates[1], cx)))
-    with pytest.raises(NotImplementedError, match="\"_thnn_fused_gru_cell_backward\" not implemented for 'Long'"):
-        aten._thnn_fused_gru_cell_backward(cx.long(), torch.cat([cx] * 5, 1).long(), True)
-    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
-        aten._thnn_fused_lstm_cell(gates[0], gates[1], cx.double())
-    with pytest.raises(RuntimeError, match=r"Expected 2-dimensional tensor, but got 1-dimensional tensor for argument #1 'input_gates'"):
-        aten._thnn_fused_gru_cell(gates[0][0], gates[1][0], cx)
-    with pytest.raises(RuntimeError, match=r"argument #2 'hidden_gates'; but \[3, 24\] does not equal \[3, 20\]"):
-        aten._thnn_fused_lstm_cell(gates[0], gates[1][:, :20], cx)
-    with pytest.raises(RuntimeError, match=r"argument #5 'prev_hidden' to have 18 elements; but it actually has 15"):
-        aten._thnn_fused_gru_cell(gates[0][:, :18], gates[1][:, :18], cx[:, :5])
-    with pytest.raises(RuntimeError, match=r"argument #3 'input_bias' to have 24 elements"):
-        aten._thnn_fused_lstm_cell(gates[0], gates[1], cx, gates[0][0, :8], gates[0][0, :8])
-    with pytest.raises(RuntimeError, match=r"Expected tensor of size \[3, 6\], but got tensor of size \[3, 5\] for argument #3 'cx'"):
-        aten._thnn_fused_lstm_cell_backward_impl(cx, None, cx[:, :5], cx, gates[0], True)
-    with pytest.raises(RuntimeError, match=r"Expected tensor of size \[3, 30\], but got tensor of size \[3, 24\] for argument #2 'workspace'"):
-        aten._thnn_fused_gru_cell_backward(cx, gates[0], True)
+# Direct calls with bad inputs (CPU has no kernel to compare with): CUDA's checks
+# (RNN.cu, TensorUtils.cpp) and messages, naming the npy op.
+LSTM_GATES, CX = data((BATCH, 4 * HIDDEN)), data((BATCH, HIDDEN))
+BAD_CALLS = [
+    pytest.param(
+        aten._thnn_fused_lstm_cell,
+        [LSTM_GATES.cfloat(), LSTM_GATES.cfloat(), CX.cfloat()],
+        NotImplementedError,
+        "\"_thnn_fused_lstm_cell\" not implemented for 'ComplexFloat'",
+        id="complex",
+    ),
+    pytest.param(
+        aten._thnn_fused_gru_cell_backward,
+        [CX.long(), CX.repeat(1, 5).long(), True],
+        NotImplementedError,
+        "\"_thnn_fused_gru_cell_backward\" not implemented for 'Long'",
+        id="integer_backward",
+    ),
+    pytest.param(
+        aten._thnn_fused_lstm_cell,
+        [LSTM_GATES, LSTM_GATES, CX.double()],
+        RuntimeError,
+        "expected scalar type Float but found Double",
+        id="mixed_dtypes",
+    ),
+    pytest.param(
+        aten._thnn_fused_gru_cell,
+        [LSTM_GATES[0, :18], LSTM_GATES[0, :18], CX],
+        RuntimeError,
+        "Expected 2-dimensional tensor, but got 1-dimensional tensor for argument #1 'input_gates'",
+        id="1d_gates",
+    ),
+    pytest.param(
+        aten._thnn_fused_lstm_cell,
+        [LSTM_GATES, LSTM_GATES[:, :20], CX],
+        RuntimeError,
+        r"argument #2 'hidden_gates'; but \[3, 24\] does not equal \[3, 20\]",
+        id="gate_sizes",
+    ),
+    pytest.param(
+        aten._thnn_fused_gru_cell,
+        [LSTM_GATES[:, :18], LSTM_GATES[:, :18], CX[:, :5]],
+        RuntimeError,
+        "argument #5 'prev_hidden' to have 18 elements; but it actually has 15",
+        id="hidden_size",
+    ),
+    pytest.param(
+        aten._thnn_fused_lstm_cell,
+        [LSTM_GATES, LSTM_GATES, CX, CX[0, :5], CX[0, :5]],
+        RuntimeError,
+        "argument #3 'input_bias' to have 24 elements",
+        id="bias_size",
+    ),
+    pytest.param(
+        aten._thnn_fused_lstm_cell_backward_impl,
+        [CX, None, CX[:, :5], CX, LSTM_GATES, True],
+        RuntimeError,
+        r"Expected tensor of size \[3, 6\], but got tensor of size \[3, 5\] for argument #3 'cx'",
+        id="backward_cx_size",
+    ),
+    pytest.param(
+        aten._thnn_fused_gru_cell_backward,
+        [CX, LSTM_GATES, True],
+        RuntimeError,
+        r"Expected tensor of size \[3, 30\], but got tensor of size \[3, 24\] for argument #2 'workspace'",
+        id="backward_workspace_size",
+    ),
+]
+
+
+@pytest.mark.parametrize(("op", "args", "error", "message"), BAD_CALLS)
+def test_fused_ops_refuse_bad_inputs(op, args, error, message):
+    with pytest.raises(error, match=message):
+        op(*(npy(arg) if isinstance(arg, torch.Tensor) else arg for arg in args))

@@ -222,7 +222,8 @@ def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=
     _refuse_integer_gates(input_gates)
     arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, cx, input_bias, hidden_bias)
     gates_in, gates_hidden, c, bias_in, bias_hidden = arrays
-    hy, cy, workspace = lstm_cell(gates_in, gates_hidden, _as_rows(c, gates_in, _LSTM_GATES), bias_in, bias_hidden)
+    c = _as_rows(c, gates_in, _LSTM_GATES)
+    hy, cy, workspace = lstm_cell(gates_in, gates_hidden, c, bias_in, bias_hidden)
     return tuple(as_result(array, dtype) for array in (hy.reshape(cx.shape), cy.reshape(cx.shape), workspace))
 
 
@@ -258,7 +259,8 @@ def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=N
     _refuse_integer_gates(input_gates)
     arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, hx, input_bias, hidden_bias)
     gates_in, gates_hidden, h, bias_in, bias_hidden = arrays
-    hy, workspace = gru_cell(gates_in, gates_hidden, _as_rows(h, gates_in, _GRU_GATES), bias_in, bias_hidden)
+    h = _as_rows(h, gates_in, _GRU_GATES)
+    hy, workspace = gru_cell(gates_in, gates_hidden, h, bias_in, bias_hidden)
     return as_result(hy.reshape(hx.shape), dtype), as_result(workspace, dtype)
 
 
