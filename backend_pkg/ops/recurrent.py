@@ -245,7 +245,8 @@ def _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace):
     defined, position, name = (grad_hy, 1, "grad_hy") if grad_hy is not None else (grad_cy, 2, "grad_cy")
     _check_dim(op, defined, position, name, 2)
     size = defined.shape
-    for tensor, position, name in ((grad_hy, 1, "grad_hy"), (grad_cy, 2, "grad_cy"), (cx, 3, "cx"), (cy, 4, "cy")):
+    named = ((grad_hy, 1, "grad_hy"), (grad_cy, 2, "grad_cy"), (cx, 3, "cx"), (cy, 4, "cy"))
+    for tensor, position, name in named:
         if tensor is not None:
             _check_size(op, tensor, position, name, size)
     _check_dim(op, workspace, 5, "workspace", 2)
