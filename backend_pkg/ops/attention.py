@@ -1,0 +1,290 @@
+"""Attention: the fused multi-head attention and Transformer encoder layer of the fast path.
+
+``F.scaled_dot_product_attention`` needs no kernel of its own: for a device
+without a fused SDPA kernel PyTorch picks ``_scaled_dot_product_attention_math``,
+a composite of ``bmm``, ``_softmax``, ``masked_fill``/``add`` and
+``native_dropout`` that decomposes before it reaches the backend, forward
+and backward (``aten/src/ATen/native/transformers/attention.cpp``,
+``_fused_sdp_choice``). ``nn.MultiheadAttention`` and the Transformer layers
+in training mode (or with gradients) run the same composites.
+
+In eval mode under ``torch.no_grad()``, ``nn.MultiheadAttention`` and
+``nn.TransformerEncoderLayer`` take PyTorch's "fast path" on every device
+named ``cpu``, ``cuda``, ``xpu`` or the PrivateUse1 backend's name
+(``torch/nn/modules/activation.py``, ``_check_arg_device``;
+``torch/nn/modules/transformer.py``, ``_supported_device_type``), calling
+the fused ops ``_native_multi_head_attention`` and
+``_transformer_encoder_layer_fwd``, which exist only as CPU/CUDA kernels.
+Their npy kernels follow PyTorch's CPU kernels
+(``native_multi_head_attention_cpu``, ``transformer_encoder_layer_forward``)
+step by step, in NumPy, half precision in float32 and rounded once:
+
+* q, k, v are the input projections; q is scaled by ``1/sqrt(head_dim)``
+  before the product with k, as CPU's ``_transform_bias_rescale_qkv`` does;
+* a mask is read as CPU's ``masked_softmax`` reads it: converted to bool,
+  so any non-zero float (not only ``-inf``) masks its position out; a
+  row with every position masked is NaN, as on CPU; ``mask_type`` 0 is a
+  (L, L) attention mask, 1 a (B, L) key padding mask, 2 a mask of the
+  scores' own (B, H, L, L) shape;
+* the encoder layer's feed-forward activation is relu or exact gelu, its
+  layer norms come after each residual sum, or before each block with
+  ``norm_first``.
+
+With a ``src_key_padding_mask``, ``nn.TransformerEncoder``'s fast path first
+asks ``_nested_tensor_from_mask_left_aligned`` whether the padding is all at
+the end of each sequence (kernel below), then packs the batch into a nested
+tensor with ``_nested_tensor_from_mask``. Nested tensors are a C++ tensor
+class (``NestedTensorImpl``) with their own dispatch keys
+(``NestedTensorPrivateUse1``) and no constructor reachable from a Python
+backend, so that op has no npy kernel; see the module's tests for the ways
+a model declines that path.
+"""
+
+import math
+
+import numpy as np
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap, wrap
+from ._results import as_result, write_out
+from .nn import _erf
+from .reductions import not_implemented_for, write_pair
+from .registry import aten, implements
+
+# native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.
+_ATTENTION_MASK, _KEY_PADDING_MASK, _SCORES_MASK = 0, 1, 2
+
+
+# --- the math, in NumPy -------------------------------------------------------
+
+
+def _linear(x, weight, bias):
+    return x @ weight.T + bias
+
+
+def _layer_norm(x, weight, bias, eps):
+    """Layer norm over the last dim, with the biased variance, as ``F.layer_norm``."""
+    centred = x - x.mean(axis=-1, keepdims=True)
+    variance = np.mean(centred * centred, axis=-1, keepdims=True)
+    return centred / np.sqrt(variance + eps) * weight + bias
+
+
+def _gelu(x):
+    """The exact (erf) gelu, which CPU's ``_addmm_activation(use_gelu=True)`` applies."""
+    return x * 0.5 * (1 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+
+
+def _split_heads(x, num_heads):
+    """(B, L, D) as (B, H, L, D / H)."""
+    batch, length, dim = x.shape
+    return x.reshape(batch, length, num_heads, dim // num_heads).transpose(0, 2, 1, 3)
+
+
+def _masked_softmax(scores, masked):
+    """Softmax over the last dim, leaving out the positions where ``masked`` is True.
+
+    A row with every position left out is NaN (exp of -inf minus -inf), as
+    PyTorch's CPU ``_masked_softmax`` makes it.
+    """
+    if masked is not None:
+        scores = np.where(masked, -np.inf, scores)
+    with np.errstate(invalid="ignore"):
+        exp = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def multi_head_attention(query, key, value, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, masked):
+    """Attention of (B, L, D) ``query`` over ``key``/``value``: the projected output,
+    and the (B, H, L, L) attention weights.
+
+    ``masked`` is None or a bool array broadcasting to the weights, True where a
+    query may not look.
+    """
+    dim = query.shape[-1]
+    w_q, w_k, w_v = np.split(qkv_weight, 3)
+    b_q, b_k, b_v = np.split(qkv_bias, 3)
+    scale = np.asarray(1 / math.sqrt(dim // num_heads), dtype=query.dtype)
+    q = _split_heads(_linear(query, w_q, b_q), num_heads) * scale
+    k = _split_heads(_linear(key, w_k, b_k), num_heads)
+    v = _split_heads(_linear(value, w_v, b_v), num_heads)
+    weights = _masked_softmax(q @ k.transpose(0, 1, 3, 2), masked)
+    context = (weights @ v).transpose(0, 2, 1, 3).reshape(query.shape)
+    return _linear(context, proj_weight, proj_bias), weights
+
+
+def transformer_encoder_layer(src, num_heads, attention, norms, feed_forward, use_gelu, norm_first, eps, masked):
+    """One ``nn.TransformerEncoderLayer`` (eval mode: no dropout) on (B, L, D) ``src``.
+
+    ``attention`` is (qkv_weight, qkv_bias, proj_weight, proj_bias), ``norms``
+    (weight_1, bias_1, weight_2, bias_2), ``feed_forward`` (weight_1, bias_1,
+    weight_2, bias_2).
+    """
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2 = norms
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2 = feed_forward
+
+    def self_attention(x):
+        return multi_head_attention(x, x, x, num_heads, *attention, masked)[0]
+
+    def ffn(x):
+        hidden = _linear(x, ffn_weight_1, ffn_bias_1)
+        hidden = _gelu(hidden) if use_gelu else np.maximum(hidden, 0)
+        return _linear(hidden, ffn_weight_2, ffn_bias_2)
+
+    if norm_first:
+        x = src + self_attention(_layer_norm(src, norm_weight_1, norm_bias_1, eps))
+        return x + ffn(_layer_norm(x, norm_weight_2, norm_bias_2, eps))
+    x = _layer_norm(src + self_attention(src), norm_weight_1, norm_bias_1, eps)
+    return _layer_norm(x + ffn(x), norm_weight_2, norm_bias_2, eps)
+
+
+def is_left_aligned(kept):
+    """Whether each row of the bool (B, L) ``kept`` is some Trues followed only by Falses."""
+    return bool(np.all(kept[:, :-1] | ~kept[:, 1:]))
+
+
+# --- checks, as PyTorch's CPU kernels make them -------------------------------
+
+
+def _check_attention_inputs(query, key, value, embed_dim, num_heads, qkv_weight, qkv_bias):
+    """The checks at the top of ``native_multi_head_attention_cpu``, in its order."""
+    checks = [
+        (query.dim() == 3, f"expected 3-D `query`, got {query.dim()}-D tensor"),
+        (
+            query.shape[-1] == embed_dim,
+            f"passed-in embed_dim {embed_dim} didn't match last dim of query {query.shape[-1]}",
+        ),
+        (key.dim() == 3, f"expected 3-D `key`, got {key.dim()}-D tensor"),
+        (value.dim() == 3, f"expected 3-D `value`, got {value.dim()}-D tensor"),
+        (query.shape == key.shape == value.shape, "expected `query`/`key`/`value` shapes to match"),
+        (qkv_weight.dim() == 2, f"expected 2-D `qkv_weight`, got {qkv_weight.dim()}-D tensor"),
+        (qkv_weight.shape[0] == 3 * embed_dim, "expected `qkv_weight` first dim to be 3x embed_dim"),
+        (qkv_weight.shape[1] == embed_dim, "expected `qkv_weight` second dim to be embed_Dim"),
+        (qkv_bias.dim() == 1, f"expected 1-D `qkv_bias`, got {qkv_bias.dim()}-D tensor"),
+        (
+            qkv_bias.shape[0] == 3 * embed_dim,
+            "expected `qkv_bias` first dim and first dim of query to be equal",
+        ),
+        (embed_dim % num_heads == 0, "`embed_dim` must divide evenly by `num_heads`"),
+    ]
+    for holds, message in checks:
+        if not holds:
+            raise RuntimeError(message)
+
+
+def _check_same_dtype(tensors):
+    """CPU's matmuls refuse operands of different dtypes (the first pair that differs)."""
+    first = tensors[0]
+    for other in tensors[1:]:
+        if other.dtype != first.dtype:
+            raise RuntimeError(
+                f"expected m1 and m2 to have the same dtype, but got: {first.dtype} != {other.dtype}"
+            )
+
+
+def _masked_positions(mask, mask_type, batch, num_heads, length):
+    """The mask as a bool array broadcasting to the (B, H, L, L) scores, checked as
+    CPU's ``masked_softmax`` checks it: a mask that is not 2-D counts as type 2."""
+    if mask is None:
+        return None
+    scores_shape = (batch, num_heads, length, length)
+    if mask.dim() != 2:
+        mask_type = _SCORES_MASK
+    if mask_type is None:
+        raise RuntimeError("Mask Type should be defined")
+    masked = unwrap(mask) != 0
+    if mask_type == _SCORES_MASK:
+        if tuple(mask.shape) != scores_shape:
+            raise RuntimeError("For mask_type == 2 mask shape should match input shape")
+        return masked
+    if mask_type == _KEY_PADDING_MASK:
+        if mask.shape[0] != batch or mask.shape[1] != length:
+            raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
+        return masked[:, None, None, :]
+    if mask_type == _ATTENTION_MASK:
+        if tuple(mask.shape) != (length, length):
+            raise RuntimeError("For mask_type == 0 mask shape should be (L, L)")
+        return masked
+    raise RuntimeError(
+        "Mask Type should be 0 (src_mask) or 1 (src_key_padding_mask), or 2 (default_mask)"
+    )
+
+
+def _floating_arrays(op, tensors):
+    """The tensors' arrays in their compute dtype; CPU's fused kernels are for floating types only."""
+    dtype = tensors[0].dtype
+    if not dtype.is_floating_point:
+        raise not_implemented_for(op, dtype)
+    np_compute = to_numpy_dtype(compute_dtype(dtype))
+    return [unwrap(tensor).astype(np_compute, copy=False) for tensor in tensors]
+
+
+# --- kernels ------------------------------------------------------------------
+
+
+@implements(aten._native_multi_head_attention.default)
+def native_multi_head_attention(
+    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+    mask=None, need_weights=True, average_attn_weights=True, mask_type=None,
+):
+    _check_attention_inputs(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias)
+    parameters = (qkv_weight, qkv_bias, proj_weight, proj_bias)
+    _check_same_dtype((query, key, value, *parameters))
+    if query.numel() == 0:  # CPU returns before it projects, so before it looks at the mask
+        return wrap(np.empty(query.shape, to_numpy_dtype(query.dtype))), None
+    batch, length, _ = query.shape
+    masked = _masked_positions(mask, mask_type, batch, num_head, length)
+    arrays = _floating_arrays("transform_bias_rescale_qkv", (query, key, value, *parameters))
+    output, weights = multi_head_attention(*arrays[:3], num_head, *arrays[3:], masked)
+    if not need_weights:
+        return as_result(output, query.dtype), None
+    if average_attn_weights:
+        weights = weights.mean(axis=1)
+    return as_result(output, query.dtype), as_result(weights, query.dtype)
+
+
+@implements(aten._native_multi_head_attention.out)
+def native_multi_head_attention_out(
+    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+    mask=None, need_weights=True, average_attn_weights=True, mask_type=None, *, out0, out1,
+):
+    results = native_multi_head_attention(
+        query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+        mask, need_weights, average_attn_weights, mask_type,
+    )
+    if results[1] is None:
+        return write_out("_native_multi_head_attention", out0, results[0]), out1
+    return write_pair("_native_multi_head_attention", (out0, out1), results)
+
+
+@implements(aten._transformer_encoder_layer_fwd.default)
+def transformer_encoder_layer_fwd(
+    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+):
+    if src.numel() == 0:
+        return wrap(unwrap(src).copy())
+    attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
+    _check_attention_inputs(src, src, src, embed_dim, num_heads, qkv_weight, qkv_bias)
+    norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
+    feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
+    _check_same_dtype((src, *attention, *feed_forward, *norms))
+    batch, length, _ = src.shape
+    masked = _masked_positions(mask, mask_type, batch, num_heads, length)
+    arrays = _floating_arrays("transform_bias_rescale_qkv", (src, *attention, *norms, *feed_forward))
+    result = transformer_encoder_layer(
+        arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps, masked
+    )
+    return as_result(result, src.dtype)
+
+
+@implements(aten._transformer_encoder_layer_fwd.out)
+def transformer_encoder_layer_fwd_out(*args, out, **kwargs):
+    return write_out("_transformer_encoder_layer_fwd", out, transformer_encoder_layer_fwd(*args, **kwargs))
+
+
+@implements(aten._nested_tensor_from_mask_left_aligned.default)
+def nested_tensor_from_mask_left_aligned(t, mask):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"Expected mask to be of type bool, got {SCALAR_TYPE_NAMES[mask.dtype]}")
+    return is_left_aligned(unwrap(mask))
