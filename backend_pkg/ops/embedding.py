@@ -12,9 +12,9 @@ the bags, three results that exist for the backward (``EmbeddingBag.cpp``):
 non-padding indices) and ``max_indices`` (in max mode, the row each output
 element came from). npy computes them as PyTorch's CPU kernel does,
 including its shortcuts: the plain float sum leaves ``offset2bag`` empty,
-and sum mode reports zero bag sizes. Backward, the composite
-``_embedding_bag_backward`` rebuilds an empty ``offset2bag`` and calls
-``_embedding_bag_dense_backward``; the gradient of ``per_sample_weights`` is
+and sum mode reports zero bag sizes. Backward, autograd calls
+``_embedding_bag_backward`` (a CPU/CUDA kernel, which rebuilds an empty
+``offset2bag`` and calls ``_embedding_bag_dense_backward``); the gradient of ``per_sample_weights`` is
 ``_embedding_bag_per_sample_weights_backward``.
 
 A bag starts at its offset and ends where the next bag starts; the last one
@@ -324,6 +324,23 @@ def embedding_bag_out(*args, out0, out1, out2, out3, **kwargs):
 def embedding_bag_forward_only_out(*args, out0, out1, out2, out3, **kwargs):
     results = embedding_bag_forward_only(*args, **kwargs)
     return write_pair("_embedding_bag_forward_only", (out0, out1, out2, out3), results)
+
+
+@implements(aten._embedding_bag_backward.default)
+def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    """The weight gradient autograd asks for: CPU's kernel rebuilds the ``offset2bag`` that
+    the sum's fast path left empty, then calls the dense (or sparse) backward."""
+    _check_scalar_types("embedding_bag", indices, "indices", 1, _INDEX_DTYPES)
+    _check_scalar_types("embedding_bag", offsets, "offsets", 1, _INDEX_DTYPES)
+    if sparse:
+        raise NotImplementedError("npy device: embedding_bag has no sparse gradient: npy has no sparse tensors")
+    if indices.numel() and not offset2bag.numel():
+        offset2bag = as_result(bag_of_each_index(unwrap(offsets), indices.numel()), offsets.dtype)
+    return embedding_bag_dense_backward_kernel(
+        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode,
+        per_sample_weights, padding_idx,
+    )
 
 
 @implements(aten._embedding_bag_dense_backward.default)
