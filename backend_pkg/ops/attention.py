@@ -43,6 +43,7 @@ a model declines that path.
 import math
 
 import numpy as np
+import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
@@ -171,14 +172,17 @@ def _check_attention_inputs(query, key, value, embed_dim, num_heads, qkv_weight,
             raise RuntimeError(message)
 
 
+# The C++ names PyTorch's matmul gives dtypes in its dtype-mismatch message.
+_CPP_NAMES = {torch.float16: "c10::Half", torch.float32: "float", torch.float64: "double", torch.int64: "long int"}
+
+
 def _check_same_dtype(tensors):
     """CPU's matmuls refuse operands of different dtypes (the first pair that differs)."""
     first = tensors[0]
     for other in tensors[1:]:
         if other.dtype != first.dtype:
-            raise RuntimeError(
-                f"expected m1 and m2 to have the same dtype, but got: {first.dtype} != {other.dtype}"
-            )
+            names = [_CPP_NAMES.get(t.dtype, SCALAR_TYPE_NAMES[t.dtype]) for t in (first, other)]
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
 
 
 def _masked_positions(mask, mask_type, batch, num_heads, length):
@@ -285,6 +289,17 @@ def transformer_encoder_layer_fwd_out(*args, out, **kwargs):
 
 @implements(aten._nested_tensor_from_mask_left_aligned.default)
 def nested_tensor_from_mask_left_aligned(t, mask):
-    if mask.dtype.name != "bool":
-        raise RuntimeError(f"Expected mask to be of type bool, got {SCALAR_TYPE_NAMES[mask.dtype]}")
+    """Whether each sequence's padding is all at its end, which the nested path needs."""
+    checks = [
+        (
+            mask.dtype == torch.bool,
+            f"Expected mask to be of ScalarType Bool, but got {SCALAR_TYPE_NAMES[mask.dtype]} instead.",
+        ),
+        (mask.dim() == 2, "Padding mask should be 2D"),
+        (t.dim() == 3, "Input should be a 3D tensor, N * L * D"),
+        (tuple(t.shape[:2]) == tuple(mask.shape), "Mask size should match input size"),
+    ]
+    for holds, message in checks:
+        if not holds:
+            raise RuntimeError(message)
     return is_left_aligned(unwrap(mask))
