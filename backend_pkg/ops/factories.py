@@ -1,13 +1,10 @@
-"""Allocation: the kernels every other op relies on to make an npy tensor, and ``arange``."""
-
-import math
-import warnings
+"""Allocation: the kernels every other op relies on to make an npy tensor."""
 
 import numpy as np
 import torch
 
 from ..device import set_device
-from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
+from ..dtypes import to_numpy_dtype
 from ..tensor import DEVICE_NAME, rebind, storage_array, unwrap, wrap
 from .arithmetic import check_convertible
 from .indexing import fill_value
@@ -119,51 +116,3 @@ def ones_like(
         unwrap(out)[...] = 1
         return out
     return out.fill_(1)
-
-
-def _arange_length(start, end, step, dtype):
-    """How many values ``arange`` makes, by PyTorch's two formulas (``RangeFactories.cpp``):
-    exact integer arithmetic for int64, a rounded-up float64 quotient otherwise."""
-    if dtype == torch.int64:
-        first, last, stride = int(start), int(end), int(step)
-        sign = (stride > 0) - (stride < 0)
-        return (last - first + stride - sign) // stride
-    return math.ceil((float(end) - float(start)) / float(step))
-
-
-def arange_values(start, end, step, dtype):
-    """``start, start + step, ...`` below ``end`` (above it for a negative step), checked as
-    PyTorch's CPU kernel checks them, computed in its accumulation type and rounded once."""
-    if dtype == torch.bool or dtype.is_complex:
-        raise NotImplementedError(f"\"arange\" not implemented for '{SCALAR_TYPE_NAMES[dtype]}'")
-    # The accumulation type: int64 for integers, float32 for half, float64 otherwise.
-    accumulate = int if not dtype.is_floating_point else float
-    first, last, stride = accumulate(start), accumulate(end), accumulate(step)
-    if stride == 0:
-        raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(first) and math.isfinite(last)):
-        raise RuntimeError(f"unsupported range: {first} -> {last}")
-    if (stride > 0 and last < first) or (stride < 0 and last > first):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    np_accumulate = np.int64 if accumulate is int else np.float32 if dtype == torch.float16 else np.float64
-    positions = np.arange(_arange_length(start, end, step, dtype), dtype=np_accumulate)
-    return (np_accumulate(first) + np_accumulate(stride) * positions).astype(to_numpy_dtype(dtype))
-
-
-@implements(aten.arange.start_out)
-def arange_start_out(start, end, step=1, *, out):
-    """Every ``torch.arange`` on npy comes here: the functional overloads allocate and call it."""
-    values = arange_values(start, end, step, out.dtype)
-    if out.numel() != values.size:
-        if out.numel() > 0:
-            warnings.warn(
-                f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} "
-                f"which does not match the computed number of elements {values.size}. Note that this "
-                "may occur as a result of rounding error. The out tensor will be resized to a tensor "
-                f"of shape ({values.size},).",
-                UserWarning,
-                stacklevel=2,
-            )
-        out.resize_((values.size,))
-    unwrap(out)[...] = values
-    return out
