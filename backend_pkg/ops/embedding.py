@@ -187,9 +187,9 @@ def _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, inc
             raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
         if per_sample_weights.dtype != weight.dtype:
             raise RuntimeError(
-                "Expected tensor for argument #1 'per_sample_weights' to have the same type as tensor "
-                f"for argument #1 'weight'; but type {_legacy_name(per_sample_weights.dtype)} does not "
-                f"equal {_legacy_name(weight.dtype)} (while checking arguments for embedding_bag)"
+                "Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
+                f"#1 'per_sample_weights'; but type {_legacy_name(weight.dtype)} does not equal "
+                f"{_legacy_name(per_sample_weights.dtype)} (while checking arguments for embedding_bag)"
             )
         for holds, condition in (
             (per_sample_weights.dim() == 1, "per_sample_weights.value().dim() == 1"),
@@ -205,18 +205,21 @@ def _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, inc
 
 
 def _check_in_vocabulary(indices, num_weights, fast_path):
-    """Every index names a row; the message is the one of the CPU loop that meets the bad one."""
-    bad = indices[(indices < 0) | (indices >= num_weights)]
+    """Every index names a row, or the error of the CPU loop that meets the first bad one.
+
+    On its fast path CPU's message comes from fbgemm's error report, which each
+    thread runs over its share of the bags; npy's is the report of one thread
+    over all of them (CPU's own, for a bad index in the first thread's share).
+    """
+    bad = np.flatnonzero((indices < 0) | (indices >= num_weights))
     if bad.size == 0:
         return
+    position, value = bad[0], indices[bad[0]]
     if fast_path:
         raise RuntimeError(
-            "Expected i < index_size to be true, but got false.  (Could this error message be "
-            "improved?  If so, please report an enhancement request to PyTorch.)"
+            f"Index {position} of input takes value {value} which is not in the valid range [0, {num_weights})"
         )
-    raise RuntimeError(
-        f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {bad[0]}"
-    )
+    raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {value}")
 
 
 def _is_fast_path(weight, per_sample_weights, padding_idx):
