@@ -347,23 +347,51 @@ def test_transformer_encoder_training(strict_but_layer_norm, activation, norm_fi
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("mask", ["none", "padding", "causal"])
-def test_transformer_encoder_fast_path(strict, activation, norm_first, mask):
+@pytest.mark.parametrize("nested", [True, False], ids=["nested", "not_nested"])
+def test_transformer_encoder_fast_path(strict, activation, norm_first, mask, nested):
     """Eval under no_grad: each layer is one _transformer_encoder_layer_fwd, nothing falls back.
 
-    With a padding mask the encoder's own fast path would pack the batch into a nested
-    tensor, which npy cannot hold; ``enable_nested_tensor=False`` declines that, and
-    each layer then takes the padding mask (CPU likewise).
+    With a padding mask (and nested tensors enabled, which norm_first disables) the
+    encoder packs the batch into a nested tensor first, and pads its output with zeros.
     """
-    model = _encoder(activation, norm_first, enable_nested_tensor=False).eval()
-    x = make((2, 5, 8), torch.float32)
+    model = _encoder(activation, norm_first, enable_nested_tensor=nested).eval()
+    x = make((3, 5, 8), torch.float32)
     kwargs = {}
     if mask == "padding":
-        kwargs["src_key_padding_mask"] = _padding_mask(2, 5)
+        padding = _padding_mask(3, 5)
+        padding[0, 1:] = True  # sequences of 1, 5 and 2 tokens
+        kwargs["src_key_padding_mask"] = padding
     elif mask == "causal":
         kwargs.update(mask=nn.Transformer.generate_square_subsequent_mask(5), is_causal=True)
     with torch.no_grad(), RecordOps() as recorded:
         assert_module_like_cpu(model, x, **kwargs)
     assert aten._transformer_encoder_layer_fwd.default in recorded.ops
+    packed = mask == "padding" and nested and not norm_first
+    assert (aten._nested_tensor_from_mask.default in recorded.ops) == packed
+
+
+def test_transformer_encoder_nested_path_with_an_empty_sequence(strict):
+    model = _encoder(enable_nested_tensor=True).eval()
+    padding = _padding_mask(3, 5)
+    padding[1] = True
+    with torch.no_grad():
+        assert_module_like_cpu(model, make((3, 5, 8), torch.float32), src_key_padding_mask=padding)
+
+
+def test_nested_tensor_from_mask_round_trip_like_cpu(strict):
+    x = make((3, 5, 4), torch.float32)
+    kept = ~_padding_mask(3, 5)
+    kept[0, 2:] = False
+    gap = kept.clone()
+    gap[1, 2] = False
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m).to_padded_tensor(-1.0), x, kept)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m).to_padded_tensor(0.0, (4, 6, 5)), x, kept)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m, mask_check=False).to_padded_tensor(0.0), x, gap)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m), x, gap)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m).to_padded_tensor(0.0, (3, 2, 4)), x, kept)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m).to_padded_tensor(0.0, (3, 5)), x, kept)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m).to_padded_tensor(0.0), x, kept & False)
+    assert_like_cpu(lambda x, m: torch._nested_tensor_from_mask(x, m), x, kept.float())
 
 
 def test_transformer_encoder_layer_fwd_errors_like_cpu(strict):

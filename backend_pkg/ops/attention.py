@@ -30,14 +30,16 @@ step by step, in NumPy, half precision in float32 and rounded once:
   layer norms come after each residual sum, or before each block with
   ``norm_first``.
 
-With a ``src_key_padding_mask``, ``nn.TransformerEncoder``'s fast path first
-asks ``_nested_tensor_from_mask_left_aligned`` whether the padding is all at
-the end of each sequence (kernel below), then packs the batch into a nested
-tensor with ``_nested_tensor_from_mask``. Nested tensors are a C++ tensor
-class (``NestedTensorImpl``) with their own dispatch keys
-(``NestedTensorPrivateUse1``) and no constructor reachable from a Python
-backend, so that op has no npy kernel; see the module's tests for the ways
-a model declines that path.
+With a ``src_key_padding_mask``, ``nn.TransformerEncoder``'s fast path
+(``enable_nested_tensor=True``, the default) asks
+``_nested_tensor_from_mask_left_aligned`` whether each sequence's padding is
+at its end, packs the batch into a nested tensor without the padding
+(``_nested_tensor_from_mask``), runs each layer on it and pads the result
+with zeros again (``to_padded_tensor``). A nested tensor over npy memory
+dispatches at ``NestedTensorPrivateUse1``: its kernels here are registered
+with ``nested=True`` and built on :mod:`._nested`. Each layer runs on the
+re-padded batch with the padding masked out of attention, which adds up the
+same terms as CPU's per-sequence kernels.
 """
 
 import math
@@ -47,6 +49,7 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._nested import nested_from_rows, padded, rows_of
 from ._results import as_result, write_out
 from .nn import _erf
 from .reductions import not_implemented_for, write_pair
@@ -287,9 +290,11 @@ def transformer_encoder_layer_fwd_out(*args, out, **kwargs):
     return write_out("_transformer_encoder_layer_fwd", out, transformer_encoder_layer_fwd(*args, **kwargs))
 
 
-@implements(aten._nested_tensor_from_mask_left_aligned.default)
-def nested_tensor_from_mask_left_aligned(t, mask):
-    """Whether each sequence's padding is all at its end, which the nested path needs."""
+# --- the nested path: TransformerEncoder with a src_key_padding_mask -------------
+
+
+def _check_kept_mask(t, mask):
+    """The checks of CPU's ``_nested_tensor_from_mask`` and its left-alignment test."""
     checks = [
         (
             mask.dtype == torch.bool,
@@ -302,4 +307,66 @@ def nested_tensor_from_mask_left_aligned(t, mask):
     for holds, message in checks:
         if not holds:
             raise RuntimeError(message)
+
+
+@implements(aten._nested_tensor_from_mask_left_aligned.default)
+def nested_tensor_from_mask_left_aligned(t, mask):
+    """Whether each sequence's padding is all at its end, which the nested path needs."""
+    _check_kept_mask(t, mask)
     return is_left_aligned(unwrap(mask))
+
+
+@implements(aten._nested_tensor_from_mask.default)
+def nested_tensor_from_mask(t, mask, mask_check=True):
+    """The batch as a nested tensor of its sequences, each as long as its count of kept
+    (True) positions, taken from its start as CPU takes them."""
+    _check_kept_mask(t, mask)
+    kept = unwrap(mask)
+    if mask_check and not is_left_aligned(kept):
+        raise RuntimeError("Mask must be left-aligned without gaps")
+    lengths = kept.sum(axis=1)
+    present = np.arange(kept.shape[1]) < lengths[:, None]
+    return nested_from_rows(unwrap(t)[present], lengths)
+
+
+@implements(aten._transformer_encoder_layer_fwd.default, nested=True)
+def nested_transformer_encoder_layer_fwd(
+    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+):
+    """The layer on each sequence of a nested ``src``: the padded batch with the padding
+    masked out of attention (the same sums), unpadded again."""
+    if mask is not None:
+        raise RuntimeError("NestedTensor with mask is not supported yet")
+    rows, lengths = rows_of(src)
+    if rows.size == 0:
+        return nested_from_rows(rows.copy(), lengths)
+    batch, present = padded(rows, lengths, lengths.max(), 0)
+    result = transformer_encoder_layer_fwd(
+        wrap(batch), embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first,
+        eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+        ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, wrap(~present), _KEY_PADDING_MASK,
+    )
+    return nested_from_rows(unwrap(result)[present], lengths)
+
+
+@implements(aten.to_padded_tensor.default, nested=True)
+def nested_to_padded_tensor(self, padding, output_size=None):
+    rows, lengths = rows_of(self)
+    if rows.size == 0:
+        raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
+    shape = (len(lengths), lengths.max(), rows.shape[1])
+    if output_size is not None:
+        if len(output_size) != len(shape):
+            raise RuntimeError(
+                "Length of output_size does not match NestedTensor dims. Broadcasting is not supported."
+            )
+        if any(wanted < needed for wanted, needed in zip(output_size, shape)):
+            raise RuntimeError(
+                "Value in output_size is less than NestedTensor padded size. Truncation is not supported."
+            )
+        shape = tuple(output_size)
+    result = np.full(shape, padding, dtype=rows.dtype)
+    result[: len(lengths), :, : rows.shape[1]][np.arange(shape[1]) < lengths[:, None]] = rows
+    return wrap(result)
