@@ -149,28 +149,27 @@ def is_left_aligned(kept):
 # --- checks, as PyTorch's CPU kernels make them -------------------------------
 
 
-def _check_attention_inputs(query, key, value, embed_dim, num_heads, qkv_weight, qkv_bias):
-    """The checks at the top of ``native_multi_head_attention_cpu``, in its order."""
-    checks = [
-        (query.dim() == 3, f"expected 3-D `query`, got {query.dim()}-D tensor"),
-        (
-            query.shape[-1] == embed_dim,
-            f"passed-in embed_dim {embed_dim} didn't match last dim of query {query.shape[-1]}",
-        ),
-        (key.dim() == 3, f"expected 3-D `key`, got {key.dim()}-D tensor"),
-        (value.dim() == 3, f"expected 3-D `value`, got {value.dim()}-D tensor"),
-        (query.shape == key.shape == value.shape, "expected `query`/`key`/`value` shapes to match"),
-        (qkv_weight.dim() == 2, f"expected 2-D `qkv_weight`, got {qkv_weight.dim()}-D tensor"),
-        (qkv_weight.shape[0] == 3 * embed_dim, "expected `qkv_weight` first dim to be 3x embed_dim"),
-        (qkv_weight.shape[1] == embed_dim, "expected `qkv_weight` second dim to be embed_Dim"),
-        (qkv_bias.dim() == 1, f"expected 1-D `qkv_bias`, got {qkv_bias.dim()}-D tensor"),
-        (
-            qkv_bias.shape[0] == 3 * embed_dim,
-            "expected `qkv_bias` first dim and first dim of query to be equal",
-        ),
-        (embed_dim % num_heads == 0, "`embed_dim` must divide evenly by `num_heads`"),
-    ]
-    for holds, message in checks:
+def _attention_input_checks(query, key, value, embed_dim, num_heads, qkv_weight, qkv_bias):
+    """The checks at the top of ``native_multi_head_attention_cpu``, in its order, each
+    looked at only once the ones before it hold."""
+    yield query.dim() == 3, f"expected 3-D `query`, got {query.dim()}-D tensor"
+    yield (
+        query.shape[2] == embed_dim,
+        f"passed-in embed_dim {embed_dim} didn't match last dim of query {query.shape[2]}",
+    )
+    yield key.dim() == 3, f"expected 3-D `key`, got {key.dim()}-D tensor"
+    yield value.dim() == 3, f"expected 3-D `value`, got {value.dim()}-D tensor"
+    yield query.shape == key.shape == value.shape, "expected `query`/`key`/`value` shapes to match"
+    yield qkv_weight.dim() == 2, f"expected 2-D `qkv_weight`, got {qkv_weight.dim()}-D tensor"
+    yield qkv_weight.shape[0] == 3 * embed_dim, "expected `qkv_weight` first dim to be 3x embed_dim"
+    yield qkv_weight.shape[1] == embed_dim, "expected `qkv_weight` second dim to be embed_Dim"
+    yield qkv_bias.dim() == 1, f"expected 1-D `qkv_bias`, got {qkv_bias.dim()}-D tensor"
+    yield qkv_bias.shape[0] == 3 * embed_dim, "expected `qkv_bias` first dim and first dim of query to be equal"
+    yield embed_dim % num_heads == 0, "`embed_dim` must divide evenly by `num_heads`"
+
+
+def _check_attention_inputs(*arguments):
+    for holds, message in _attention_input_checks(*arguments):
         if not holds:
             raise RuntimeError(message)
 
