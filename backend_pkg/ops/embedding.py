@@ -13,9 +13,13 @@ non-padding indices) and ``max_indices`` (in max mode, the row each output
 element came from). npy computes them as PyTorch's CPU kernel does,
 including its shortcuts: the plain float sum leaves ``offset2bag`` empty,
 and sum mode reports zero bag sizes. Backward, autograd calls
-``_embedding_bag_backward`` (a CPU/CUDA kernel, which rebuilds an empty
-``offset2bag`` and calls ``_embedding_bag_dense_backward``); the gradient of ``per_sample_weights`` is
-``_embedding_bag_per_sample_weights_backward``.
+``_embedding_bag_backward`` (a per-device kernel, which rebuilds an empty
+``offset2bag`` and calls ``_embedding_bag_dense_backward``); the gradient
+of ``per_sample_weights`` is ``_embedding_bag_per_sample_weights_backward``.
+
+``scale_grad_by_freq`` divides each row's gradient by its index's count, as
+documented and as ``F.embedding`` does; PyTorch 2.13's CPU kernel divides by
+the count of another index when counts differ (pytorch/pytorch#190063).
 
 A bag starts at its offset and ends where the next bag starts; the last one
 runs to the end of the indices, also with ``include_last_offset`` (whose
@@ -26,7 +30,7 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap, wrap
+from ..tensor import unwrap
 from ._operands import operand
 from ._results import as_result, write_out
 from .reductions import write_pair
