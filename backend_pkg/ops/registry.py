@@ -12,6 +12,10 @@ Lookup order, for any aten op called on an npy tensor:
    back to step 2;
 4. otherwise the dispatcher raises ``NotImplementedError`` naming the op and
    the ``PrivateUse1`` key.
+
+A nested tensor whose buffer is npy memory dispatches at its own key,
+``NestedTensorPrivateUse1``; its kernels are in :data:`NESTED_KERNELS`
+(``@implements(..., nested=True)``), and it has no fallback.
 """
 
 import torch
@@ -21,23 +25,27 @@ from ..runtime import untraced
 aten = torch.ops.aten
 
 KERNELS = {}
+NESTED_KERNELS = {}
 
 
-def implements(*ops):
-    """Register the decorated function as the npy kernel of each aten overload in ``ops``."""
+def implements(*ops, nested=False):
+    """Register the decorated function as the npy kernel of each aten overload in ``ops``
+    (with ``nested=True``, its kernel for nested tensors over npy memory)."""
+    table = NESTED_KERNELS if nested else KERNELS
 
     def decorator(kernel):
         for op in ops:
-            if op in KERNELS:
-                raise ValueError(f"npy device: {op} already has a kernel, {KERNELS[op].__name__}")
-            KERNELS[op] = kernel
+            if op in table:
+                raise ValueError(f"npy device: {op} already has a kernel, {table[op].__name__}")
+            table[op] = kernel
         return kernel
 
     return decorator
 
 
 def install(library):
-    """Register every kernel of :data:`KERNELS` with ``library`` for the PrivateUse1 key.
+    """Register every kernel of :data:`KERNELS` with ``library`` for the PrivateUse1 key
+    (and of :data:`NESTED_KERNELS` for NestedTensorPrivateUse1).
 
     The key keeps its C++ name, ``PrivateUse1``, whatever the backend is
     renamed to: renaming changes the device string, not the dispatch key.
@@ -47,6 +55,8 @@ def install(library):
     """
     for op, kernel in KERNELS.items():
         library.impl(op, untraced(kernel), "PrivateUse1")
+    for op, kernel in NESTED_KERNELS.items():
+        library.impl(op, untraced(kernel), "NestedTensorPrivateUse1")
 
 
 def registered_ops():

@@ -1,0 +1,371 @@
+"""Attention: the fused multi-head attention and Transformer encoder layer of the fast path.
+
+``F.scaled_dot_product_attention`` needs no kernel of its own: for a device
+without a fused SDPA kernel PyTorch picks ``_scaled_dot_product_attention_math``,
+a composite of ``bmm``, ``_softmax``, ``masked_fill``/``add`` and
+``native_dropout`` that decomposes before it reaches the backend, forward
+and backward (``aten/src/ATen/native/transformers/attention.cpp``,
+``_fused_sdp_choice``). ``nn.MultiheadAttention`` and the Transformer layers
+in training mode (or with gradients) run the same composites.
+
+In eval mode under ``torch.no_grad()``, ``nn.MultiheadAttention`` and
+``nn.TransformerEncoderLayer`` take PyTorch's "fast path" on every device
+named ``cpu``, ``cuda``, ``xpu`` or the PrivateUse1 backend's name
+(``torch/nn/modules/activation.py``, ``_check_arg_device``;
+``torch/nn/modules/transformer.py``, ``_supported_device_type``), calling
+the fused ops ``_native_multi_head_attention`` and
+``_transformer_encoder_layer_fwd``, which exist only as CPU/CUDA kernels.
+Their npy kernels follow PyTorch's CPU kernels
+(``native_multi_head_attention_cpu``, ``transformer_encoder_layer_forward``)
+step by step, in NumPy, half precision in float32 and rounded once:
+
+* q, k, v are the input projections; q is scaled by ``1/sqrt(head_dim)``
+  before the product with k, as CPU's ``_transform_bias_rescale_qkv`` does;
+* a mask is read as CPU's ``masked_softmax`` reads it: converted to bool,
+  so any non-zero float (not only ``-inf``) masks its position out; a
+  row with every position masked is NaN, as on CPU; ``mask_type`` 0 is a
+  (L, L) attention mask, 1 a (B, L) key padding mask, 2 a mask of the
+  scores' own (B, H, L, L) shape;
+* the encoder layer's feed-forward activation is relu or exact gelu, its
+  layer norms come after each residual sum, or before each block with
+  ``norm_first``.
+
+With a ``src_key_padding_mask``, ``nn.TransformerEncoder``'s fast path
+(``enable_nested_tensor=True``, the default) asks
+``_nested_tensor_from_mask_left_aligned`` whether each sequence's padding is
+at its end, packs the batch into a nested tensor without the padding
+(``_nested_tensor_from_mask``), runs each layer on it and pads the result
+with zeros again (``to_padded_tensor``). A nested tensor over npy memory
+dispatches at ``NestedTensorPrivateUse1``: its kernels here are registered
+with ``nested=True`` and built on :mod:`._nested`. Each layer runs on the
+re-padded batch with the padding masked out of attention, which adds up the
+same terms as CPU's per-sequence kernels.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap, wrap
+from ._nested import nested_from_rows, padded, rows_of
+from ._results import as_result, write_out
+from .nn import _erf
+from .reductions import not_implemented_for, write_pair
+from .registry import aten, implements
+
+# native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.
+_ATTENTION_MASK, _KEY_PADDING_MASK, _SCORES_MASK = 0, 1, 2
+
+
+# --- the math, in NumPy -------------------------------------------------------
+
+
+def _linear(x, weight, bias):
+    return x @ weight.T + bias
+
+
+def _layer_norm(x, weight, bias, eps):
+    """Layer norm over the last dim, with the biased variance, as ``F.layer_norm``."""
+    centred = x - x.mean(axis=-1, keepdims=True)
+    variance = np.mean(centred * centred, axis=-1, keepdims=True)
+    return centred / np.sqrt(variance + eps) * weight + bias
+
+
+def _gelu(x):
+    """The exact (erf) gelu, which CPU's ``_addmm_activation(use_gelu=True)`` applies."""
+    return x * 0.5 * (1 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+
+
+def _split_heads(x, num_heads):
+    """(B, L, D) as (B, H, L, D / H)."""
+    batch, length, dim = x.shape
+    return x.reshape(batch, length, num_heads, dim // num_heads).transpose(0, 2, 1, 3)
+
+
+def _masked_softmax(scores, masked):
+    """Softmax over the last dim, leaving out the positions where ``masked`` is True.
+
+    A row with every position left out is NaN (exp of -inf minus -inf), as
+    PyTorch's CPU ``_masked_softmax`` makes it.
+    """
+    if masked is not None:
+        scores = np.where(masked, -np.inf, scores)
+    with np.errstate(invalid="ignore"):
+        exp = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def multi_head_attention(query, key, value, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, masked):
+    """Attention of (B, L, D) ``query`` over ``key``/``value``: the projected output,
+    and the (B, H, L, L) attention weights.
+
+    ``masked`` is None or a bool array broadcasting to the weights, True where a
+    query may not look.
+    """
+    dim = query.shape[-1]
+    w_q, w_k, w_v = np.split(qkv_weight, 3)
+    b_q, b_k, b_v = np.split(qkv_bias, 3)
+    scale = np.asarray(1 / math.sqrt(dim // num_heads), dtype=query.dtype)
+    q = _split_heads(_linear(query, w_q, b_q), num_heads) * scale
+    k = _split_heads(_linear(key, w_k, b_k), num_heads)
+    v = _split_heads(_linear(value, w_v, b_v), num_heads)
+    weights = _masked_softmax(q @ k.transpose(0, 1, 3, 2), masked)
+    context = (weights @ v).transpose(0, 2, 1, 3).reshape(query.shape)
+    return _linear(context, proj_weight, proj_bias), weights
+
+
+def transformer_encoder_layer(src, num_heads, attention, norms, feed_forward, use_gelu, norm_first, eps, masked):
+    """One ``nn.TransformerEncoderLayer`` (eval mode: no dropout) on (B, L, D) ``src``.
+
+    ``attention`` is (qkv_weight, qkv_bias, proj_weight, proj_bias), ``norms``
+    (weight_1, bias_1, weight_2, bias_2), ``feed_forward`` (weight_1, bias_1,
+    weight_2, bias_2).
+    """
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2 = norms
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2 = feed_forward
+
+    def self_attention(x):
+        return multi_head_attention(x, x, x, num_heads, *attention, masked)[0]
+
+    def ffn(x):
+        hidden = _linear(x, ffn_weight_1, ffn_bias_1)
+        hidden = _gelu(hidden) if use_gelu else np.maximum(hidden, 0)
+        return _linear(hidden, ffn_weight_2, ffn_bias_2)
+
+    if norm_first:
+        x = src + self_attention(_layer_norm(src, norm_weight_1, norm_bias_1, eps))
+        return x + ffn(_layer_norm(x, norm_weight_2, norm_bias_2, eps))
+    x = _layer_norm(src + self_attention(src), norm_weight_1, norm_bias_1, eps)
+    return _layer_norm(x + ffn(x), norm_weight_2, norm_bias_2, eps)
+
+
+def is_left_aligned(kept):
+    """Whether each row of the bool (B, L) ``kept`` is some Trues followed only by Falses."""
+    return bool(np.all(kept[:, :-1] | ~kept[:, 1:]))
+
+
+# --- checks, as PyTorch's CPU kernels make them -------------------------------
+
+
+def _attention_input_checks(query, key, value, embed_dim, num_heads, qkv_weight, qkv_bias):
+    """The checks at the top of ``native_multi_head_attention_cpu``, in its order, each
+    looked at only once the ones before it hold."""
+    yield query.dim() == 3, f"expected 3-D `query`, got {query.dim()}-D tensor"
+    yield (
+        query.shape[2] == embed_dim,
+        f"passed-in embed_dim {embed_dim} didn't match last dim of query {query.shape[2]}",
+    )
+    yield key.dim() == 3, f"expected 3-D `key`, got {key.dim()}-D tensor"
+    yield value.dim() == 3, f"expected 3-D `value`, got {value.dim()}-D tensor"
+    yield query.shape == key.shape == value.shape, "expected `query`/`key`/`value` shapes to match"
+    yield qkv_weight.dim() == 2, f"expected 2-D `qkv_weight`, got {qkv_weight.dim()}-D tensor"
+    yield qkv_weight.shape[0] == 3 * embed_dim, "expected `qkv_weight` first dim to be 3x embed_dim"
+    yield qkv_weight.shape[1] == embed_dim, "expected `qkv_weight` second dim to be embed_Dim"
+    yield qkv_bias.dim() == 1, f"expected 1-D `qkv_bias`, got {qkv_bias.dim()}-D tensor"
+    yield qkv_bias.shape[0] == 3 * embed_dim, "expected `qkv_bias` first dim and first dim of query to be equal"
+    yield embed_dim % num_heads == 0, "`embed_dim` must divide evenly by `num_heads`"
+
+
+def _check_attention_inputs(*arguments):
+    for holds, message in _attention_input_checks(*arguments):
+        if not holds:
+            raise RuntimeError(message)
+
+
+# The C++ names PyTorch's matmul gives dtypes in its dtype-mismatch message.
+_CPP_NAMES = {torch.float16: "c10::Half", torch.float32: "float", torch.float64: "double", torch.int64: "long int"}
+
+
+def _check_same_dtype(tensors):
+    """CPU's matmuls refuse operands of different dtypes (the first pair that differs)."""
+    first = tensors[0]
+    for other in tensors[1:]:
+        if other.dtype != first.dtype:
+            names = [_CPP_NAMES.get(t.dtype, SCALAR_TYPE_NAMES[t.dtype]) for t in (first, other)]
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
+
+
+def _masked_positions(mask, mask_type, batch, num_heads, length):
+    """The mask as a bool array broadcasting to the (B, H, L, L) scores, checked as
+    CPU's ``masked_softmax`` checks it: a mask that is not 2-D counts as type 2."""
+    if mask is None:
+        return None
+    scores_shape = (batch, num_heads, length, length)
+    if mask.dim() != 2:
+        mask_type = _SCORES_MASK
+    if mask_type is None:
+        raise RuntimeError("Mask Type should be defined")
+    masked = unwrap(mask) != 0
+    if mask_type == _SCORES_MASK:
+        if tuple(mask.shape) != scores_shape:
+            raise RuntimeError("For mask_type == 2 mask shape should match input shape")
+        return masked
+    if mask_type == _KEY_PADDING_MASK:
+        if mask.shape[0] != batch or mask.shape[1] != length:
+            raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
+        return masked[:, None, None, :]
+    if mask_type == _ATTENTION_MASK:
+        if tuple(mask.shape) != (length, length):
+            raise RuntimeError("For mask_type == 0 mask shape should be (L, L)")
+        return masked
+    raise RuntimeError(
+        "Mask Type should be 0 (src_mask) or 1 (src_key_padding_mask), or 2 (default_mask)"
+    )
+
+
+def _floating_arrays(op, tensors):
+    """The tensors' arrays in their compute dtype; CPU's fused kernels are for floating types only."""
+    dtype = tensors[0].dtype
+    if not dtype.is_floating_point:
+        raise not_implemented_for(op, dtype)
+    np_compute = to_numpy_dtype(compute_dtype(dtype))
+    return [unwrap(tensor).astype(np_compute, copy=False) for tensor in tensors]
+
+
+# --- kernels ------------------------------------------------------------------
+
+
+@implements(aten._native_multi_head_attention.default)
+def native_multi_head_attention(
+    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+    mask=None, need_weights=True, average_attn_weights=True, mask_type=None,
+):
+    _check_attention_inputs(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias)
+    parameters = (qkv_weight, qkv_bias, proj_weight, proj_bias)
+    _check_same_dtype((query, key, value, *parameters))
+    if query.numel() == 0:  # CPU returns before it projects, so before it looks at the mask
+        return wrap(np.empty(query.shape, to_numpy_dtype(query.dtype))), None
+    batch, length, _ = query.shape
+    masked = _masked_positions(mask, mask_type, batch, num_head, length)
+    arrays = _floating_arrays("transform_bias_rescale_qkv", (query, key, value, *parameters))
+    output, weights = multi_head_attention(*arrays[:3], num_head, *arrays[3:], masked)
+    if not need_weights:
+        return as_result(output, query.dtype), None
+    if average_attn_weights:
+        weights = weights.mean(axis=1)
+    return as_result(output, query.dtype), as_result(weights, query.dtype)
+
+
+@implements(aten._native_multi_head_attention.out)
+def native_multi_head_attention_out(
+    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+    mask=None, need_weights=True, average_attn_weights=True, mask_type=None, *, out0, out1,
+):
+    results = native_multi_head_attention(
+        query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+        mask, need_weights, average_attn_weights, mask_type,
+    )
+    if results[1] is None:
+        return write_out("_native_multi_head_attention", out0, results[0]), out1
+    return write_pair("_native_multi_head_attention", (out0, out1), results)
+
+
+@implements(aten._transformer_encoder_layer_fwd.default)
+def transformer_encoder_layer_fwd(
+    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+):
+    if src.numel() == 0:
+        return wrap(unwrap(src).copy())
+    attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
+    _check_attention_inputs(src, src, src, embed_dim, num_heads, qkv_weight, qkv_bias)
+    norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
+    feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
+    _check_same_dtype((src, *attention, *feed_forward, *norms))
+    batch, length, _ = src.shape
+    masked = _masked_positions(mask, mask_type, batch, num_heads, length)
+    arrays = _floating_arrays("transform_bias_rescale_qkv", (src, *attention, *norms, *feed_forward))
+    result = transformer_encoder_layer(
+        arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps, masked
+    )
+    return as_result(result, src.dtype)
+
+
+@implements(aten._transformer_encoder_layer_fwd.out)
+def transformer_encoder_layer_fwd_out(*args, out, **kwargs):
+    return write_out("_transformer_encoder_layer_fwd", out, transformer_encoder_layer_fwd(*args, **kwargs))
+
+
+# --- the nested path: TransformerEncoder with a src_key_padding_mask -------------
+
+
+def _check_kept_mask(t, mask):
+    """The checks of CPU's ``_nested_tensor_from_mask`` and its left-alignment test."""
+    checks = [
+        (
+            mask.dtype == torch.bool,
+            f"Expected mask to be of ScalarType Bool, but got {SCALAR_TYPE_NAMES[mask.dtype]} instead.",
+        ),
+        (mask.dim() == 2, "Padding mask should be 2D"),
+        (t.dim() == 3, "Input should be a 3D tensor, N * L * D"),
+        (tuple(t.shape[:2]) == tuple(mask.shape), "Mask size should match input size"),
+    ]
+    for holds, message in checks:
+        if not holds:
+            raise RuntimeError(message)
+
+
+@implements(aten._nested_tensor_from_mask_left_aligned.default)
+def nested_tensor_from_mask_left_aligned(t, mask):
+    """Whether each sequence's padding is all at its end, which the nested path needs."""
+    _check_kept_mask(t, mask)
+    return is_left_aligned(unwrap(mask))
+
+
+@implements(aten._nested_tensor_from_mask.default)
+def nested_tensor_from_mask(t, mask, mask_check=True):
+    """The batch as a nested tensor of its sequences, each as long as its count of kept
+    (True) positions, taken from its start as CPU takes them."""
+    _check_kept_mask(t, mask)
+    kept = unwrap(mask)
+    if mask_check and not is_left_aligned(kept):
+        raise RuntimeError("Mask must be left-aligned without gaps")
+    lengths = kept.sum(axis=1)
+    present = np.arange(kept.shape[1]) < lengths[:, None]
+    return nested_from_rows(unwrap(t)[present], lengths)
+
+
+@implements(aten._transformer_encoder_layer_fwd.default, nested=True)
+def nested_transformer_encoder_layer_fwd(
+    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+):
+    """The layer on each sequence of a nested ``src``: the padded batch with the padding
+    masked out of attention (the same sums), unpadded again."""
+    if mask is not None:
+        raise RuntimeError("NestedTensor with mask is not supported yet")
+    rows, lengths = rows_of(src)
+    if rows.size == 0:
+        return nested_from_rows(rows.copy(), lengths)
+    batch, present = padded(rows, lengths, lengths.max(), 0)
+    result = transformer_encoder_layer_fwd(
+        wrap(batch), embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first,
+        eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+        ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, wrap(~present), _KEY_PADDING_MASK,
+    )
+    return nested_from_rows(unwrap(result)[present], lengths)
+
+
+@implements(aten.to_padded_tensor.default, nested=True)
+def nested_to_padded_tensor(self, padding, output_size=None):
+    rows, lengths = rows_of(self)
+    if rows.size == 0:
+        raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
+    shape = (len(lengths), lengths.max(), rows.shape[1])
+    if output_size is not None:
+        if len(output_size) != len(shape):
+            raise RuntimeError(
+                "Length of output_size does not match NestedTensor dims. Broadcasting is not supported."
+            )
+        if any(wanted < needed for wanted, needed in zip(output_size, shape)):
+            raise RuntimeError(
+                "Value in output_size is less than NestedTensor padded size. Truncation is not supported."
+            )
+        shape = tuple(output_size)
+    result = np.full(shape, padding, dtype=rows.dtype)
+    result[: len(lengths), :, : rows.shape[1]][np.arange(shape[1]) < lengths[:, None]] = rows
+    return wrap(result)

@@ -1,0 +1,387 @@
+"""Embeddings: ``embedding_renorm_`` and the ``embedding_bag`` family.
+
+``F.embedding`` is ``index_select`` forward and ``embedding_dense_backward``
+backward (both in :mod:`.indexing`); with ``max_norm`` it first rescales, in
+place, the rows it is about to read: ``embedding_renorm_``.
+
+``F.embedding_bag`` reaches the backend as ``_embedding_bag`` (weight needs a
+gradient) or ``_embedding_bag_forward_only``; a 2-D input is first flattened
+with offsets from ``arange`` (``torch/nn/functional.py``). Both return, besides
+the bags, three results that exist for the backward (``EmbeddingBag.cpp``):
+``offset2bag`` (each index's bag), ``bag_size`` (each bag's count of
+non-padding indices) and ``max_indices`` (in max mode, the row each output
+element came from). npy computes them as PyTorch's CPU kernel does,
+including its shortcuts: the plain float sum leaves ``offset2bag`` empty,
+and sum mode reports zero bag sizes. Backward, autograd calls
+``_embedding_bag_backward`` (a per-device kernel, which rebuilds an empty
+``offset2bag`` and calls ``_embedding_bag_dense_backward``); the gradient
+of ``per_sample_weights`` is ``_embedding_bag_per_sample_weights_backward``.
+
+``scale_grad_by_freq`` divides each row's gradient by its index's count, as
+documented and as ``F.embedding`` does; PyTorch 2.13's CPU kernel divides by
+the count of another index when counts differ (pytorch/pytorch#190063).
+
+A bag starts at its offset and ends where the next bag starts; the last one
+runs to the end of the indices, also with ``include_last_offset`` (whose
+last offset then only says how many bags there are), as in the CPU kernel.
+"""
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._operands import operand
+from ._results import as_result, write_out
+from .reductions import write_pair
+from .registry import aten, implements
+
+# EmbeddingBagMode, as the ``mode`` argument numbers them.
+_SUM, _MEAN, _MAX = 0, 1, 2
+
+_LEGACY_TENSOR_TYPES = {
+    torch.bool: "BoolTensor",
+    torch.uint8: "ByteTensor",
+    torch.int8: "CharTensor",
+    torch.int16: "ShortTensor",
+    torch.int32: "IntTensor",
+    torch.int64: "LongTensor",
+    torch.float16: "HalfTensor",
+    torch.float32: "FloatTensor",
+    torch.float64: "DoubleTensor",
+    torch.complex64: "ComplexFloatTensor",
+    torch.complex128: "ComplexDoubleTensor",
+}
+
+
+# --- the math, in NumPy -------------------------------------------------------
+
+
+def renormed_rows(weight, rows, max_norm, norm_type):
+    """The rows of ``weight`` whose ``norm_type``-norm exceeds ``max_norm``, and those
+    rows scaled to norm ``max_norm`` (less a 1e-7 guard), as ``embedding_renorm_`` does."""
+    values = weight[rows]
+    norms = np.linalg.norm(values.astype(np.float64), ord=norm_type, axis=1)
+    too_long = norms > max_norm
+    scale = (max_norm / (norms[too_long] + 1e-7)).astype(weight.dtype)
+    return rows[too_long], values[too_long] * scale[:, None]
+
+
+def bag_of_each_index(starts, count):
+    """For each of ``count`` indices, the bag it falls in: the last bag starting at or before it.
+
+    Empty bags (repeated starts) hold nothing, as PyTorch's ``make_offset2bag`` makes them.
+    """
+    return np.searchsorted(starts, np.arange(count), side="right") - 1
+
+
+def _bag_max(rows, bags, kept, num_bags, indices):
+    """Each bag's elementwise max of its kept ``rows``, and the index it came from (the
+    first one in case of ties; 0 for an empty bag, whose max is 0)."""
+    count, features = rows.shape
+    output = np.full((num_bags, features), -np.inf, dtype=rows.dtype)
+    np.maximum.at(output, bags[kept], rows[kept])
+    is_max = kept[:, None] & (rows == output[bags])
+    first = np.full((num_bags, features), count)
+    np.minimum.at(first, bags, np.where(is_max, np.arange(count)[:, None], count))
+    found = first < count
+    max_indices = np.where(found, np.append(indices, 0)[first], 0)
+    return np.where(found, output, 0), max_indices
+
+
+def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, padding_idx):
+    """The bags' sums, means or maxes of the rows of ``weight`` that ``indices`` name,
+    each bag's count of non-padding indices, and (max mode) where each max came from."""
+    if num_bags == 0:  # no offsets: every index is outside any bag
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros((0, weight.shape[1]), weight.dtype), empty, np.zeros((0, weight.shape[1]), np.int64)
+    kept = indices != padding_idx
+    rows = weight[indices]
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None]
+    bag_size = np.bincount(bags[kept], minlength=num_bags)
+    if mode == _MAX:
+        output, max_indices = _bag_max(rows, bags, kept, num_bags, indices)
+        return output, bag_size, max_indices
+    output = np.zeros((num_bags, weight.shape[1]), dtype=rows.dtype)
+    np.add.at(output, bags[kept], rows[kept])
+    if mode == _MEAN:
+        output = output / np.maximum(bag_size, 1)[:, None].astype(rows.dtype)
+    return output, bag_size, None
+
+
+def embedding_bag_dense_backward(grad, indices, bags, bag_size, max_indices, num_weights,
+                                 scale_grad_by_freq, mode, per_sample_weights, padding_idx):
+    """The gradient of ``weight``: each output gradient sent back to the rows its bag read."""
+    grad_weight = np.zeros((num_weights, grad.shape[1]), dtype=grad.dtype)
+    if mode == _MAX:
+        # Only the row each max came from gets its gradient; empty bags give none.
+        nonempty = bag_size != 0
+        features = np.arange(grad.shape[1])
+        np.add.at(grad_weight, (max_indices[nonempty], features), grad[nonempty])
+        return grad_weight
+    scale = np.ones(indices.shape, dtype=grad.dtype)
+    if scale_grad_by_freq:
+        scale /= np.bincount(indices, minlength=num_weights)[indices]
+    if mode == _MEAN:
+        sizes = bag_size[bags]
+        scale = np.where(sizes != 0, scale / np.where(sizes != 0, sizes, 1), scale)
+    if per_sample_weights is not None:
+        scale = scale * per_sample_weights
+    kept = indices != padding_idx
+    np.add.at(grad_weight, indices[kept], grad[bags[kept]] * scale[kept, None].astype(grad.dtype))
+    return grad_weight
+
+
+def per_sample_weights_backward(grad, weight, indices, bags, padding_idx):
+    """The gradient of each per-sample weight: its bag's output gradient dotted with its row."""
+    dots = np.einsum("nd,nd->n", grad[bags], weight[indices])
+    return np.where(indices == padding_idx, 0, dots)
+
+
+# --- checks, as PyTorch's CPU kernels make them -------------------------------
+
+
+def _legacy_name(dtype):
+    return f"torch.{_LEGACY_TENSOR_TYPES[dtype]}"
+
+
+def _check_scalar_types(op, tensor, argument, position, allowed):
+    """``checkScalarTypes``: the tensor's dtype is one of ``allowed``."""
+    if tensor.dtype not in allowed:
+        names = ", ".join(SCALAR_TYPE_NAMES[dtype] for dtype in allowed)
+        raise RuntimeError(
+            f"Expected tensor for argument #{position} '{argument}' to have one of the following "
+            f"scalar types: {names}; but got {_legacy_name(tensor.dtype)} instead "
+            f"(while checking arguments for {op})"
+        )
+
+
+_INDEX_DTYPES = (torch.int64, torch.int32)
+_WEIGHT_DTYPES = (torch.float16, torch.float32, torch.float64)
+
+
+def _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, include_last_offset):
+    """``check_arguments`` and the dims check of ``_embedding_bag_cpu_impl``."""
+    if indices.dim() not in (1, 2):
+        raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")
+    if indices.dim() == 1 and offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
+    _check_scalar_types("embedding_bag", indices, "indices", 1, _INDEX_DTYPES)
+    _check_scalar_types("embedding_bag", offsets, "offsets", 1, _INDEX_DTYPES)
+    if weight.dtype not in _WEIGHT_DTYPES:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+            f"Half, BFloat16, Float, Double; but got {_legacy_name(weight.dtype)} instead "
+            "(while checking arguments for embedding_bag)"
+        )
+    starts = unwrap(offsets)
+    if starts.size and starts[0] != 0:
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+            f"position 0. However, got {starts[0]}"
+        )
+    if starts.size and starts[-1] > indices.shape[0]:
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {indices.shape[0]} but got "
+            f"offsets[-1] of {starts[-1]}"
+        )
+    if per_sample_weights is not None:
+        if mode != _SUM:
+            raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+        if per_sample_weights.dtype != weight.dtype:
+            raise RuntimeError(
+                "Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
+                f"#1 'per_sample_weights'; but type {_legacy_name(weight.dtype)} does not equal "
+                f"{_legacy_name(per_sample_weights.dtype)} (while checking arguments for embedding_bag)"
+            )
+        for holds, condition in (
+            (per_sample_weights.dim() == 1, "per_sample_weights.value().dim() == 1"),
+            (per_sample_weights.numel() == indices.numel(), "per_sample_weights.value().numel() == indices.numel()"),
+        ):
+            if not holds:
+                raise RuntimeError(
+                    f"Expected {condition} to be true, but got false.  (Could this error message be "
+                    "improved?  If so, please report an enhancement request to PyTorch.)"
+                )
+    if include_last_offset and offsets.shape[0] < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
+
+
+def _check_in_vocabulary(indices, num_weights, fast_path):
+    """Every index names a row, or the error of the CPU loop that meets the first bad one.
+
+    On its fast path CPU's message comes from fbgemm's error report, which each
+    thread runs over its share of the bags; npy's is the report of one thread
+    over all of them (CPU's own, for a bad index in the first thread's share).
+    """
+    bad = np.flatnonzero((indices < 0) | (indices >= num_weights))
+    if bad.size == 0:
+        return
+    position, value = bad[0], indices[bad[0]]
+    if fast_path:
+        raise RuntimeError(
+            f"Index {position} of input takes value {value} which is not in the valid range [0, {num_weights})"
+        )
+    raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {value}")
+
+
+def _is_fast_path(weight, per_sample_weights, padding_idx):
+    """Whether CPU's ``index_select_add`` takes its fbgemm shortcut, which skips ``offset2bag``."""
+    return (
+        weight.dtype in (torch.float16, torch.float32)
+        and weight.stride(1) == 1
+        and padding_idx < 0
+        and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
+    )
+
+
+def _index_dtype(indices, offsets):
+    """indices and offsets of mixed int32/int64 are both read as int64 (``promoteIndicesAndOffsets``)."""
+    return indices.dtype if indices.dtype == offsets.dtype else torch.int64
+
+
+def _computed(tensor):
+    return unwrap(tensor).astype(to_numpy_dtype(compute_dtype(tensor.dtype)), copy=False)
+
+
+# --- kernels ------------------------------------------------------------------
+
+
+@implements(aten.embedding_renorm_.default)
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    if self.dim() != 2:
+        raise RuntimeError(
+            f"Expected 2-dimensional tensor, but got {self.dim()}-dimensional tensor for argument #1 "
+            "'self' (while checking arguments for embedding_renorm_)"
+        )
+    _check_scalar_types("embedding_renorm_", indices, "indices", 2, _INDEX_DTYPES)
+    size = self.shape[0]
+    requested = np.unique(operand("embedding_renorm_", indices))  # sorted, as CPU visits them
+    out_of_range = requested[(requested < -size) | (requested >= size)]
+    if out_of_range.size:
+        raise IndexError(
+            f"select(): index {out_of_range[0]} out of range for tensor of size {list(self.shape)} "
+            "at dimension 0"
+        )
+    if requested.size and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. "
+            f"Got {SCALAR_TYPE_NAMES[self.dtype]} instead."
+        )
+    weight = unwrap(self)
+    rows, renormed = renormed_rows(weight, np.unique(requested % max(size, 1)), max_norm, norm_type)
+    weight[rows] = renormed
+    return self
+
+
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                   requires_grad):
+    _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
+    index_dtype = _index_dtype(indices, offsets)
+    positions = unwrap(indices).reshape(-1).astype(np.int64)
+    starts = unwrap(offsets).astype(np.int64)
+    num_bags = starts.size - 1 if include_last_offset else starts.size
+    fast_path = mode != _MAX and _is_fast_path(weight, per_sample_weights, padding_idx)
+    _check_in_vocabulary(positions, weight.shape[0], fast_path)
+    bags = bag_of_each_index(starts[:num_bags], positions.size)
+    weights = None if per_sample_weights is None else _computed(per_sample_weights)
+    output, bag_size, max_indices = embedding_bag(
+        _computed(weight), positions, bags, num_bags, mode, weights, padding_idx
+    )
+    if mode == _SUM:
+        # CPU zeroes sum mode's bag sizes ("make bag_size output deterministic"); without
+        # a gradient to come it keeps them the length of the offsets.
+        bag_size = np.zeros(num_bags if requires_grad else starts.size, dtype=np.int64)
+    if max_indices is None:
+        max_indices = bag_size
+    if mode == _SUM and fast_path:
+        bags = bags[:0]
+    return (
+        as_result(output, weight.dtype),
+        as_result(bags, index_dtype),
+        as_result(bag_size, index_dtype),
+        as_result(max_indices, index_dtype),
+    )
+
+
+@implements(aten._embedding_bag.default)
+def embedding_bag_kernel(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
+                         per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    return _embedding_bag(
+        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, True
+    )
+
+
+@implements(aten._embedding_bag_forward_only.default)
+def embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM,
+                               sparse=False, per_sample_weights=None, include_last_offset=False,
+                               padding_idx=-1):
+    return _embedding_bag(
+        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, False
+    )
+
+
+@implements(aten._embedding_bag.out)
+def embedding_bag_out(*args, out0, out1, out2, out3, **kwargs):
+    return write_pair("_embedding_bag", (out0, out1, out2, out3), embedding_bag_kernel(*args, **kwargs))
+
+
+@implements(aten._embedding_bag_forward_only.out)
+def embedding_bag_forward_only_out(*args, out0, out1, out2, out3, **kwargs):
+    results = embedding_bag_forward_only(*args, **kwargs)
+    return write_pair("_embedding_bag_forward_only", (out0, out1, out2, out3), results)
+
+
+@implements(aten._embedding_bag_backward.default)
+def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    """The weight gradient autograd asks for: CPU's kernel rebuilds the ``offset2bag`` that
+    the sum's fast path left empty, then calls the dense (or sparse) backward."""
+    _check_scalar_types("embedding_bag", indices, "indices", 1, _INDEX_DTYPES)
+    _check_scalar_types("embedding_bag", offsets, "offsets", 1, _INDEX_DTYPES)
+    if sparse:
+        raise NotImplementedError("npy device: embedding_bag has no sparse gradient: npy has no sparse tensors")
+    if indices.numel() and not offset2bag.numel():
+        offset2bag = as_result(bag_of_each_index(unwrap(offsets), indices.numel()), offsets.dtype)
+    return embedding_bag_dense_backward_kernel(
+        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode,
+        per_sample_weights, padding_idx,
+    )
+
+
+@implements(aten._embedding_bag_dense_backward.default)
+def embedding_bag_dense_backward_kernel(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+                                        scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    weights = None if per_sample_weights is None else _computed(per_sample_weights)
+    result = embedding_bag_dense_backward(
+        _computed(grad), unwrap(indices).astype(np.int64), unwrap(offset2bag).astype(np.int64),
+        unwrap(bag_size), unwrap(maximum_indices).astype(np.int64), num_weights, scale_grad_by_freq,
+        mode, weights, padding_idx,
+    )
+    return as_result(result, grad.dtype)
+
+
+@implements(aten._embedding_bag_dense_backward.out)
+def embedding_bag_dense_backward_out(*args, out, **kwargs):
+    result = embedding_bag_dense_backward_kernel(*args, **kwargs)
+    return write_out("_embedding_bag_dense_backward", out, result)
+
+
+@implements(aten._embedding_bag_per_sample_weights_backward.default)
+def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode,
+                                              padding_idx=-1):
+    if mode != _SUM:
+        raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
+    positions = unwrap(indices).astype(np.int64)
+    bags = unwrap(offset2bag).astype(np.int64)
+    if positions.size and not bags.size:  # the sum's fast path left it empty
+        bags = bag_of_each_index(unwrap(offsets).astype(np.int64), positions.size)
+    result = per_sample_weights_backward(_computed(grad), _computed(weight), positions, bags, padding_idx)
+    return as_result(result, grad.dtype)
+
+
+@implements(aten._embedding_bag_per_sample_weights_backward.out)
+def embedding_bag_per_sample_weights_backward_out(*args, out, **kwargs):
+    result = embedding_bag_per_sample_weights_backward(*args, **kwargs)
+    return write_out("_embedding_bag_per_sample_weights_backward", out, result)
