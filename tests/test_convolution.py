@@ -1,0 +1,87 @@
+"""Convolutions on npy against CPU: forward and backward, every option, dtypes, errors.
+
+PyTorch sends npy convolutions to ``convolution_overrideable`` and their
+backward to ``convolution_backward_overrideable`` (see
+:mod:`backend_pkg.ops.convolution`); the ``strict`` fixture makes sure
+nothing else runs on CPU behind the tests' back.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, make, npy
+
+pytestmark = pytest.mark.usefixtures("strict")
+
+# npy computes float16 in float32 and rounds once; CPU rounds partial sums to
+# half, so where a sum cancels, its result can be off by an ulp or two of the
+# largest terms (values up to ~600 here, whose half-precision ulp is 0.5). npy's
+# are the nearer to the exact values.
+# float32 sums are added up in another order than oneDNN's, so a sum that
+# cancels can differ by an ulp of its largest terms (3e-5 at ~500).
+TOLERANCES = {torch.float16: {"atol": 1.0, "rtol": 2e-3}, torch.float32: {"atol": 1e-4, "rtol": 1.3e-6}}
+
+
+# (function, input shape, weight shape, bias size, keyword arguments)
+CASES = {
+    "1d": (F.conv1d, (2, 4, 9), (6, 4, 3), 6, {}),
+    "1d-stride-pad-dil": (F.conv1d, (2, 4, 13), (6, 2, 3), 6, {"stride": 2, "padding": 2, "dilation": 2, "groups": 2}),
+    "1d-unbatched": (F.conv1d, (4, 9), (6, 4, 3), None, {"padding": "same"}),
+    "2d": (F.conv2d, (2, 3, 7, 8), (5, 3, 3, 3), 5, {"padding": 1}),
+    "2d-asymmetric": (F.conv2d, (2, 3, 9, 8), (4, 3, 3, 2), 4, {"stride": (2, 1), "padding": (0, 2), "dilation": (1, 3)}),
+    "2d-groups": (F.conv2d, (2, 6, 7, 7), (9, 2, 3, 3), 9, {"groups": 3, "stride": 2}),
+    "2d-depthwise": (F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), None, {"groups": 4, "padding": 1}),
+    "2d-same-even": (F.conv2d, (2, 3, 6, 7), (4, 3, 4, 2), 4, {"padding": "same", "dilation": (1, 1)}),
+    "2d-valid": (F.conv2d, (2, 3, 6, 7), (4, 3, 3, 3), None, {"padding": "valid"}),
+    "2d-unbatched": (F.conv2d, (3, 6, 6), (4, 3, 3, 3), 4, {}),
+    "2d-1x1": (F.conv2d, (2, 8, 5, 5), (4, 8, 1, 1), 4, {}),
+    "3d": (F.conv3d, (2, 3, 5, 6, 4), (4, 3, 3, 2, 3), 4, {"padding": (1, 0, 1)}),
+    "3d-stride-dil-groups": (F.conv3d, (1, 4, 7, 7, 7), (4, 2, 2, 3, 2), 4, {"stride": 2, "dilation": (2, 1, 1), "groups": 2}),
+    "3d-unbatched": (F.conv3d, (2, 4, 4, 4), (3, 2, 2, 2, 2), None, {}),
+    "transpose1d": (F.conv_transpose1d, (2, 4, 6), (4, 3, 3), 3, {"stride": 2, "output_padding": 1}),
+    "transpose1d-unbatched": (F.conv_transpose1d, (4, 6), (4, 3, 3), None, {"padding": 1}),
+    "transpose2d": (F.conv_transpose2d, (2, 4, 5, 4), (4, 3, 3, 2), 3, {"stride": (2, 3), "padding": 1, "output_padding": (1, 2)}),
+    "transpose2d-groups-dil": (F.conv_transpose2d, (2, 4, 5, 5), (4, 2, 3, 3), 4, {"groups": 2, "dilation": 2, "output_padding": 1}),
+    "transpose2d-unbatched": (F.conv_transpose2d, (4, 5, 5), (4, 2, 3, 3), 2, {"stride": 2}),
+    "transpose3d": (F.conv_transpose3d, (2, 2, 3, 4, 3), (2, 3, 2, 3, 2), 3, {"stride": 2, "padding": (0, 1, 0), "output_padding": (1, 0, 0)}),
+}
+
+
+def conv_args(case, dtype):
+    function, input_shape, weight_shape, bias_size, kwargs = CASES[case]
+    bias = None if bias_size is None else make((bias_size,), dtype, seed=3)
+    return function, make(input_shape, dtype, seed=1), make(weight_shape, dtype, seed=2), bias, kwargs
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_forward_and_backward(case):
+    function, x, weight, bias, kwargs = conv_args(case, torch.float64)
+    assert_backward_like_cpu(lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize("case", ["1d-stride-pad-dil", "2d-groups", "3d", "transpose2d"])
+def test_float_dtypes(case, dtype):
+    function, x, weight, bias, kwargs = conv_args(case, dtype)
+    assert_backward_like_cpu(lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias, **TOLERANCES.get(dtype, {}))
+
+
+@pytest.mark.parametrize("case", ["weight", "input", "bias"])
+def test_backward_of_one_argument(case):
+    """Only the gradients asked for are computed (``output_mask``)."""
+    _, x, weight, bias, _ = conv_args("2d-groups", torch.float64)
+    leaves = {"input": x, "weight": weight, "bias": bias}
+    for name, leaf in leaves.items():
+        leaf.requires_grad_(name == case)
+    cpu = torch.autograd.grad(F.conv2d(x, weight, bias, groups=3).sum(), leaves[case])
+    npy_leaves = {name: npy(leaf).detach().requires_grad_(name == case) for name, leaf in leaves.items()}
+    result = F.conv2d(npy_leaves["input"], npy_leaves["weight"], npy_leaves["bias"], groups=3)
+    (got,) = torch.autograd.grad(result.sum(), npy_leaves[case])
+    torch.testing.assert_close(got.cpu(), cpu[0])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padding_modes(mode):
+    """What ``nn.Conv2d(padding_mode=...)`` runs: ``F.pad`` in that mode, then an unpadded convolution."""
+    _, x, weight, bias, _ = conv_args("2d", torch.float64)
+    assert_backward_like_cpu(lambda x, w, b: F.conv2d(F.pad(x, (2, 1, 1, 2), mode=mode), w, b), x, weight, bias)
