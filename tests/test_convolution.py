@@ -9,7 +9,7 @@ nothing else runs on CPU behind the tests' back.
 import pytest
 import torch
 import torch.nn.functional as F
-from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, make, npy
+from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, assert_same_error, make, npy
 
 pytestmark = pytest.mark.usefixtures("strict")
 
@@ -85,3 +85,83 @@ def test_padding_modes(mode):
     """What ``nn.Conv2d(padding_mode=...)`` runs: ``F.pad`` in that mode, then an unpadded convolution."""
     _, x, weight, bias, _ = conv_args("2d", torch.float64)
     assert_backward_like_cpu(lambda x, w, b: F.conv2d(F.pad(x, (2, 1, 1, 2), mode=mode), w, b), x, weight, bias)
+
+
+# Integer convolutions run on CPU as well (summed in the integer type, wrapping
+# on overflow), int64 everywhere, the narrower ones when neither transposed nor dilated.
+INTEGER_CALLS = {
+    "int64-2d": (torch.int64, lambda x, w: F.conv2d(x, w, padding=1, stride=2)),
+    "int64-dilated-groups": (torch.int64, lambda x, w: F.conv2d(x, w[:, :1], dilation=2, groups=3)),
+    "int64-transposed": (torch.int64, lambda x, w: F.conv_transpose2d(x, w[:3], stride=2)),
+    "int32-2d": (torch.int32, lambda x, w: F.conv2d(x, w)),
+    "uint8-wrapping": (torch.uint8, lambda x, w: F.conv2d(x * 7, w * 9)),
+    "int8-3d": (torch.int8, lambda x, w: F.conv3d(x[None], w[:, :1, None].expand(4, 3, 3, 3, 3))),
+}
+
+
+@pytest.mark.parametrize("case", INTEGER_CALLS)
+def test_integer_dtypes(case):
+    dtype, fn = INTEGER_CALLS[case]
+    assert_like_cpu(fn, make((2, 3, 6, 6), dtype), make((4, 3, 3, 3), dtype, seed=1))
+
+
+def conv(x, w, b=None, **kwargs):
+    return F.conv2d(x, w, b, **kwargs)
+
+
+def transposed(x, w, b=None, **kwargs):
+    return F.conv_transpose2d(x, w, b, **kwargs)
+
+
+def tensor(shape, dtype=torch.float64):
+    return make(shape, dtype)
+
+
+X, W, WT = (2, 4, 6, 6), (4, 4, 3, 3), (4, 2, 3, 3)
+
+# Bad calls that reach the npy kernels, and a few stopped before them (checked
+# by PyTorch's composite, identically for every device). float64 where CPU's
+# float32 convolutions (oneDNN) word an error as oneDNN internals.
+BAD_CALLS = {
+    "channels": (conv, tensor(X), tensor((4, 2, 3, 3))),
+    "kernel-too-large": (conv, tensor(X), tensor((4, 4, 7, 7))),
+    "float32-input-float64-weight": (conv, tensor(X, torch.float32), tensor(W)),
+    "float64-input-float32-weight": (conv, tensor(X), tensor(W, torch.float32)),
+    "float16-input-float32-weight-transposed": (transposed, tensor(X, torch.float16), tensor(WT, torch.float32)),
+    "float32-input-float64-bias-transposed": (transposed, tensor(X, torch.float32), tensor(WT, torch.float32), tensor((2,))),
+    "float64-input-float32-bias-transposed": (transposed, tensor(X), tensor(WT), tensor((2,), torch.float32)),
+    "int64-input-float-bias-transposed": (transposed, tensor(X, torch.int64), tensor(WT, torch.int64), tensor((2,))),
+    "bool": (conv, tensor(X, torch.bool), tensor(W, torch.bool)),
+    "uint16": (conv, tensor(X, torch.uint16), tensor(W, torch.uint16)),
+    "int32-transposed": (transposed, tensor(X, torch.int32), tensor(WT, torch.int32)),
+    "complex": (lambda x, w: torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                tensor(X, torch.complex128), tensor(W, torch.complex128)),
+    "zero-kernel": (conv, tensor(X), tensor((4, 4, 0, 3))),
+    "zero-kernel-dilated": (lambda x, w: conv(x, w, dilation=2), tensor(X), tensor((4, 4, 3, 0))),
+    "zero-kernel-3d": (F.conv3d, tensor((1, *X)), tensor((4, 2, 2, 0, 3))),
+    "zero-kernel-transposed": (transposed, tensor(X), tensor((4, 2, 0, 3))),
+    "zero-kernel-transposed-3d": (F.conv_transpose3d, tensor((1, *X)), tensor((2, 2, 2, 0, 3))),
+    "zero-dilation": (lambda x, w: conv(x, w, dilation=(1, 0)), tensor(X), tensor(W)),
+    "zero-dilation-1d": (lambda x, w: F.conv1d(x, w, dilation=0), tensor((2, 4, 6)), tensor((4, 4, 3))),
+    "zero-dilation-transposed": (lambda x, w: transposed(x, w, dilation=0), tensor(X), tensor(WT)),
+    "zero-dilation-transposed-3d": (lambda x, w: F.conv_transpose3d(x, w, dilation=0), tensor((1, *X)), tensor((2, 2, 2, 2, 2))),
+    "output-padding-too-large": (lambda x, w: transposed(x, w, stride=2, output_padding=(0, 2)), tensor(X), tensor(WT)),
+    "output-padding-too-large-3d": (lambda x, w: F.conv_transpose3d(x, w, output_padding=1), tensor((1, *X)), tensor((2, 2, 2, 2, 2))),
+    "transposed-output-too-small": (lambda x, w: transposed(x, w, padding=(1, 5)), tensor(X), tensor(WT)),
+    "transposed-output-too-small-1d": (lambda x, w: F.conv_transpose1d(x, w, padding=4), tensor((2, 4, 6)), tensor((4, 2, 3))),
+    "transposed-output-too-small-3d": (lambda x, w: F.conv_transpose3d(x, w, padding=(0, 4, 0)), tensor((1, *X)), tensor((2, 2, 2, 2, 2))),
+    "transposed-no-output-channels": (transposed, tensor(X), tensor((4, 0, 3, 3))),
+    "transposed-no-output-channels-3d": (F.conv_transpose3d, tensor((1, *X)), tensor((2, 0, 2, 2, 2))),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_errors_like_cpu(case):
+    fn, *args = BAD_CALLS[case]
+    assert_like_cpu(fn, *args)
+
+
+def test_narrow_integers_refused_when_dilated():
+    # CPU's kernel is named "slow_conv_dilated<>", which reference.gist does not strip.
+    dilated = lambda x, w: conv(x, w, dilation=2)
+    assert_same_error(dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'")
