@@ -165,3 +165,21 @@ def test_narrow_integers_refused_when_dilated():
     # CPU's kernel is named "slow_conv_dilated<>", which reference.gist does not strip.
     dilated = lambda x, w: conv(x, w, dilation=2)
     assert_same_error(dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'")
+
+
+def backward(grad_output, x, w, transposed=False, groups=1):
+    """``convolution_backward`` called directly, with a ``grad_output`` autograd would never pass."""
+    output_padding = [1, 0] if transposed else [0, 0]
+    return torch.ops.aten.convolution_backward(
+        grad_output, x, w, None, [2, 1], [1, 0], [1, 1], transposed, output_padding, groups, [True, True, True]
+    )
+
+
+@pytest.mark.parametrize(
+    "grad_shape, dtype, transposed",
+    [((2, 4, 3, 3), torch.float64, False), ((2, 2, 3, 4), torch.float64, False), ((2, 4, 3, 4), torch.float32, False),
+     ((2, 4, 12, 4), torch.float64, True), ((2, 2, 12, 8), torch.float64, True)],
+)
+def test_backward_errors_like_cpu(grad_shape, dtype, transposed):
+    """The checks of ``grad_output``; the third case is right but for its dtype."""
+    assert_like_cpu(lambda g, x, w: backward(g, x, w, transposed, 2), tensor(grad_shape, dtype), tensor(X), tensor(WT))

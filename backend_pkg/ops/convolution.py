@@ -279,6 +279,38 @@ def _checked_arrays(op, input, weight, bias, stride, padding, dilation, transpos
     return [np.asarray(operand(op, tensor), dtype=np_compute) for tensor in (input, weight)]
 
 
+def _output_shape(x, weight, stride, padding, dilation, transposed, output_padding, groups):
+    """The shape of the forward's result."""
+    if transposed:
+        spatial = transposed_convolution_output_shape(
+            x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
+        )
+        return (x.shape[0], weight.shape[1] * groups, *spatial)
+    spatial = convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation)
+    return (x.shape[0], weight.shape[0], *spatial)
+
+
+def _check_grad_output(grad_output, input, expected_shape, groups):
+    """CPU's checks of ``grad_output`` against the forward's input and output.
+
+    CPU checks each group's slice of the channels, and words it so.
+    """
+    if grad_output.dtype != input.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[input.dtype]} but found {SCALAR_TYPE_NAMES[grad_output.dtype]}"
+        )
+    got_sizes = list(grad_output.shape)
+    expected_sizes = list(expected_shape)
+    got_sizes[1] //= groups
+    expected_sizes[1] //= groups
+    for dim, (got, expected) in enumerate(zip(got_sizes, expected_sizes)):
+        if got != expected or (dim == 1 and grad_output.shape[1] != expected_shape[1]):
+            raise RuntimeError(
+                f"Expected a tensor of dimension {len(expected_shape)} and tensor.size[{dim}] == {expected} but got: "
+                f"dimension {grad_output.dim()} and tensor.size[{dim}] = {got}"
+            )
+
+
 def _with_bias(op, output, bias, dtype):
     """``output`` plus the bias of each channel, added as ``add_`` into a ``dtype`` result would."""
     if bias is None:
@@ -297,9 +329,7 @@ def convolution_overrideable(input, weight, bias, stride, padding, dilation, tra
     op = "convolution_overrideable"
     x, w = _checked_arrays(op, input, weight, bias, stride, padding, dilation, transposed, output_padding)
     if transposed:
-        output_shape = transposed_convolution_output_shape(
-            x.shape[2:], w.shape[2:], stride, padding, dilation, output_padding
-        )
+        output_shape = _output_shape(x, w, stride, padding, dilation, transposed, output_padding, groups)[2:]
         output = convolution_input_grad(x, w, output_shape, stride, padding, dilation, groups)
     else:
         output = convolution(x, w, stride, padding, dilation, groups)
@@ -312,6 +342,8 @@ def convolution_backward_overrideable(
 ):
     op = "convolution_backward_overrideable"
     x, w = _checked_arrays(op, input, weight, None, stride, padding, dilation, transposed, output_padding)
+    expected_shape = _output_shape(x, w, stride, padding, dilation, transposed, output_padding, groups)
+    _check_grad_output(grad_output, input, expected_shape, groups)
     grad = np.asarray(operand(op, grad_output), dtype=x.dtype)
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
