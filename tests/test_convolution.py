@@ -25,10 +25,22 @@ TOLERANCES = {torch.float16: {"atol": 1.0, "rtol": 2e-3}, torch.float32: {"atol"
 # (function, input shape, weight shape, bias size, keyword arguments)
 CASES = {
     "1d": (F.conv1d, (2, 4, 9), (6, 4, 3), 6, {}),
-    "1d-stride-pad-dil": (F.conv1d, (2, 4, 13), (6, 2, 3), 6, {"stride": 2, "padding": 2, "dilation": 2, "groups": 2}),
+    "1d-stride-pad-dil": (
+        F.conv1d,
+        (2, 4, 13),
+        (6, 2, 3),
+        6,
+        {"stride": 2, "padding": 2, "dilation": 2, "groups": 2},
+    ),
     "1d-unbatched": (F.conv1d, (4, 9), (6, 4, 3), None, {"padding": "same"}),
     "2d": (F.conv2d, (2, 3, 7, 8), (5, 3, 3, 3), 5, {"padding": 1}),
-    "2d-asymmetric": (F.conv2d, (2, 3, 9, 8), (4, 3, 3, 2), 4, {"stride": (2, 1), "padding": (0, 2), "dilation": (1, 3)}),
+    "2d-asymmetric": (
+        F.conv2d,
+        (2, 3, 9, 8),
+        (4, 3, 3, 2),
+        4,
+        {"stride": (2, 1), "padding": (0, 2), "dilation": (1, 3)},
+    ),
     "2d-groups": (F.conv2d, (2, 6, 7, 7), (9, 2, 3, 3), 9, {"groups": 3, "stride": 2}),
     "2d-depthwise": (F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), None, {"groups": 4, "padding": 1}),
     "2d-same-even": (F.conv2d, (2, 3, 6, 7), (4, 3, 4, 2), 4, {"padding": "same", "dilation": (1, 1)}),
@@ -36,14 +48,38 @@ CASES = {
     "2d-unbatched": (F.conv2d, (3, 6, 6), (4, 3, 3, 3), 4, {}),
     "2d-1x1": (F.conv2d, (2, 8, 5, 5), (4, 8, 1, 1), 4, {}),
     "3d": (F.conv3d, (2, 3, 5, 6, 4), (4, 3, 3, 2, 3), 4, {"padding": (1, 0, 1)}),
-    "3d-stride-dil-groups": (F.conv3d, (1, 4, 7, 7, 7), (4, 2, 2, 3, 2), 4, {"stride": 2, "dilation": (2, 1, 1), "groups": 2}),
+    "3d-stride-dil-groups": (
+        F.conv3d,
+        (1, 4, 7, 7, 7),
+        (4, 2, 2, 3, 2),
+        4,
+        {"stride": 2, "dilation": (2, 1, 1), "groups": 2},
+    ),
     "3d-unbatched": (F.conv3d, (2, 4, 4, 4), (3, 2, 2, 2, 2), None, {}),
     "transpose1d": (F.conv_transpose1d, (2, 4, 6), (4, 3, 3), 3, {"stride": 2, "output_padding": 1}),
     "transpose1d-unbatched": (F.conv_transpose1d, (4, 6), (4, 3, 3), None, {"padding": 1}),
-    "transpose2d": (F.conv_transpose2d, (2, 4, 5, 4), (4, 3, 3, 2), 3, {"stride": (2, 3), "padding": 1, "output_padding": (1, 2)}),
-    "transpose2d-groups-dil": (F.conv_transpose2d, (2, 4, 5, 5), (4, 2, 3, 3), 4, {"groups": 2, "dilation": 2, "output_padding": 1}),
+    "transpose2d": (
+        F.conv_transpose2d,
+        (2, 4, 5, 4),
+        (4, 3, 3, 2),
+        3,
+        {"stride": (2, 3), "padding": 1, "output_padding": (1, 2)},
+    ),
+    "transpose2d-groups-dil": (
+        F.conv_transpose2d,
+        (2, 4, 5, 5),
+        (4, 2, 3, 3),
+        4,
+        {"groups": 2, "dilation": 2, "output_padding": 1},
+    ),
     "transpose2d-unbatched": (F.conv_transpose2d, (4, 5, 5), (4, 2, 3, 3), 2, {"stride": 2}),
-    "transpose3d": (F.conv_transpose3d, (2, 2, 3, 4, 3), (2, 3, 2, 3, 2), 3, {"stride": 2, "padding": (0, 1, 0), "output_padding": (1, 0, 0)}),
+    "transpose3d": (
+        F.conv_transpose3d,
+        (2, 2, 3, 4, 3),
+        (2, 3, 2, 3, 2),
+        3,
+        {"stride": 2, "padding": (0, 1, 0), "output_padding": (1, 0, 0)},
+    ),
 }
 
 
@@ -63,7 +99,9 @@ def test_forward_and_backward(case):
 @pytest.mark.parametrize("case", ["1d-stride-pad-dil", "2d-groups", "3d", "transpose2d"])
 def test_float_dtypes(case, dtype):
     function, x, weight, bias, kwargs = conv_args(case, dtype)
-    assert_backward_like_cpu(lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias, **TOLERANCES.get(dtype, {}))
+    assert_backward_like_cpu(
+        lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias, **TOLERANCES.get(dtype, {})
+    )
 
 
 @pytest.mark.parametrize("case", ["weight", "input", "bias"])
@@ -84,7 +122,9 @@ def test_backward_of_one_argument(case):
 def test_padding_modes(mode):
     """What ``nn.Conv2d(padding_mode=...)`` runs: ``F.pad`` in that mode, then an unpadded convolution."""
     _, x, weight, bias, _ = conv_args("2d", torch.float64)
-    assert_backward_like_cpu(lambda x, w, b: F.conv2d(F.pad(x, (2, 1, 1, 2), mode=mode), w, b), x, weight, bias)
+    assert_backward_like_cpu(
+        lambda x, w, b: F.conv2d(F.pad(x, (2, 1, 1, 2), mode=mode), w, b), x, weight, bias
+    )
 
 
 # Integer convolutions run on CPU as well (summed in the integer type, wrapping
@@ -127,15 +167,32 @@ BAD_CALLS = {
     "kernel-too-large": (conv, tensor(X), tensor((4, 4, 7, 7))),
     "float32-input-float64-weight": (conv, tensor(X, torch.float32), tensor(W)),
     "float64-input-float32-weight": (conv, tensor(X), tensor(W, torch.float32)),
-    "float16-input-float32-weight-transposed": (transposed, tensor(X, torch.float16), tensor(WT, torch.float32)),
-    "float32-input-float64-bias-transposed": (transposed, tensor(X, torch.float32), tensor(WT, torch.float32), tensor((2,))),
+    "float16-input-float32-weight-transposed": (
+        transposed,
+        tensor(X, torch.float16),
+        tensor(WT, torch.float32),
+    ),
+    "float32-input-float64-bias-transposed": (
+        transposed,
+        tensor(X, torch.float32),
+        tensor(WT, torch.float32),
+        tensor((2,)),
+    ),
     "float64-input-float32-bias-transposed": (transposed, tensor(X), tensor(WT), tensor((2,), torch.float32)),
-    "int64-input-float-bias-transposed": (transposed, tensor(X, torch.int64), tensor(WT, torch.int64), tensor((2,))),
+    "int64-input-float-bias-transposed": (
+        transposed,
+        tensor(X, torch.int64),
+        tensor(WT, torch.int64),
+        tensor((2,)),
+    ),
     "bool": (conv, tensor(X, torch.bool), tensor(W, torch.bool)),
     "uint16": (conv, tensor(X, torch.uint16), tensor(W, torch.uint16)),
     "int32-transposed": (transposed, tensor(X, torch.int32), tensor(WT, torch.int32)),
-    "complex": (lambda x, w: torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
-                tensor(X, torch.complex128), tensor(W, torch.complex128)),
+    "complex": (
+        lambda x, w: torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+        tensor(X, torch.complex128),
+        tensor(W, torch.complex128),
+    ),
     "zero-kernel": (conv, tensor(X), tensor((4, 4, 0, 3))),
     "zero-kernel-dilated": (lambda x, w: conv(x, w, dilation=2), tensor(X), tensor((4, 4, 3, 0))),
     "zero-kernel-3d": (F.conv3d, tensor((1, *X)), tensor((4, 2, 2, 0, 3))),
@@ -144,12 +201,32 @@ BAD_CALLS = {
     "zero-dilation": (lambda x, w: conv(x, w, dilation=(1, 0)), tensor(X), tensor(W)),
     "zero-dilation-1d": (lambda x, w: F.conv1d(x, w, dilation=0), tensor((2, 4, 6)), tensor((4, 4, 3))),
     "zero-dilation-transposed": (lambda x, w: transposed(x, w, dilation=0), tensor(X), tensor(WT)),
-    "zero-dilation-transposed-3d": (lambda x, w: F.conv_transpose3d(x, w, dilation=0), tensor((1, *X)), tensor((2, 2, 2, 2, 2))),
-    "output-padding-too-large": (lambda x, w: transposed(x, w, stride=2, output_padding=(0, 2)), tensor(X), tensor(WT)),
-    "output-padding-too-large-3d": (lambda x, w: F.conv_transpose3d(x, w, output_padding=1), tensor((1, *X)), tensor((2, 2, 2, 2, 2))),
+    "zero-dilation-transposed-3d": (
+        lambda x, w: F.conv_transpose3d(x, w, dilation=0),
+        tensor((1, *X)),
+        tensor((2, 2, 2, 2, 2)),
+    ),
+    "output-padding-too-large": (
+        lambda x, w: transposed(x, w, stride=2, output_padding=(0, 2)),
+        tensor(X),
+        tensor(WT),
+    ),
+    "output-padding-too-large-3d": (
+        lambda x, w: F.conv_transpose3d(x, w, output_padding=1),
+        tensor((1, *X)),
+        tensor((2, 2, 2, 2, 2)),
+    ),
     "transposed-output-too-small": (lambda x, w: transposed(x, w, padding=(1, 5)), tensor(X), tensor(WT)),
-    "transposed-output-too-small-1d": (lambda x, w: F.conv_transpose1d(x, w, padding=4), tensor((2, 4, 6)), tensor((4, 2, 3))),
-    "transposed-output-too-small-3d": (lambda x, w: F.conv_transpose3d(x, w, padding=(0, 4, 0)), tensor((1, *X)), tensor((2, 2, 2, 2, 2))),
+    "transposed-output-too-small-1d": (
+        lambda x, w: F.conv_transpose1d(x, w, padding=4),
+        tensor((2, 4, 6)),
+        tensor((4, 2, 3)),
+    ),
+    "transposed-output-too-small-3d": (
+        lambda x, w: F.conv_transpose3d(x, w, padding=(0, 4, 0)),
+        tensor((1, *X)),
+        tensor((2, 2, 2, 2, 2)),
+    ),
     "transposed-no-output-channels": (transposed, tensor(X), tensor((4, 0, 3, 3))),
     "transposed-no-output-channels-3d": (F.conv_transpose3d, tensor((1, *X)), tensor((2, 0, 2, 2, 2))),
 }
@@ -164,22 +241,41 @@ def test_errors_like_cpu(case):
 def test_narrow_integers_refused_when_dilated():
     # CPU's kernel is named "slow_conv_dilated<>", which reference.gist does not strip.
     dilated = lambda x, w: conv(x, w, dilation=2)
-    assert_same_error(dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'")
+    assert_same_error(
+        dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'"
+    )
 
 
 def backward(grad_output, x, w, transposed=False, groups=1):
     """``convolution_backward`` called directly, with a ``grad_output`` autograd would never pass."""
     output_padding = [1, 0] if transposed else [0, 0]
     return torch.ops.aten.convolution_backward(
-        grad_output, x, w, None, [2, 1], [1, 0], [1, 1], transposed, output_padding, groups, [True, True, True]
+        grad_output,
+        x,
+        w,
+        None,
+        [2, 1],
+        [1, 0],
+        [1, 1],
+        transposed,
+        output_padding,
+        groups,
+        [True, True, True],
     )
 
 
 @pytest.mark.parametrize(
     "grad_shape, dtype, transposed",
-    [((2, 4, 3, 3), torch.float64, False), ((2, 2, 3, 4), torch.float64, False), ((2, 4, 3, 4), torch.float32, False),
-     ((2, 4, 12, 4), torch.float64, True), ((2, 2, 12, 8), torch.float64, True)],
+    [
+        ((2, 4, 3, 3), torch.float64, False),
+        ((2, 2, 3, 4), torch.float64, False),
+        ((2, 4, 3, 4), torch.float32, False),
+        ((2, 4, 12, 4), torch.float64, True),
+        ((2, 2, 12, 8), torch.float64, True),
+    ],
 )
 def test_backward_errors_like_cpu(grad_shape, dtype, transposed):
     """The checks of ``grad_output``; the third case is right but for its dtype."""
-    assert_like_cpu(lambda g, x, w: backward(g, x, w, transposed, 2), tensor(grad_shape, dtype), tensor(X), tensor(WT))
+    assert_like_cpu(
+        lambda g, x, w: backward(g, x, w, transposed, 2), tensor(grad_shape, dtype), tensor(X), tensor(WT)
+    )

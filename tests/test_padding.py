@@ -61,25 +61,70 @@ def test_large_replication_and_reflection_to_the_edge(mode):
 BAD_CALLS = {
     "bool": (lambda x: F.pad(x, (1, 1), mode="reflect"), make((2, 3, 5), torch.bool)),
     "bool-replicate": (lambda x: F.pad(x, (1, 1, 1, 1), mode="replicate"), make((2, 3, 5, 5), torch.bool)),
-    "too-much-reflection": (lambda x: F.pad(x, (1, 2, 5, 1), mode="reflect"), make((2, 3, 5, 6), torch.float32)),
-    "too-much-reflection-3d": (lambda x: F.pad(x, (1, 2, 0, 1, 4, 1), mode="reflect"), make((1, 1, 4, 5, 6), torch.float32)),
+    "too-much-reflection": (
+        lambda x: F.pad(x, (1, 2, 5, 1), mode="reflect"),
+        make((2, 3, 5, 6), torch.float32),
+    ),
+    "too-much-reflection-3d": (
+        lambda x: F.pad(x, (1, 2, 0, 1, 4, 1), mode="reflect"),
+        make((1, 1, 4, 5, 6), torch.float32),
+    ),
     "cropped-away-1d": (lambda x: F.pad(x, (-4, -3), mode="replicate"), make((2, 3, 6), torch.float32)),
-    "cropped-away-2d": (lambda x: F.pad(x, (-4, -3, -3, -3), mode="reflect"), make((2, 3, 6, 6), torch.float32)),
-    "cropped-away-2d-replicate": (lambda x: F.pad(x, (-4, -3, -3, -3), mode="replicate"), make((2, 3, 6, 6), torch.float32)),
-    "cropped-away-3d": (lambda x: F.pad(x, (-4, -3, -3, -3, -2, -2), mode="replicate"), make((1, 1, 4, 6, 6), torch.float32)),
-    "one-dim-cropped-away": (lambda x: F.pad(x, (1, 2, -3, -2), mode="reflect"), make((2, 3, 5, 6), torch.float32)),
+    "cropped-away-2d": (
+        lambda x: F.pad(x, (-4, -3, -3, -3), mode="reflect"),
+        make((2, 3, 6, 6), torch.float32),
+    ),
+    "cropped-away-2d-replicate": (
+        lambda x: F.pad(x, (-4, -3, -3, -3), mode="replicate"),
+        make((2, 3, 6, 6), torch.float32),
+    ),
+    "cropped-away-3d": (
+        lambda x: F.pad(x, (-4, -3, -3, -3, -2, -2), mode="replicate"),
+        make((1, 1, 4, 6, 6), torch.float32),
+    ),
+    "one-dim-cropped-away": (
+        lambda x: F.pad(x, (1, 2, -3, -2), mode="reflect"),
+        make((2, 3, 5, 6), torch.float32),
+    ),
     "empty-channels": (lambda x: F.pad(x, (1, 1, 1, 1), mode="reflect"), make((2, 0, 5, 6), torch.float32)),
     "empty-spatial": (lambda x: F.pad(x, (1, 1), mode="replicate"), make((2, 3, 0), torch.float32)),
     "direct-wrong-dims": (lambda x: aten.reflection_pad2d(x, [1, 1, 1, 1]), make((5, 6), torch.float32)),
     "direct-wrong-padding": (lambda x: aten.reflection_pad2d(x, [1, 1, 1]), make((3, 5, 6), torch.float32)),
-    "direct-wrong-padding-replicate": (lambda x: aten.replication_pad3d(x, [1, 1, 1]), make((3, 5, 6, 2), torch.float32)),
-    "backward-wrong-grad": (lambda g, x: aten.reflection_pad2d_backward(g, x, [1, 1, 1, 1]), make((3, 7, 7), torch.float32), make((3, 5, 6), torch.float32)),
-    "backward-wrong-grad-1d": (lambda g, x: aten.replication_pad1d_backward(g, x, [1, 1]), make((3, 5), torch.float32), make((3, 5), torch.float32)),
-    "backward-wrong-grad-reflect-1d": (lambda g, x: aten.reflection_pad1d_backward(g, x, [1, 1]), make((3, 5), torch.float32), make((3, 5), torch.float32)),
-    "backward-wrong-grad-reflect-3d": (lambda g, x: aten.reflection_pad3d_backward(g, x, [1, 1, 1, 1, 1, 1]), make((1, 4, 5, 4), torch.float32), make((1, 2, 3, 2), torch.float32)),
-    "backward-wrong-grad-replicate-2d": (lambda g, x: aten.replication_pad2d_backward(g, x, [1, 1, 0, 0]), make((1, 4, 5), torch.float32), make((1, 2, 3), torch.float32)),
+    "direct-wrong-padding-replicate": (
+        lambda x: aten.replication_pad3d(x, [1, 1, 1]),
+        make((3, 5, 6, 2), torch.float32),
+    ),
+    "backward-wrong-grad": (
+        lambda g, x: aten.reflection_pad2d_backward(g, x, [1, 1, 1, 1]),
+        make((3, 7, 7), torch.float32),
+        make((3, 5, 6), torch.float32),
+    ),
+    "backward-wrong-grad-1d": (
+        lambda g, x: aten.replication_pad1d_backward(g, x, [1, 1]),
+        make((3, 5), torch.float32),
+        make((3, 5), torch.float32),
+    ),
+    "backward-wrong-grad-reflect-1d": (
+        lambda g, x: aten.reflection_pad1d_backward(g, x, [1, 1]),
+        make((3, 5), torch.float32),
+        make((3, 5), torch.float32),
+    ),
+    "backward-wrong-grad-reflect-3d": (
+        lambda g, x: aten.reflection_pad3d_backward(g, x, [1, 1, 1, 1, 1, 1]),
+        make((1, 4, 5, 4), torch.float32),
+        make((1, 2, 3, 2), torch.float32),
+    ),
+    "backward-wrong-grad-replicate-2d": (
+        lambda g, x: aten.replication_pad2d_backward(g, x, [1, 1, 0, 0]),
+        make((1, 4, 5), torch.float32),
+        make((1, 2, 3), torch.float32),
+    ),
     "uint16": (lambda x: F.pad(x, (1, 1), mode="replicate"), make((2, 3, 5), torch.uint16)),
-    "backward-wrong-grad-3d": (lambda g, x: aten.replication_pad3d_backward(g, x, [1, 1, 1, 1, 1, 1]), make((1, 4, 4, 4), torch.float32), make((1, 2, 3, 2), torch.float32)),
+    "backward-wrong-grad-3d": (
+        lambda g, x: aten.replication_pad3d_backward(g, x, [1, 1, 1, 1, 1, 1]),
+        make((1, 4, 4, 4), torch.float32),
+        make((1, 2, 3, 2), torch.float32),
+    ),
 }
 
 

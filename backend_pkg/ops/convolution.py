@@ -44,23 +44,60 @@ from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # --- the NumPy functions ----------------------------------------------------
-# Arrays are (batch, channels, *spatial); weights (out_channels, in_channels / groups, *kernel).
+# Arrays are (batch, channels, *spatial); a convolution's weight is
+# (out_channels, in_channels / groups, *kernel), a transposed convolution's
+# (in_channels, out_channels / groups, *kernel).
 
 
-def convolution(x, weight, stride, padding, dilation, groups):
-    """The convolution of ``x`` with ``weight`` (a cross-correlation, as in PyTorch)."""
-    return _convolve(x, weight, convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation),
-                     stride, padding, dilation, groups)
+def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``convolution_overrideable``: ``x`` convolved with ``weight`` (a cross-correlation), plus ``bias``."""
+    if transposed:
+        output_shape = transposed_output_shape(
+            x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
+        )
+        output = _input_grad(x, weight, output_shape, stride, padding, dilation, groups)
+    else:
+        output_shape = output_shape_of(x.shape[2:], weight.shape[2:], stride, padding, dilation)
+        output = _direct(x, weight, output_shape, stride, padding, dilation, groups)
+    if bias is not None:
+        output += bias.reshape(-1, *[1] * (output.ndim - 2))
+    return output
 
 
-def convolution_output_shape(input_shape, kernel_shape, stride, padding, dilation):
+def convolution_backward(
+    grad_output, x, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask
+):
+    """``convolution_backward_overrideable``: the gradients of :func:`convolution` ``output_mask`` asks for.
+
+    A transposed convolution is the gradient of a convolution with respect
+    to its input, so its own gradients swap the roles: its input's is a
+    convolution of ``grad_output``, and its weight meets ``grad_output``
+    where a convolution's weight meets the input.
+    """
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        if transposed:
+            grad_input = _direct(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
+        else:
+            grad_input = _input_grad(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
+    if output_mask[1]:
+        source, target = (grad_output, x) if transposed else (x, grad_output)
+        grad_weight = _weight_grad(source, target, weight.shape[2:], stride, padding, dilation, groups)
+    if output_mask[2]:
+        grad_bias = np.sum(_channels_first(grad_output, 1)[0], axis=1)
+    return grad_input, grad_weight, grad_bias
+
+
+def output_shape_of(input_shape, kernel_shape, stride, padding, dilation):
+    """The spatial shape of a convolution's output."""
     return tuple(
         (size + 2 * pad - step * (length - 1) - 1) // jump + 1
         for size, length, jump, pad, step in zip(input_shape, kernel_shape, stride, padding, dilation)
     )
 
 
-def transposed_convolution_output_shape(input_shape, kernel_shape, stride, padding, dilation, output_padding):
+def transposed_output_shape(input_shape, kernel_shape, stride, padding, dilation, output_padding):
+    """The spatial shape of a transposed convolution's output."""
     return tuple(
         (size - 1) * jump - 2 * pad + step * (length - 1) + 1 + extra
         for size, length, jump, pad, step, extra in zip(
@@ -69,45 +106,36 @@ def transposed_convolution_output_shape(input_shape, kernel_shape, stride, paddi
     )
 
 
-def convolution_input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
-    """The gradient of :func:`convolution` with respect to ``x``, whose spatial shape is ``input_shape``.
-
-    It is also the transposed convolution of ``grad_output`` (to an output of
-    spatial shape ``input_shape``).
-    """
-    batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
-    grads = _channels_first(grad_output, groups)
-    weights = _grouped_weight(weight, groups)
-    columns = np.empty((weights.shape[0], weights.shape[2], grads.shape[2]), grad_output.dtype)
-    for group, (w, g) in enumerate(zip(weights, grads)):
-        np.matmul(w.T, g, out=columns[group])
-    columns = columns.reshape(-1, *kernel_shape, batch, *grad_output.shape[2:])
-    return _to_batch_first(_scatter_columns(columns, input_shape, stride, padding, dilation))
-
-
-def convolution_weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
-    """The gradient of :func:`convolution` with respect to its weight, of spatial shape ``kernel_shape``."""
-    columns = _grouped_columns(x, kernel_shape, grad_output.shape[2:], stride, padding, dilation, groups)
-    grads = _channels_first(grad_output, groups)
-    weight = np.empty((groups, grads.shape[1], columns.shape[1]), x.dtype)
-    for group, (g, c) in enumerate(zip(grads, columns)):
-        np.matmul(g, c.T, out=weight[group])
-    return weight.reshape(-1, x.shape[1] // groups, *kernel_shape)
-
-
-def bias_grad(grad_output):
-    """The gradient of the bias: ``grad_output`` summed over all but the channels."""
-    return np.sum(_channels_first(grad_output, 1)[0], axis=1)
-
-
-def _convolve(x, weight, output_shape, stride, padding, dilation, groups):
-    """:func:`convolution` at the first ``output_shape`` positions only."""
+def _direct(x, weight, output_shape, stride, padding, dilation, groups):
+    """The convolution of ``x`` with ``weight``, at the first ``output_shape`` positions."""
     columns = _grouped_columns(x, weight.shape[2:], output_shape, stride, padding, dilation, groups)
     weights = _grouped_weight(weight, groups)
     output = np.empty((groups, weights.shape[1], columns.shape[2]), x.dtype)
     for group, (w, c) in enumerate(zip(weights, columns)):
         np.matmul(w, c, out=output[group])
     return _to_batch_first(output.reshape(weight.shape[0], x.shape[0], *output_shape))
+
+
+def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
+    """The gradient of :func:`_direct` with respect to ``x``, of spatial shape ``input_shape``."""
+    batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
+    grads = _channels_first(grad_output, groups)
+    weights = _grouped_weight(weight, groups)
+    columns = np.empty((groups, weights.shape[2], grads.shape[2]), grad_output.dtype)
+    for group, (w, g) in enumerate(zip(weights, grads)):
+        np.matmul(w.T, g, out=columns[group])
+    columns = columns.reshape(-1, *kernel_shape, batch, *grad_output.shape[2:])
+    return _to_batch_first(_scatter_columns(columns, input_shape, stride, padding, dilation))
+
+
+def _weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
+    """The gradient of :func:`_direct` with respect to its weight, of spatial shape ``kernel_shape``."""
+    columns = _grouped_columns(x, kernel_shape, grad_output.shape[2:], stride, padding, dilation, groups)
+    grads = _channels_first(grad_output, groups)
+    weight = np.empty((groups, grads.shape[1], columns.shape[1]), x.dtype)
+    for group, (g, c) in enumerate(zip(grads, columns)):
+        np.matmul(g, c.T, out=weight[group])
+    return weight.reshape(-1, x.shape[1] // groups, *kernel_shape)
 
 
 def _grouped_weight(weight, groups):
@@ -166,7 +194,9 @@ def _scatter_columns(columns, input_shape, stride, padding, dilation):
     for offset in itertools.product(*map(range, kernel_shape)):
         taps = map(_taps, offset, dilation, stride, output_shape)
         padded[(slice(None), slice(None), *taps)] += columns[(slice(None), *offset)]
-    return padded[(slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, input_shape)))]
+    return padded[
+        (slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, input_shape)))
+    ]
 
 
 def _zero_padded(array, padding):
@@ -174,8 +204,12 @@ def _zero_padded(array, padding):
     if not any(padding):
         return array
     spatial = array.shape[2:]
-    padded = np.zeros((*array.shape[:2], *(size + 2 * pad for size, pad in zip(spatial, padding))), array.dtype)
-    padded[(slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, spatial)))] = array
+    padded = np.zeros(
+        (*array.shape[:2], *(size + 2 * pad for size, pad in zip(spatial, padding))), array.dtype
+    )
+    padded[(slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, spatial)))] = (
+        array
+    )
     return padded
 
 
@@ -205,6 +239,11 @@ def _named(label, values, separator=" "):
     return separator.join(f"{label}_{name}: {value}" for name, value in zip(_DIM_NAMES[len(values)], values))
 
 
+def _by(sizes):
+    """Sizes as CPU's messages list them: ``6 x 6``."""
+    return " x ".join(map(str, sizes))
+
+
 def _check_same_type_for_onednn(input, weight, bias):
     """CPU runs float32 convolutions with oneDNN, which first checks the parameters' dtypes."""
     for name, parameter in (("weight", weight), ("bias", bias)):
@@ -222,9 +261,12 @@ def _check_direct(kernel_shape, dilation):
         if dilated:
             raise RuntimeError(f"kernel size should be greater than zero, but got {list(kernel_shape)}")
         if len(kernel_shape) == 3:
-            sizes = " x ".join(map(str, kernel_shape))
-            raise RuntimeError(f"kernel size should be greater than zero, but got: {sizes} (TxHxW)")
-        raise RuntimeError(f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}")
+            raise RuntimeError(
+                f"kernel size should be greater than zero, but got: {_by(kernel_shape)} (TxHxW)"
+            )
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}"
+        )
     if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
 
@@ -233,24 +275,29 @@ def _check_transposed(input, weight, stride, padding, dilation, output_padding):
     """The checks of CPU's slow_conv_transpose2d and slow_conv_transpose3d kernels."""
     kernel_shape = weight.shape[2:]
     if len(kernel_shape) == 2 and min(kernel_shape) <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}")
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}"
+        )
     if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got {_named('dilation', dilation, ', ')}")
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got {_named('dilation', dilation, ', ')}"
+        )
     if any(extra >= jump and extra >= step for extra, jump, step in zip(output_padding, stride, dilation)):
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
-            f"{_named('output_padding', output_padding)} {_named('stride', stride)} {_named('dilation', dilation)}"
+            f"{_named('output_padding', output_padding)} {_named('stride', stride)} "
+            f"{_named('dilation', dilation)}"
         )
     if weight.numel() == 0:
         raise RuntimeError(_EMPTY_TRANSPOSED_WEIGHT[len(kernel_shape)] + str(list(weight.shape)))
     input_shape = input.shape[2:]
-    output_shape = transposed_convolution_output_shape(
+    output_shape = transposed_output_shape(
         input_shape, kernel_shape, stride, padding, dilation, output_padding
     )
     if min(output_shape) < 1:
         raise RuntimeError(
-            f"Given input size per channel: ({' x '.join(map(str, input_shape))}). Calculated output size per "
-            f"channel: ({' x '.join(map(str, output_shape))}). Output size is too small"
+            f"Given input size per channel: ({_by(input_shape)}). "
+            f"Calculated output size per channel: ({_by(output_shape)}). Output size is too small"
         )
 
 
@@ -282,12 +329,15 @@ def _checked_arrays(op, input, weight, bias, stride, padding, dilation, transpos
 def _output_shape(x, weight, stride, padding, dilation, transposed, output_padding, groups):
     """The shape of the forward's result."""
     if transposed:
-        spatial = transposed_convolution_output_shape(
+        spatial = transposed_output_shape(
             x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
         )
         return (x.shape[0], weight.shape[1] * groups, *spatial)
-    spatial = convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation)
-    return (x.shape[0], weight.shape[0], *spatial)
+    return (
+        x.shape[0],
+        weight.shape[0],
+        *output_shape_of(x.shape[2:], weight.shape[2:], stride, padding, dilation),
+    )
 
 
 def _check_grad_output(grad_output, input, expected_shape, groups):
@@ -297,43 +347,43 @@ def _check_grad_output(grad_output, input, expected_shape, groups):
     """
     if grad_output.dtype != input.dtype:
         raise RuntimeError(
-            f"expected scalar type {SCALAR_TYPE_NAMES[input.dtype]} but found {SCALAR_TYPE_NAMES[grad_output.dtype]}"
+            f"expected scalar type {SCALAR_TYPE_NAMES[input.dtype]} "
+            f"but found {SCALAR_TYPE_NAMES[grad_output.dtype]}"
         )
-    got_sizes = list(grad_output.shape)
-    expected_sizes = list(expected_shape)
-    got_sizes[1] //= groups
-    expected_sizes[1] //= groups
-    for dim, (got, expected) in enumerate(zip(got_sizes, expected_sizes)):
-        if got != expected or (dim == 1 and grad_output.shape[1] != expected_shape[1]):
-            raise RuntimeError(
-                f"Expected a tensor of dimension {len(expected_shape)} and tensor.size[{dim}] == {expected} but got: "
-                f"dimension {grad_output.dim()} and tensor.size[{dim}] = {got}"
-            )
+    if tuple(grad_output.shape) == tuple(expected_shape):
+        return
+    dim = next(dim for dim, size in enumerate(expected_shape) if grad_output.shape[dim] != size)
+    expected, got = expected_shape[dim], grad_output.shape[dim]
+    if dim == 1:
+        expected, got = expected // groups, got // groups
+    raise RuntimeError(
+        f"Expected a tensor of dimension {len(expected_shape)} and tensor.size[{dim}] == {expected} but got: "
+        f"dimension {grad_output.dim()} and tensor.size[{dim}] = {got}"
+    )
 
 
-def _with_bias(op, output, bias, dtype):
-    """``output`` plus the bias of each channel, added as ``add_`` into a ``dtype`` result would."""
+def _bias_array(op, bias, dtype, np_compute):
+    """The bias in the compute dtype, if it can be added (as ``add_`` would) into a ``dtype`` result."""
     if bias is None:
-        return output
+        return None
     result_type = torch.promote_types(dtype, bias.dtype)
     if not torch.can_cast(result_type, dtype):
-        raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[result_type]} can't be cast to the desired output type "
-                           f"{SCALAR_TYPE_NAMES[dtype]}")
-    values = np.asarray(operand(op, bias)).astype(output.dtype, copy=False)
-    output += values.reshape(-1, *[1] * (output.ndim - 2))
-    return output
+        raise RuntimeError(
+            f"result type {SCALAR_TYPE_NAMES[result_type]} can't be cast to the desired output type "
+            f"{SCALAR_TYPE_NAMES[dtype]}"
+        )
+    return np.asarray(operand(op, bias)).astype(np_compute, copy=False)
 
 
 @implements(aten.convolution_overrideable.default)
-def convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+def convolution_overrideable(
+    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+):
     op = "convolution_overrideable"
     x, w = _checked_arrays(op, input, weight, bias, stride, padding, dilation, transposed, output_padding)
-    if transposed:
-        output_shape = _output_shape(x, w, stride, padding, dilation, transposed, output_padding, groups)[2:]
-        output = convolution_input_grad(x, w, output_shape, stride, padding, dilation, groups)
-    else:
-        output = convolution(x, w, stride, padding, dilation, groups)
-    return as_result(_with_bias(op, output, bias, input.dtype), input.dtype)
+    b = _bias_array(op, bias, input.dtype, x.dtype)
+    output = convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
+    return as_result(output, input.dtype)
 
 
 @implements(aten.convolution_backward_overrideable.default)
@@ -345,19 +395,7 @@ def convolution_backward_overrideable(
     expected_shape = _output_shape(x, w, stride, padding, dilation, transposed, output_padding, groups)
     _check_grad_output(grad_output, input, expected_shape, groups)
     grad = np.asarray(operand(op, grad_output), dtype=x.dtype)
-    grad_input = grad_weight = grad_bias = None
-    if output_mask[0]:
-        if transposed:
-            grad_input = _convolve(grad, w, x.shape[2:], stride, padding, dilation, groups)
-        else:
-            grad_input = convolution_input_grad(grad, w, x.shape[2:], stride, padding, dilation, groups)
-        grad_input = as_result(grad_input, input.dtype)
-    if output_mask[1]:
-        # A transposed convolution's weight meets the gradient where a convolution's meets the input.
-        source, target = (grad, x) if transposed else (x, grad)
-        grad_weight = as_result(
-            convolution_weight_grad(source, target, w.shape[2:], stride, padding, dilation, groups), input.dtype
-        )
-    if output_mask[2]:
-        grad_bias = as_result(bias_grad(grad), input.dtype)
-    return grad_input, grad_weight, grad_bias
+    grads = convolution_backward(
+        grad, x, w, stride, padding, dilation, transposed, output_padding, groups, output_mask
+    )
+    return tuple(None if array is None else as_result(array, input.dtype) for array in grads)

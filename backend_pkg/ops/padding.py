@@ -85,7 +85,8 @@ def _check_input(op, kind, self, padding, dims):
             before, after, size = padding[2 * i], padding[2 * i + 1], spatial[-1 - i]
             if before >= size or after >= size:
                 raise RuntimeError(
-                    f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input dimension, "
+                    f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
+                    "input dimension, "
                     f"but got: padding ({before}, {after}) at dimension {self.dim() - 1 - i} of input "
                     f"{list(self.shape)}"
                 )
@@ -105,7 +106,9 @@ def _too_small(kind, spatial, output):
     """CPU's message for padding that leaves nothing, which its kernels word each their own way."""
     if len(spatial) == 1:
         return f"input (W: {spatial[0]}) is too small. Calculated output W: {output[0]}"
-    sizes = f"H: {spatial[-2]}, W: {spatial[-1]}" + (" " if kind == "replication" and len(spatial) == 2 else "")
+    sizes = f"H: {spatial[-2]}, W: {spatial[-1]}" + (
+        " " if kind == "replication" and len(spatial) == 2 else ""
+    )
     if len(spatial) == 3:
         sizes = f"D: {spatial[0]} {sizes}"
     calculated = " ".join(f"{label}: {size}" for label, size in zip(_LABELS[-len(spatial) :], output))
@@ -113,7 +116,10 @@ def _too_small(kind, spatial, output):
 
 
 def _positions(kind, shape, padding, dims):
-    return [_POSITIONS[kind](size, before, after) for size, (before, after) in zip(shape[-dims:], _pairs(padding, dims))]
+    return [
+        _POSITIONS[kind](size, before, after)
+        for size, (before, after) in zip(shape[-dims:], _pairs(padding, dims))
+    ]
 
 
 def _pad(kind, dims):
@@ -135,7 +141,9 @@ def _check_grad_output(kind, grad_output, self, padding, dims):
     name = "grad_output" if kind == "reflection" and dims != 2 else "gradOutput"
     comma = "" if (kind, dims) == ("replication", 1) else ","
     expected = _output_shape(self.shape[-dims:], padding, dims)
-    for label, want, got in reversed(list(zip(("depth", "height", "width")[-dims:], expected, grad_output.shape[-dims:]))):
+    for label, want, got in reversed(
+        list(zip(("depth", "height", "width")[-dims:], expected, grad_output.shape[-dims:]))
+    ):
         if want != got:
             raise RuntimeError(f"{name} {label} unexpected. Expected: {want}{comma} Got: {got}")
 
