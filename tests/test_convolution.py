@@ -279,3 +279,19 @@ def test_backward_errors_like_cpu(grad_shape, dtype, transposed):
     assert_like_cpu(
         lambda g, x, w: backward(g, x, w, transposed, 2), tensor(grad_shape, dtype), tensor(X), tensor(WT)
     )
+
+
+def test_double_backward():
+    """Gradients of gradients: PyTorch's composite ``_convolution_double_backward`` calls the kernels again."""
+
+    def grads_of_grads(x, w):
+        y = F.conv2d(x, w, padding=1, stride=2, groups=2)
+        grad_x, grad_w = torch.autograd.grad(y.pow(2).sum(), (x, w), create_graph=True)
+        return grad_x.sin().sum() + grad_w.cos().sum()
+
+    assert_backward_like_cpu(grads_of_grads, tensor((2, 4, 6, 6)), tensor((6, 2, 3, 3)))
+
+
+def test_empty_batch():
+    """PyTorch's composite handles an empty batch itself (no kernel runs): results and gradients like CPU's."""
+    assert_backward_like_cpu(lambda x, w: conv(x, w, padding=1), tensor((0, 4, 6, 6)), tensor(W))
