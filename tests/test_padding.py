@@ -59,6 +59,18 @@ def test_large_replication_and_reflection_to_the_edge(mode):
 
 
 BAD_CALLS = {
+    "negative-output-dim": (
+        lambda x: F.pad(x, (1, 2, -4, -3), mode="reflect"),
+        make((2, 3, 5, 6), torch.float32),
+    ),
+    "negative-output-dim-replicate": (
+        lambda x: F.pad(x, (-2, -5, 1, 1), mode="replicate"),
+        make((2, 3, 5, 6), torch.float32),
+    ),
+    "negative-output-dim-3d": (
+        lambda x: F.pad(x, (1, 1, -3, -3, 0, 0), mode="reflect"),
+        make((1, 2, 3, 4, 5), torch.float32),
+    ),
     "bool": (lambda x: F.pad(x, (1, 1), mode="reflect"), make((2, 3, 5), torch.bool)),
     "bool-replicate": (lambda x: F.pad(x, (1, 1, 1, 1), mode="replicate"), make((2, 3, 5, 5), torch.bool)),
     "too-much-reflection": (
