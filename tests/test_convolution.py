@@ -6,6 +6,8 @@ backward to ``convolution_backward_overrideable`` (see
 nothing else runs on CPU behind the tests' back.
 """
 
+import copy
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -22,63 +24,49 @@ pytestmark = pytest.mark.usefixtures("strict")
 TOLERANCES = {torch.float16: {"atol": 1.0, "rtol": 2e-3}, torch.float32: {"atol": 1e-4, "rtol": 1.3e-6}}
 
 
-# (function, input shape, weight shape, bias size, keyword arguments)
+def case(function, input_shape, weight_shape, bias_size=None, **kwargs):
+    return function, input_shape, weight_shape, bias_size, kwargs
+
+
 CASES = {
-    "1d": (F.conv1d, (2, 4, 9), (6, 4, 3), 6, {}),
-    "1d-stride-pad-dil": (
-        F.conv1d,
-        (2, 4, 13),
-        (6, 2, 3),
-        6,
-        {"stride": 2, "padding": 2, "dilation": 2, "groups": 2},
+    "1d": case(F.conv1d, (2, 4, 9), (6, 4, 3), 6),
+    "1d-stride-pad-dil": case(F.conv1d, (2, 4, 13), (6, 2, 3), 6, stride=2, padding=2, dilation=2, groups=2),
+    "1d-unbatched": case(F.conv1d, (4, 9), (6, 4, 3), padding="same"),
+    "2d": case(F.conv2d, (2, 3, 7, 8), (5, 3, 3, 3), 5, padding=1),
+    "2d-asymmetric": case(
+        F.conv2d, (2, 3, 9, 8), (4, 3, 3, 2), 4, stride=(2, 1), padding=(0, 2), dilation=(1, 3)
     ),
-    "1d-unbatched": (F.conv1d, (4, 9), (6, 4, 3), None, {"padding": "same"}),
-    "2d": (F.conv2d, (2, 3, 7, 8), (5, 3, 3, 3), 5, {"padding": 1}),
-    "2d-asymmetric": (
-        F.conv2d,
-        (2, 3, 9, 8),
-        (4, 3, 3, 2),
-        4,
-        {"stride": (2, 1), "padding": (0, 2), "dilation": (1, 3)},
+    "2d-groups": case(F.conv2d, (2, 6, 7, 7), (9, 2, 3, 3), 9, groups=3, stride=2),
+    "2d-depthwise": case(F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), groups=4, padding=1),
+    # An even kernel makes "same" pad one side more: the composite pads the input first.
+    "2d-same-even": case(F.conv2d, (2, 3, 6, 7), (4, 3, 4, 2), 4, padding="same"),
+    "2d-same-dilated": case(F.conv2d, (2, 3, 6, 7), (4, 3, 3, 3), 4, padding="same", dilation=2),
+    "2d-valid": case(F.conv2d, (2, 3, 6, 7), (4, 3, 3, 3), padding="valid"),
+    "2d-unbatched": case(F.conv2d, (3, 6, 6), (4, 3, 3, 3), 4),
+    "2d-1x1": case(F.conv2d, (2, 8, 5, 5), (4, 8, 1, 1), 4),
+    "3d": case(F.conv3d, (2, 3, 5, 6, 4), (4, 3, 3, 2, 3), 4, padding=(1, 0, 1)),
+    "3d-stride-dil-groups": case(
+        F.conv3d, (1, 4, 7, 7, 7), (4, 2, 2, 3, 2), 4, stride=2, dilation=(2, 1, 1), groups=2
     ),
-    "2d-groups": (F.conv2d, (2, 6, 7, 7), (9, 2, 3, 3), 9, {"groups": 3, "stride": 2}),
-    "2d-depthwise": (F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), None, {"groups": 4, "padding": 1}),
-    "2d-same-even": (F.conv2d, (2, 3, 6, 7), (4, 3, 4, 2), 4, {"padding": "same", "dilation": (1, 1)}),
-    "2d-valid": (F.conv2d, (2, 3, 6, 7), (4, 3, 3, 3), None, {"padding": "valid"}),
-    "2d-unbatched": (F.conv2d, (3, 6, 6), (4, 3, 3, 3), 4, {}),
-    "2d-1x1": (F.conv2d, (2, 8, 5, 5), (4, 8, 1, 1), 4, {}),
-    "3d": (F.conv3d, (2, 3, 5, 6, 4), (4, 3, 3, 2, 3), 4, {"padding": (1, 0, 1)}),
-    "3d-stride-dil-groups": (
-        F.conv3d,
-        (1, 4, 7, 7, 7),
-        (4, 2, 2, 3, 2),
-        4,
-        {"stride": 2, "dilation": (2, 1, 1), "groups": 2},
+    "3d-unbatched": case(F.conv3d, (2, 4, 4, 4), (3, 2, 2, 2, 2)),
+    "transpose1d": case(F.conv_transpose1d, (2, 4, 6), (4, 3, 3), 3, stride=2, output_padding=1),
+    "transpose1d-unbatched": case(F.conv_transpose1d, (4, 6), (4, 3, 3), padding=1),
+    "transpose2d": case(
+        F.conv_transpose2d, (2, 4, 5, 4), (4, 3, 3, 2), 3, stride=(2, 3), padding=1, output_padding=(1, 2)
     ),
-    "3d-unbatched": (F.conv3d, (2, 4, 4, 4), (3, 2, 2, 2, 2), None, {}),
-    "transpose1d": (F.conv_transpose1d, (2, 4, 6), (4, 3, 3), 3, {"stride": 2, "output_padding": 1}),
-    "transpose1d-unbatched": (F.conv_transpose1d, (4, 6), (4, 3, 3), None, {"padding": 1}),
-    "transpose2d": (
-        F.conv_transpose2d,
-        (2, 4, 5, 4),
-        (4, 3, 3, 2),
-        3,
-        {"stride": (2, 3), "padding": 1, "output_padding": (1, 2)},
+    # output_padding below the dilation (not the stride) is allowed too.
+    "transpose2d-groups-dil": case(
+        F.conv_transpose2d, (2, 4, 5, 5), (4, 2, 3, 3), 4, groups=2, dilation=2, output_padding=1
     ),
-    "transpose2d-groups-dil": (
-        F.conv_transpose2d,
-        (2, 4, 5, 5),
-        (4, 2, 3, 3),
-        4,
-        {"groups": 2, "dilation": 2, "output_padding": 1},
-    ),
-    "transpose2d-unbatched": (F.conv_transpose2d, (4, 5, 5), (4, 2, 3, 3), 2, {"stride": 2}),
-    "transpose3d": (
+    "transpose2d-unbatched": case(F.conv_transpose2d, (4, 5, 5), (4, 2, 3, 3), 2, stride=2),
+    "transpose3d": case(
         F.conv_transpose3d,
         (2, 2, 3, 4, 3),
         (2, 3, 2, 3, 2),
         3,
-        {"stride": 2, "padding": (0, 1, 0), "output_padding": (1, 0, 0)},
+        stride=2,
+        padding=(0, 1, 0),
+        output_padding=(1, 0, 0),
     ),
 }
 
@@ -106,7 +94,7 @@ def test_float_dtypes(case, dtype):
 
 @pytest.mark.parametrize("case", ["weight", "input", "bias"])
 def test_backward_of_one_argument(case):
-    """Only the gradients asked for are computed (``output_mask``)."""
+    """Each gradient alone: ``output_mask`` asks for one of the three."""
     _, x, weight, bias, _ = conv_args("2d-groups", torch.float64)
     leaves = {"input": x, "weight": weight, "bias": bias}
     for name, leaf in leaves.items():
@@ -145,14 +133,6 @@ def test_integer_dtypes(case):
     assert_like_cpu(fn, make((2, 3, 6, 6), dtype), make((4, 3, 3, 3), dtype, seed=1))
 
 
-def conv(x, w, b=None, **kwargs):
-    return F.conv2d(x, w, b, **kwargs)
-
-
-def transposed(x, w, b=None, **kwargs):
-    return F.conv_transpose2d(x, w, b, **kwargs)
-
-
 def tensor(shape, dtype=torch.float64):
     return make(shape, dtype)
 
@@ -163,51 +143,56 @@ X, W, WT = (2, 4, 6, 6), (4, 4, 3, 3), (4, 2, 3, 3)
 # by PyTorch's composite, identically for every device). float64 where CPU's
 # float32 convolutions (oneDNN) word an error as oneDNN internals.
 BAD_CALLS = {
-    "channels": (conv, tensor(X), tensor((4, 2, 3, 3))),
-    "kernel-too-large": (conv, tensor(X), tensor((4, 4, 7, 7))),
-    "float32-input-float64-weight": (conv, tensor(X, torch.float32), tensor(W)),
-    "float64-input-float32-weight": (conv, tensor(X), tensor(W, torch.float32)),
+    "channels": (F.conv2d, tensor(X), tensor((4, 2, 3, 3))),
+    "kernel-too-large": (F.conv2d, tensor(X), tensor((4, 4, 7, 7))),
+    "float32-input-float64-weight": (F.conv2d, tensor(X, torch.float32), tensor(W)),
+    "float64-input-float32-weight": (F.conv2d, tensor(X), tensor(W, torch.float32)),
     "float16-input-float32-weight-transposed": (
-        transposed,
+        F.conv_transpose2d,
         tensor(X, torch.float16),
         tensor(WT, torch.float32),
     ),
     "float32-input-float64-bias-transposed": (
-        transposed,
+        F.conv_transpose2d,
         tensor(X, torch.float32),
         tensor(WT, torch.float32),
         tensor((2,)),
     ),
-    "float64-input-float32-bias-transposed": (transposed, tensor(X), tensor(WT), tensor((2,), torch.float32)),
+    "float64-input-float32-bias-transposed": (
+        F.conv_transpose2d,
+        tensor(X),
+        tensor(WT),
+        tensor((2,), torch.float32),
+    ),
     "int64-input-float-bias-transposed": (
-        transposed,
+        F.conv_transpose2d,
         tensor(X, torch.int64),
         tensor(WT, torch.int64),
         tensor((2,)),
     ),
-    "bool": (conv, tensor(X, torch.bool), tensor(W, torch.bool)),
-    "uint16": (conv, tensor(X, torch.uint16), tensor(W, torch.uint16)),
-    "int32-transposed": (transposed, tensor(X, torch.int32), tensor(WT, torch.int32)),
+    "bool": (F.conv2d, tensor(X, torch.bool), tensor(W, torch.bool)),
+    "uint16": (F.conv2d, tensor(X, torch.uint16), tensor(W, torch.uint16)),
+    "int32-transposed": (F.conv_transpose2d, tensor(X, torch.int32), tensor(WT, torch.int32)),
     "complex": (
         lambda x, w: torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
         tensor(X, torch.complex128),
         tensor(W, torch.complex128),
     ),
-    "zero-kernel": (conv, tensor(X), tensor((4, 4, 0, 3))),
-    "zero-kernel-dilated": (lambda x, w: conv(x, w, dilation=2), tensor(X), tensor((4, 4, 3, 0))),
+    "zero-kernel": (F.conv2d, tensor(X), tensor((4, 4, 0, 3))),
+    "zero-kernel-dilated": (lambda x, w: F.conv2d(x, w, dilation=2), tensor(X), tensor((4, 4, 3, 0))),
     "zero-kernel-3d": (F.conv3d, tensor((1, *X)), tensor((4, 2, 2, 0, 3))),
-    "zero-kernel-transposed": (transposed, tensor(X), tensor((4, 2, 0, 3))),
+    "zero-kernel-transposed": (F.conv_transpose2d, tensor(X), tensor((4, 2, 0, 3))),
     "zero-kernel-transposed-3d": (F.conv_transpose3d, tensor((1, *X)), tensor((2, 2, 2, 0, 3))),
-    "zero-dilation": (lambda x, w: conv(x, w, dilation=(1, 0)), tensor(X), tensor(W)),
+    "zero-dilation": (lambda x, w: F.conv2d(x, w, dilation=(1, 0)), tensor(X), tensor(W)),
     "zero-dilation-1d": (lambda x, w: F.conv1d(x, w, dilation=0), tensor((2, 4, 6)), tensor((4, 4, 3))),
-    "zero-dilation-transposed": (lambda x, w: transposed(x, w, dilation=0), tensor(X), tensor(WT)),
+    "zero-dilation-transposed": (lambda x, w: F.conv_transpose2d(x, w, dilation=0), tensor(X), tensor(WT)),
     "zero-dilation-transposed-3d": (
         lambda x, w: F.conv_transpose3d(x, w, dilation=0),
         tensor((1, *X)),
         tensor((2, 2, 2, 2, 2)),
     ),
     "output-padding-too-large": (
-        lambda x, w: transposed(x, w, stride=2, output_padding=(0, 2)),
+        lambda x, w: F.conv_transpose2d(x, w, stride=2, output_padding=(0, 2)),
         tensor(X),
         tensor(WT),
     ),
@@ -216,7 +201,11 @@ BAD_CALLS = {
         tensor((1, *X)),
         tensor((2, 2, 2, 2, 2)),
     ),
-    "transposed-output-too-small": (lambda x, w: transposed(x, w, padding=(1, 5)), tensor(X), tensor(WT)),
+    "transposed-output-too-small": (
+        lambda x, w: F.conv_transpose2d(x, w, padding=(1, 5)),
+        tensor(X),
+        tensor(WT),
+    ),
     "transposed-output-too-small-1d": (
         lambda x, w: F.conv_transpose1d(x, w, padding=4),
         tensor((2, 4, 6)),
@@ -227,7 +216,7 @@ BAD_CALLS = {
         tensor((1, *X)),
         tensor((2, 2, 2, 2, 2)),
     ),
-    "transposed-no-output-channels": (transposed, tensor(X), tensor((4, 0, 3, 3))),
+    "transposed-no-output-channels": (F.conv_transpose2d, tensor(X), tensor((4, 0, 3, 3))),
     "transposed-no-output-channels-3d": (F.conv_transpose3d, tensor((1, *X)), tensor((2, 0, 2, 2, 2))),
 }
 
@@ -240,7 +229,7 @@ def test_errors_like_cpu(case):
 
 def test_narrow_integers_refused_when_dilated():
     # CPU's kernel is named "slow_conv_dilated<>", which reference.gist does not strip.
-    dilated = lambda x, w: conv(x, w, dilation=2)
+    dilated = lambda x, w: F.conv2d(x, w, dilation=2)
     assert_same_error(
         dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'"
     )
@@ -257,7 +246,7 @@ def backward(grad_output, x, w, transposed=False, groups=1):
         [2, 1],
         [1, 0],
         [1, 1],
-        transposed,
+        F.conv_transpose2d,
         output_padding,
         groups,
         [True, True, True],
@@ -294,4 +283,37 @@ def test_double_backward():
 
 def test_empty_batch():
     """PyTorch's composite handles an empty batch itself (no kernel runs): results and gradients like CPU's."""
-    assert_backward_like_cpu(lambda x, w: conv(x, w, padding=1), tensor((0, 4, 6, 6)), tensor(W))
+    assert_backward_like_cpu(lambda x, w: F.conv2d(x, w, padding=1), tensor((0, 4, 6, 6)), tensor(W))
+
+
+# Each module with an input of its dims (unbatched for the 3d one).
+MODULES = {
+    "conv1d-circular": (lambda: torch.nn.Conv1d(3, 4, 3, padding=2, padding_mode="circular"), (2, 3, 7)),
+    "conv2d-reflect": (
+        lambda: torch.nn.Conv2d(3, 4, 3, stride=2, padding=1, padding_mode="reflect"),
+        (2, 3, 6, 7),
+    ),
+    "conv2d-replicate-same": (
+        lambda: torch.nn.Conv2d(3, 4, (3, 2), padding="same", padding_mode="replicate"),
+        (2, 3, 6, 7),
+    ),
+    "conv3d-unbatched": (lambda: torch.nn.Conv3d(3, 4, 2, padding=1, bias=False), (3, 4, 4, 5)),
+    "conv-transpose2d": (lambda: torch.nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1), (2, 3, 6, 7)),
+}
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_modules(name):
+    """The ``nn`` modules, moved to npy, train like their CPU originals."""
+    make_module, input_shape = MODULES[name]
+    torch.manual_seed(0)
+    module = make_module().double()
+    on_npy = copy.deepcopy(module).to("npy")
+    x = make(input_shape, torch.float64)
+    expected, got = module(x), on_npy(npy(x))
+    torch.testing.assert_close(got.detach().cpu(), expected.detach())
+    seed = make(expected.shape, torch.float64, seed=1)
+    expected.backward(seed)
+    got.backward(npy(seed))
+    for cpu_parameter, npy_parameter in zip(module.parameters(), on_npy.parameters()):
+        torch.testing.assert_close(npy_parameter.grad.cpu(), cpu_parameter.grad)

@@ -44,6 +44,8 @@ def test_inexact_dtypes(mode, dtype):
     assert_backward_like_cpu(lambda x: F.pad(x, padding, mode=mode), make(shape, dtype), **tolerance)
 
 
+# Forward only: integers have no gradient (and assert_backward_like_cpu would
+# leave them on CPU).
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dtype", [torch.int64, torch.uint8], ids=str)
 def test_integer_dtypes(mode, dtype):
