@@ -52,12 +52,12 @@ from .registry import aten, implements
 def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """``convolution_overrideable``: ``x`` convolved with ``weight`` (a cross-correlation), plus ``bias``."""
     if transposed:
-        output_shape = transposed_output_shape(
+        output_shape = transposed_convolution_output_shape(
             x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
         )
         output = _input_grad(x, weight, output_shape, stride, padding, dilation, groups)
     else:
-        output_shape = output_shape_of(x.shape[2:], weight.shape[2:], stride, padding, dilation)
+        output_shape = convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation)
         output = _direct(x, weight, output_shape, stride, padding, dilation, groups)
     if bias is not None:
         output += bias.reshape(-1, *[1] * (output.ndim - 2))
@@ -88,19 +88,20 @@ def convolution_backward(
     return grad_input, grad_weight, grad_bias
 
 
-def output_shape_of(input_shape, kernel_shape, stride, padding, dilation):
-    """The spatial shape of a convolution's output."""
+def convolution_output_shape(input_shape, kernel_shape, stride, padding, dilation):
+    """The spatial shape of a convolution's output: where the dilated kernel fits in the padded input."""
     return tuple(
-        (size + 2 * pad - step * (length - 1) - 1) // jump + 1
-        for size, length, jump, pad, step in zip(input_shape, kernel_shape, stride, padding, dilation)
+        (size + 2 * p - d * (k - 1) - 1) // s + 1
+        for size, k, s, p, d in zip(input_shape, kernel_shape, stride, padding, dilation)
     )
 
 
-def transposed_output_shape(input_shape, kernel_shape, stride, padding, dilation, output_padding):
-    """The spatial shape of a transposed convolution's output."""
+def transposed_convolution_output_shape(input_shape, kernel_shape, stride, padding, dilation, output_padding):
+    """The spatial shape of a transposed convolution's output: the input shape it is the gradient of,
+    plus ``output_padding`` (which tells apart the input shapes a stride maps to one output shape)."""
     return tuple(
-        (size - 1) * jump - 2 * pad + step * (length - 1) + 1 + extra
-        for size, length, jump, pad, step, extra in zip(
+        (size - 1) * s - 2 * p + d * (k - 1) + 1 + extra
+        for size, k, s, p, d, extra in zip(
             input_shape, kernel_shape, stride, padding, dilation, output_padding
         )
     )
@@ -117,7 +118,8 @@ def _direct(x, weight, output_shape, stride, padding, dilation, groups):
 
 
 def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
-    """The gradient of :func:`_direct` with respect to ``x``, of spatial shape ``input_shape``."""
+    """The gradient of :func:`_direct` with respect to ``x``, of spatial shape ``input_shape``:
+    the transposed convolution of ``grad_output``."""
     batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
     grads = _channels_first(grad_output, groups)
     weights = _grouped_weight(weight, groups)
@@ -160,10 +162,10 @@ def _grouped_columns(x, kernel_shape, output_shape, stride, padding, dilation, g
     return columns.reshape(groups, -1, x.shape[0] * math.prod(output_shape))
 
 
-def _taps(offset, step, jump, count):
-    """The padded-input positions kernel offset ``offset`` meets at ``count`` outputs."""
-    start = offset * step
-    return slice(start, start + (count - 1) * jump + 1, jump)
+def _taps(offset, dilation, stride, count):
+    """The padded-input positions kernel offset ``offset`` meets at ``count`` outputs (along one dim)."""
+    start = offset * dilation
+    return slice(start, start + (count - 1) * stride + 1, stride)
 
 
 def _columns(x, kernel_shape, output_shape, stride, padding, dilation):
@@ -194,9 +196,7 @@ def _scatter_columns(columns, input_shape, stride, padding, dilation):
     for offset in itertools.product(*map(range, kernel_shape)):
         taps = map(_taps, offset, dilation, stride, output_shape)
         padded[(slice(None), slice(None), *taps)] += columns[(slice(None), *offset)]
-    return padded[
-        (slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, input_shape)))
-    ]
+    return padded[_interior(padding, input_shape)]
 
 
 def _zero_padded(array, padding):
@@ -207,10 +207,13 @@ def _zero_padded(array, padding):
     padded = np.zeros(
         (*array.shape[:2], *(size + 2 * pad for size, pad in zip(spatial, padding))), array.dtype
     )
-    padded[(slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, spatial)))] = (
-        array
-    )
+    padded[_interior(padding, spatial)] = array
     return padded
+
+
+def _interior(padding, spatial_shape):
+    """Where the values sit in their zero-padded copy: an index of it."""
+    return (slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, spatial_shape)))
 
 
 # --- the kernels --------------------------------------------------------------
@@ -256,7 +259,7 @@ def _check_same_type_for_onednn(input, weight, bias):
 
 def _check_direct(kernel_shape, dilation):
     """The checks of CPU's convolution kernels (slow_conv2d, slow_conv3d, slow_conv_dilated)."""
-    dilated = any(step != 1 for step in dilation)
+    dilated = any(d != 1 for d in dilation)
     if min(kernel_shape) <= 0:
         if dilated:
             raise RuntimeError(f"kernel size should be greater than zero, but got {list(kernel_shape)}")
@@ -282,7 +285,7 @@ def _check_transposed(input, weight, stride, padding, dilation, output_padding):
         raise RuntimeError(
             f"dilation should be greater than zero, but got {_named('dilation', dilation, ', ')}"
         )
-    if any(extra >= jump and extra >= step for extra, jump, step in zip(output_padding, stride, dilation)):
+    if any(extra >= s and extra >= d for extra, s, d in zip(output_padding, stride, dilation)):
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
             f"{_named('output_padding', output_padding)} {_named('stride', stride)} "
@@ -291,7 +294,7 @@ def _check_transposed(input, weight, stride, padding, dilation, output_padding):
     if weight.numel() == 0:
         raise RuntimeError(_EMPTY_TRANSPOSED_WEIGHT[len(kernel_shape)] + str(list(weight.shape)))
     input_shape = input.shape[2:]
-    output_shape = transposed_output_shape(
+    output_shape = transposed_convolution_output_shape(
         input_shape, kernel_shape, stride, padding, dilation, output_padding
     )
     if min(output_shape) < 1:
@@ -304,7 +307,7 @@ def _check_transposed(input, weight, stride, padding, dilation, output_padding):
 def _check_dtypes(input, weight, transposed, dilation):
     """The dtypes CPU's kernels refuse, and a weight of another dtype than the input."""
     dtype = input.dtype
-    dilated = any(step != 1 for step in dilation)
+    dilated = any(d != 1 for d in dilation)
     if dtype not in _ALWAYS and (dtype not in _PLAIN_ONLY or transposed or dilated):
         raise not_implemented_for("convolution_overrideable", dtype)
     if weight.dtype != dtype:
@@ -329,14 +332,14 @@ def _checked_arrays(op, input, weight, bias, stride, padding, dilation, transpos
 def _output_shape(x, weight, stride, padding, dilation, transposed, output_padding, groups):
     """The shape of the forward's result."""
     if transposed:
-        spatial = transposed_output_shape(
+        spatial = transposed_convolution_output_shape(
             x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
         )
         return (x.shape[0], weight.shape[1] * groups, *spatial)
     return (
         x.shape[0],
         weight.shape[0],
-        *output_shape_of(x.shape[2:], weight.shape[2:], stride, padding, dilation),
+        *convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation),
     )
 
 
