@@ -1,0 +1,404 @@
+"""Convolutions, forward and backward: 1d, 2d and 3d, strided, padded, dilated, grouped, transposed.
+
+PyTorch chooses a convolution's backend in the composite ``aten::_convolution``
+(``_select_conv_backend`` in aten/src/ATen/native/Convolution.cpp): CPU and
+CUDA tensors go to their own kernels, a device it does not know to
+``aten::convolution_overrideable``; ``aten::convolution_backward`` sends the
+backward the same way, to ``aten::convolution_backward_overrideable``. By
+then the composite has already
+
+* made an unbatched input batched (``batchify``) and turned ``padding="same"``
+  or ``"valid"`` into ints (an asymmetric "same" zero-pads the input first,
+  with ``constant_pad_nd``);
+* checked the shapes: dims, channels against groups, the bias, a kernel
+  larger than the padded input;
+* viewed a 1d convolution as a 2d one of height 1, so the kernels see 4-d or
+  5-d tensors only;
+* split a complex convolution into three real ones, and handled inputs with
+  no batch or no channels itself.
+
+What reaches the kernels is checked here as CPU's native kernels check it
+(kernel sizes, dilation, output padding, dtypes). For float32, CPU runs
+oneDNN instead, whose messages for those few bad parameters are oneDNN's
+internals; npy gives the native kernels' messages for every dtype.
+
+The arithmetic is im2col: for each kernel offset, the input values it
+multiplies are copied into a column matrix, and one matrix product per group
+(BLAS for floating point) does the sums. The columns are laid out channels
+first, ``(channels * kernel, batch * positions)``, so each group's product is
+a single large 2-d product; NumPy runs a stack of products (``matmul`` on 3-d
+arrays) far slower than one. The gradient of the input scatters the columns
+back (col2im), which is also a transposed convolution's forward.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ._operands import operand
+from ._results import as_result
+from .reductions import not_implemented_for
+from .registry import aten, implements
+
+# --- the NumPy functions ----------------------------------------------------
+# Arrays are (batch, channels, *spatial); a convolution's weight is
+# (out_channels, in_channels / groups, *kernel), a transposed convolution's
+# (in_channels, out_channels / groups, *kernel).
+
+
+def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``convolution_overrideable``: ``x`` convolved with ``weight`` (a cross-correlation), plus ``bias``."""
+    if transposed:
+        output_shape = transposed_convolution_output_shape(
+            x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
+        )
+        output = _input_grad(x, weight, output_shape, stride, padding, dilation, groups)
+    else:
+        output_shape = convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation)
+        output = _direct(x, weight, output_shape, stride, padding, dilation, groups)
+    if bias is not None:
+        output += bias.reshape(-1, *[1] * (output.ndim - 2))
+    return output
+
+
+def convolution_backward(
+    grad_output, x, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask
+):
+    """``convolution_backward_overrideable``: the gradients of :func:`convolution` ``output_mask`` asks for.
+
+    A transposed convolution is the gradient of a convolution with respect
+    to its input, so its own gradients swap the roles: its input's is a
+    convolution of ``grad_output``, and its weight meets ``grad_output``
+    where a convolution's weight meets the input.
+    """
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        if transposed:
+            grad_input = _direct(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
+        else:
+            grad_input = _input_grad(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
+    if output_mask[1]:
+        source, target = (grad_output, x) if transposed else (x, grad_output)
+        grad_weight = _weight_grad(source, target, weight.shape[2:], stride, padding, dilation, groups)
+    if output_mask[2]:
+        grad_bias = np.sum(_channels_first(grad_output, 1)[0], axis=1)
+    return grad_input, grad_weight, grad_bias
+
+
+def convolution_output_shape(input_shape, kernel_shape, stride, padding, dilation):
+    """The spatial shape of a convolution's output: where the dilated kernel fits in the padded input."""
+    return tuple(
+        (size + 2 * p - d * (k - 1) - 1) // s + 1
+        for size, k, s, p, d in zip(input_shape, kernel_shape, stride, padding, dilation)
+    )
+
+
+def transposed_convolution_output_shape(input_shape, kernel_shape, stride, padding, dilation, output_padding):
+    """The spatial shape of a transposed convolution's output: the input shape it is the gradient of,
+    plus ``output_padding`` (which tells apart the input shapes a stride maps to one output shape)."""
+    return tuple(
+        (size - 1) * s - 2 * p + d * (k - 1) + 1 + extra
+        for size, k, s, p, d, extra in zip(
+            input_shape, kernel_shape, stride, padding, dilation, output_padding
+        )
+    )
+
+
+def _direct(x, weight, output_shape, stride, padding, dilation, groups):
+    """The convolution of ``x`` with ``weight``, at the first ``output_shape`` positions."""
+    columns = _grouped_columns(x, weight.shape[2:], output_shape, stride, padding, dilation, groups)
+    weights = _grouped_weight(weight, groups)
+    output = np.empty((groups, weights.shape[1], columns.shape[2]), x.dtype)
+    for group, (w, c) in enumerate(zip(weights, columns)):
+        np.matmul(w, c, out=output[group])
+    return _to_batch_first(output.reshape(weight.shape[0], x.shape[0], *output_shape))
+
+
+def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
+    """The gradient of :func:`_direct` with respect to ``x``, of spatial shape ``input_shape``:
+    the transposed convolution of ``grad_output``."""
+    batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
+    grads = _channels_first(grad_output, groups)
+    weights = _grouped_weight(weight, groups)
+    columns = np.empty((groups, weights.shape[2], grads.shape[2]), grad_output.dtype)
+    for group, (w, g) in enumerate(zip(weights, grads)):
+        np.matmul(w.T, g, out=columns[group])
+    columns = columns.reshape(-1, *kernel_shape, batch, *grad_output.shape[2:])
+    return _to_batch_first(_scatter_columns(columns, input_shape, stride, padding, dilation))
+
+
+def _weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
+    """The gradient of :func:`_direct` with respect to its weight, of spatial shape ``kernel_shape``."""
+    columns = _grouped_columns(x, kernel_shape, grad_output.shape[2:], stride, padding, dilation, groups)
+    grads = _channels_first(grad_output, groups)
+    weight = np.empty((groups, grads.shape[1], columns.shape[1]), x.dtype)
+    for group, (g, c) in enumerate(zip(grads, columns)):
+        np.matmul(g, c.T, out=weight[group])
+    return weight.reshape(-1, x.shape[1] // groups, *kernel_shape)
+
+
+def _grouped_weight(weight, groups):
+    """``weight`` as (groups, out_channels / groups, in_channels / groups * kernel size)."""
+    return weight.reshape(groups, weight.shape[0] // groups, -1)
+
+
+def _channels_first(array, groups):
+    """``array`` (batch, channels, *spatial) as (groups, channels / groups, batch * positions), contiguous."""
+    channels = np.ascontiguousarray(np.swapaxes(array, 0, 1))
+    return channels.reshape(groups, array.shape[1] // groups, -1)
+
+
+def _to_batch_first(array):
+    """(channels, batch, *spatial) as a new contiguous (batch, channels, *spatial) array."""
+    return np.ascontiguousarray(np.swapaxes(array, 0, 1))
+
+
+def _grouped_columns(x, kernel_shape, output_shape, stride, padding, dilation, groups):
+    """:func:`_columns` as (groups, in_channels / groups * kernel size, batch * positions)."""
+    columns = _columns(x, kernel_shape, output_shape, stride, padding, dilation)
+    return columns.reshape(groups, -1, x.shape[0] * math.prod(output_shape))
+
+
+def _taps(offset, dilation, stride, count):
+    """The padded-input positions kernel offset ``offset`` meets at ``count`` outputs (along one dim)."""
+    start = offset * dilation
+    return slice(start, start + (count - 1) * stride + 1, stride)
+
+
+def _columns(x, kernel_shape, output_shape, stride, padding, dilation):
+    """im2col: ``columns[c, *k, n, *o]`` is the padded input that kernel offset ``k`` meets at output ``o``.
+
+    One strided copy per kernel offset: much faster than copying a
+    ``sliding_window_view`` whose fastest axis is the kernel's.
+    """
+    padded = _zero_padded(np.swapaxes(x, 0, 1), padding)
+    columns = np.empty((x.shape[1], *kernel_shape, x.shape[0], *output_shape), x.dtype)
+    for offset in itertools.product(*map(range, kernel_shape)):
+        taps = map(_taps, offset, dilation, stride, output_shape)
+        columns[(slice(None), *offset)] = padded[(slice(None), slice(None), *taps)]
+    return columns
+
+
+def _scatter_columns(columns, input_shape, stride, padding, dilation):
+    """col2im, the adjoint of :func:`_columns`: each column value added back where it was read.
+
+    ``columns`` is (channels, *kernel, batch, *output); the result is
+    (channels, batch, *input_shape).
+    """
+    channels, batch = columns.shape[0], columns.shape[1 + len(input_shape)]
+    kernel_shape = columns.shape[1 : 1 + len(input_shape)]
+    output_shape = columns.shape[2 + len(input_shape) :]
+    padded_shape = [size + 2 * pad for size, pad in zip(input_shape, padding)]
+    padded = np.zeros((channels, batch, *padded_shape), columns.dtype)
+    for offset in itertools.product(*map(range, kernel_shape)):
+        taps = map(_taps, offset, dilation, stride, output_shape)
+        padded[(slice(None), slice(None), *taps)] += columns[(slice(None), *offset)]
+    return padded[_interior(padding, input_shape)]
+
+
+def _zero_padded(array, padding):
+    """``array`` with ``padding`` zeros on both sides of each spatial dim (its last ones)."""
+    if not any(padding):
+        return array
+    spatial = array.shape[2:]
+    padded = np.zeros(
+        (*array.shape[:2], *(size + 2 * pad for size, pad in zip(spatial, padding))), array.dtype
+    )
+    padded[_interior(padding, spatial)] = array
+    return padded
+
+
+def _interior(padding, spatial_shape):
+    """Where the values sit in their zero-padded copy: an index of it."""
+    return (slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, spatial_shape)))
+
+
+# --- the kernels --------------------------------------------------------------
+
+# What CPU's kernels are compiled for: every floating type and int64 on each path,
+# the other integers only on the plain (not transposed, not dilated) ones.
+_ALWAYS = (torch.float16, torch.float32, torch.float64, torch.int64)
+_PLAIN_ONLY = (torch.int8, torch.int16, torch.int32, torch.uint8)
+
+_DIM_NAMES = {2: ("height", "width"), 3: ("depth", "height", "width")}
+
+_EMPTY_TRANSPOSED_WEIGHT = {
+    2: "non-empty 2D or 4D weight tensor expected, but got: ",
+    3: "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x kernel_width) "
+    "tensor expected for weight, but got: ",
+}
+
+
+def _legacy_type(dtype):
+    """How CPU messages name a tensor type: ``torch.FloatTensor``."""
+    return f"torch.{SCALAR_TYPE_NAMES[dtype]}Tensor"
+
+
+def _named(label, values, separator=" "):
+    """``values`` per spatial dim, as CPU's messages list them: ``label_height: 1 label_width: 2``."""
+    return separator.join(f"{label}_{name}: {value}" for name, value in zip(_DIM_NAMES[len(values)], values))
+
+
+def _by(sizes):
+    """Sizes as CPU's messages list them: ``6 x 6``."""
+    return " x ".join(map(str, sizes))
+
+
+def _check_same_type_for_onednn(input, weight, bias):
+    """CPU runs float32 convolutions with oneDNN, which first checks the parameters' dtypes."""
+    for name, parameter in (("weight", weight), ("bias", bias)):
+        if parameter is not None and parameter.dtype != input.dtype:
+            raise RuntimeError(
+                f"Input type ({_legacy_type(input.dtype)}) and {name} type ({_legacy_type(parameter.dtype)}) "
+                f"should be the same or input should be a MKLDNN tensor and {name} is a dense tensor"
+            )
+
+
+def _check_direct(kernel_shape, dilation):
+    """The checks of CPU's convolution kernels (slow_conv2d, slow_conv3d, slow_conv_dilated)."""
+    dilated = any(d != 1 for d in dilation)
+    if min(kernel_shape) <= 0:
+        if dilated:
+            raise RuntimeError(f"kernel size should be greater than zero, but got {list(kernel_shape)}")
+        if len(kernel_shape) == 3:
+            raise RuntimeError(
+                f"kernel size should be greater than zero, but got: {_by(kernel_shape)} (TxHxW)"
+            )
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}"
+        )
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+
+
+def _check_transposed(input, weight, stride, padding, dilation, output_padding):
+    """The checks of CPU's slow_conv_transpose2d and slow_conv_transpose3d kernels."""
+    kernel_shape = weight.shape[2:]
+    if len(kernel_shape) == 2 and min(kernel_shape) <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}"
+        )
+    if min(dilation) <= 0:
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got {_named('dilation', dilation, ', ')}"
+        )
+    if any(extra >= s and extra >= d for extra, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"{_named('output_padding', output_padding)} {_named('stride', stride)} "
+            f"{_named('dilation', dilation)}"
+        )
+    if weight.numel() == 0:
+        raise RuntimeError(_EMPTY_TRANSPOSED_WEIGHT[len(kernel_shape)] + str(list(weight.shape)))
+    input_shape = input.shape[2:]
+    output_shape = transposed_convolution_output_shape(
+        input_shape, kernel_shape, stride, padding, dilation, output_padding
+    )
+    if min(output_shape) < 1:
+        raise RuntimeError(
+            f"Given input size per channel: ({_by(input_shape)}). "
+            f"Calculated output size per channel: ({_by(output_shape)}). Output size is too small"
+        )
+
+
+def _check_dtypes(input, weight, transposed, dilation):
+    """The dtypes CPU's kernels refuse, and a weight of another dtype than the input."""
+    dtype = input.dtype
+    dilated = any(d != 1 for d in dilation)
+    if dtype not in _ALWAYS and (dtype not in _PLAIN_ONLY or transposed or dilated):
+        raise not_implemented_for("convolution_overrideable", dtype)
+    if weight.dtype != dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[dtype]} but found {SCALAR_TYPE_NAMES[weight.dtype]}"
+        )
+
+
+def _checked_arrays(op, input, weight, bias, stride, padding, dilation, transposed, output_padding):
+    """The input's and weight's arrays in the compute dtype, after CPU's checks, in CPU's order."""
+    if input.dtype == torch.float32:
+        _check_same_type_for_onednn(input, weight, bias)
+    if transposed:
+        _check_transposed(input, weight, stride, padding, dilation, output_padding)
+    else:
+        _check_direct(weight.shape[2:], dilation)
+    _check_dtypes(input, weight, transposed, dilation)
+    np_compute = to_numpy_dtype(compute_dtype(input.dtype))
+    return [np.asarray(operand(op, tensor), dtype=np_compute) for tensor in (input, weight)]
+
+
+def _output_shape(x, weight, stride, padding, dilation, transposed, output_padding, groups):
+    """The shape of the forward's result."""
+    if transposed:
+        spatial = transposed_convolution_output_shape(
+            x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding
+        )
+        return (x.shape[0], weight.shape[1] * groups, *spatial)
+    return (
+        x.shape[0],
+        weight.shape[0],
+        *convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation),
+    )
+
+
+def _check_grad_output(grad_output, input, expected_shape, groups):
+    """CPU's checks of ``grad_output`` against the forward's input and output.
+
+    CPU checks each group's slice of the channels, and words it so.
+    """
+    if grad_output.dtype != input.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[input.dtype]} "
+            f"but found {SCALAR_TYPE_NAMES[grad_output.dtype]}"
+        )
+    if tuple(grad_output.shape) == tuple(expected_shape):
+        return
+    dim = next(dim for dim, size in enumerate(expected_shape) if grad_output.shape[dim] != size)
+    expected, got = expected_shape[dim], grad_output.shape[dim]
+    if dim == 1:
+        expected, got = expected // groups, got // groups
+    raise RuntimeError(
+        f"Expected a tensor of dimension {len(expected_shape)} and tensor.size[{dim}] == {expected} but got: "
+        f"dimension {grad_output.dim()} and tensor.size[{dim}] = {got}"
+    )
+
+
+def _bias_array(op, bias, dtype, np_compute):
+    """The bias in the compute dtype, if it can be added (as ``add_`` would) into a ``dtype`` result."""
+    if bias is None:
+        return None
+    result_type = torch.promote_types(dtype, bias.dtype)
+    if not torch.can_cast(result_type, dtype):
+        raise RuntimeError(
+            f"result type {SCALAR_TYPE_NAMES[result_type]} can't be cast to the desired output type "
+            f"{SCALAR_TYPE_NAMES[dtype]}"
+        )
+    return np.asarray(operand(op, bias)).astype(np_compute, copy=False)
+
+
+@implements(aten.convolution_overrideable.default)
+def convolution_overrideable(
+    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+):
+    op = "convolution_overrideable"
+    x, w = _checked_arrays(op, input, weight, bias, stride, padding, dilation, transposed, output_padding)
+    b = _bias_array(op, bias, input.dtype, x.dtype)
+    output = convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
+    return as_result(output, input.dtype)
+
+
+@implements(aten.convolution_backward_overrideable.default)
+def convolution_backward_overrideable(
+    grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask
+):
+    op = "convolution_backward_overrideable"
+    x, w = _checked_arrays(op, input, weight, None, stride, padding, dilation, transposed, output_padding)
+    expected_shape = _output_shape(x, w, stride, padding, dilation, transposed, output_padding, groups)
+    _check_grad_output(grad_output, input, expected_shape, groups)
+    grad = np.asarray(operand(op, grad_output), dtype=x.dtype)
+    grads = convolution_backward(
+        grad, x, w, stride, padding, dilation, transposed, output_padding, groups, output_mask
+    )
+    return tuple(None if array is None else as_result(array, input.dtype) for array in grads)

@@ -1,0 +1,196 @@
+"""Reflection and replication padding, 1d to 3d, forward and backward.
+
+``F.pad(mode="reflect")`` and ``mode="replicate"`` (and so
+``nn.Conv*d(padding_mode=...)``) reach the backend as
+``reflection_pad{1,2,3}d`` and ``replication_pad{1,2,3}d``, their backward as
+``*_pad{1,2,3}d_backward``. The structured ones among them arrive as their
+``.out`` (``.grad_input``) overload, through the functional one's
+``CompositeExplicitAutogradNonFunctional`` kernel, unless the functional
+overload has a kernel of its own; ``reflection_pad2d``, its backward and the
+2d and 3d ``replication_pad`` backwards are not structured and arrive as
+themselves (``torch._C._dispatch_dump`` shows which). Both overloads of each
+have a kernel here. The other modes need none: ``F.pad``'s composite
+(``_pad_enum``, aten/src/ATen/native/PadNd.cpp) does ``"constant"`` with
+``constant_pad_nd`` (``empty``, ``fill_`` and a copy into a slice) and
+``"circular"`` with slices and ``cat``.
+
+Padding picks, for each output position along each padded dim, the input
+position it copies; the dims are independent, so the forward is one gather
+with an index per dim, and the backward adds the gradient back along one dim
+at a time. Pads may be negative (they crop), as in PyTorch.
+"""
+
+import numpy as np
+import torch
+
+from ..dtypes import compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._results import as_result, write_out
+from .reductions import not_implemented_for
+from .registry import aten, implements
+
+# --- the NumPy functions ----------------------------------------------------
+# ``padding`` is as ``F.pad`` takes it: (before, after) pairs, for the last dim first; the
+# padded dims are the last ``len(padding) // 2``.
+
+
+def reflection_pad(array, padding):
+    """``reflection_pad{1,2,3}d``: ``array``'s padded dims extended with their mirror image at
+    each edge (the edge itself not repeated)."""
+    return _gathered(array, _positions(_reflected, array.shape, padding))
+
+
+def replication_pad(array, padding):
+    """``replication_pad{1,2,3}d``: ``array``'s padded dims extended with copies of their edges."""
+    return _gathered(array, _positions(_replicated, array.shape, padding))
+
+
+def reflection_pad_backward(grad_output, input_shape, padding):
+    """``reflection_pad{1,2,3}d_backward``: the gradient of :func:`reflection_pad`."""
+    return _scattered(grad_output, input_shape, _positions(_reflected, input_shape, padding))
+
+
+def replication_pad_backward(grad_output, input_shape, padding):
+    """``replication_pad{1,2,3}d_backward``: the gradient of :func:`replication_pad`."""
+    return _scattered(grad_output, input_shape, _positions(_replicated, input_shape, padding))
+
+
+def _reflected(size, before, after):
+    positions = np.abs(np.arange(-before, size + after))
+    return np.where(positions >= size, 2 * (size - 1) - positions, positions)
+
+
+def _replicated(size, before, after):
+    return np.clip(np.arange(-before, size + after), 0, size - 1)
+
+
+def _positions(positions_along, shape, padding):
+    """For each padded dim, first to last, the input position each output position copies."""
+    dims = len(padding) // 2
+    pairs = [(padding[2 * i], padding[2 * i + 1]) for i in reversed(range(dims))]
+    return [positions_along(size, before, after) for size, (before, after) in zip(shape[-dims:], pairs)]
+
+
+def _gathered(array, positions):
+    """``array`` with its last ``len(positions)`` dims gathered at ``positions``, in one indexing."""
+    return array[(Ellipsis, *np.ix_(*positions))]
+
+
+def _scattered(grad_output, input_shape, positions):
+    """The adjoint of :func:`_gathered`: each gradient added back where its value was copied from.
+
+    The dims are independent, so this goes one dim at a time, adding whole
+    slices (``np.add.at`` along the leading axis).
+    """
+    grad = grad_output
+    first = len(input_shape) - len(positions)
+    for axis, (size, index) in enumerate(zip(input_shape[first:], positions), start=first):
+        folded = np.zeros((*grad.shape[:axis], size, *grad.shape[axis + 1 :]), grad.dtype)
+        np.add.at(np.moveaxis(folded, axis, 0), index, np.moveaxis(grad, axis, 0))
+        grad = folded
+    return grad
+
+
+# --- the kernels --------------------------------------------------------------
+
+_FORWARD = {"reflection": reflection_pad, "replication": replication_pad}
+_BACKWARD = {"reflection": reflection_pad_backward, "replication": replication_pad_backward}
+_LABELS = ("D", "H", "W")
+
+
+def _output_shape(shape, padding, dims):
+    """The padded dims' sizes, first to last."""
+    return [shape[-1 - i] + padding[2 * i] + padding[2 * i + 1] for i in reversed(range(dims))]
+
+
+def _check_input(op, kind, self, padding, dims):
+    """The checks of CPU's padding kernels, in their order (aten/src/ATen/native/Padding.h)."""
+    if len(padding) != 2 * dims:
+        but = f", but got: {len(padding)}" if kind == "reflection" else ""
+        raise RuntimeError(f"padding size is expected to be {2 * dims}{but}")
+    batched = self.dim() == dims + 2
+    if not (batched or self.dim() == dims + 1) or 0 in self.shape[int(batched) :]:
+        raise RuntimeError(
+            f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 batch size and other "
+            f"non-zero dimensions for input, but got: {list(self.shape)}"
+        )
+    if kind == "reflection":
+        _check_reflection_pads(self, padding, dims)
+    output = _output_shape(self.shape, padding, dims)
+    # Too small only if every padded dim is: CPU lets some (not all) be empty...
+    if max(output) < 1:
+        raise RuntimeError(_too_small(kind, self.shape[-dims:], output))
+    # ... and fails to allocate a negative one.
+    if min(output) < 0:
+        shape = [*self.shape[:-dims], *output]
+        if (kind, dims) == ("reflection", 2):
+            raise RuntimeError("numel: integer multiplication overflow")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(output)}: {shape}")
+    if self.dtype in (torch.bool, torch.uint16, torch.uint32, torch.uint64):
+        raise not_implemented_for(op, self.dtype)
+
+
+def _check_reflection_pads(self, padding, dims):
+    """A reflection cannot reach past the other edge: each pad must be smaller than its dim."""
+    for i in range(dims):
+        before, after, size = padding[2 * i], padding[2 * i + 1], self.shape[-1 - i]
+        if before >= size or after >= size:
+            raise RuntimeError(
+                f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input dimension, "
+                f"but got: padding ({before}, {after}) at dimension {self.dim() - 1 - i} of input "
+                f"{list(self.shape)}"
+            )
+
+
+def _too_small(kind, spatial, output):
+    """CPU's message for padding that leaves nothing, which its kernels word each their own way."""
+    if len(spatial) == 1:
+        return f"input (W: {spatial[0]}) is too small. Calculated output W: {output[0]}"
+    sizes = f"H: {spatial[-2]}, W: {spatial[-1]}"
+    if len(spatial) == 3:
+        sizes = f"D: {spatial[0]} {sizes}"
+    elif kind == "replication":
+        sizes += " "
+    calculated = " ".join(f"{label}: {size}" for label, size in zip(_LABELS[-len(spatial) :], output))
+    return f"input ({sizes}) is too small. Calculated output {calculated}"
+
+
+def _check_grad_output(kind, grad_output, self, padding, dims):
+    """CPU's check of ``grad_output``'s padded dims, last first, each kernel wording it its own way."""
+    name = "grad_output" if kind == "reflection" and dims != 2 else "gradOutput"
+    comma = "" if (kind, dims) == ("replication", 1) else ","
+    expected = _output_shape(self.shape, padding, dims)
+    labels = ("depth", "height", "width")[-dims:]
+    for label, want, got in reversed(list(zip(labels, expected, grad_output.shape[-dims:]))):
+        if want != got:
+            raise RuntimeError(f"{name} {label} unexpected. Expected: {want}{comma} Got: {got}")
+
+
+def _register(kind, dims):
+    """The kernels of ``{kind}_pad{dims}d`` and its backward, each overload."""
+    op = f"{kind}_pad{dims}d"
+    forward_op, backward_op = getattr(aten, op), getattr(aten, f"{op}_backward")
+
+    @implements(forward_op.default)
+    def pad(self, padding):
+        _check_input(op, kind, self, padding, dims)
+        return as_result(_FORWARD[kind](unwrap(self), padding), self.dtype)
+
+    @implements(forward_op.out)
+    def pad_out(self, padding, *, out):
+        return write_out(op, out, pad(self, padding))
+
+    @implements(backward_op.default)
+    def pad_backward(grad_output, self, padding):
+        _check_grad_output(kind, grad_output, self, padding, dims)
+        grad = np.asarray(unwrap(grad_output), dtype=to_numpy_dtype(compute_dtype(grad_output.dtype)))
+        return as_result(_BACKWARD[kind](grad, self.shape, padding), self.dtype)
+
+    @implements(backward_op.grad_input)
+    def pad_backward_out(grad_output, self, padding, *, grad_input):
+        return write_out(f"{op}_backward", grad_input, pad_backward(grad_output, self, padding))
+
+
+for _kind in _FORWARD:
+    for _dims in (1, 2, 3):
+        _register(_kind, _dims)
