@@ -1,0 +1,490 @@
+"""Normalization layers: batch norm, layer norm and group norm, forward and backward.
+
+What PyTorch sends an accelerator (checked in ``native_functions.yaml`` and
+``derivatives.yaml``, installed under ``torchgen/packaged``):
+
+* ``F.batch_norm`` (``nn.BatchNorm1d/2d/3d``) is ``batch_norm``, a
+  CompositeImplicitAutograd op: ``_batch_norm_impl_index`` checks the
+  parameter sizes, answers an empty input itself, and calls
+  ``native_batch_norm``, whose autograd formula calls
+  ``native_batch_norm_backward``. ``F.instance_norm`` (``nn.InstanceNorm*d``)
+  is composite too: it views ``(N, C, ...)`` as one sample of ``N * C``
+  channels and runs ``batch_norm`` on that, so it reaches the same two ops.
+* ``F.layer_norm`` reaches ``native_layer_norm`` and ``F.group_norm``
+  ``native_group_norm``. Both have a CompositeExplicitAutograd kernel for
+  devices without their own (``math_native_layer_norm`` runs through
+  ``native_batch_norm``, ``math_group_norm`` through ``var_mean``), but
+  their backward ops have only device kernels, and a fused forward is
+  faster, so npy registers all four, as CPU and CUDA do.
+* ``_native_batch_norm_legit`` (and ``.no_stats``), ``_batch_norm_with_update``
+  and ``batch_norm_backward`` are the functional batch norms that
+  ``torch.export`` and AOTAutograd decompositions call; they are the same
+  computation under other signatures.
+
+Each op is a NumPy function over whole arrays plus a kernel that checks its
+inputs as PyTorch's CPU kernel does. The statistics and the normalization
+are computed in float32 for half precision and rounded once. CPU takes the
+per-channel tensors (weight, bias, running statistics) in the input's dtype,
+or all in float32 for a half input (autocast's mix); the statistics it
+returns have that parameter dtype.
+"""
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._numpy_errors import quietly
+from ._results import as_result
+from .reductions import not_implemented_for
+from .registry import aten, implements
+
+# --- the NumPy functions ------------------------------------------------------
+#
+# Batch norm works on ``x`` viewed as (N, C, L): one row of L values per sample
+# and channel. Layer and group norm work on (rows, values): one row per mean.
+
+
+def _by_channel(array):
+    """``array`` (N, C, *) as (N, C, L); a view when its layout allows."""
+    return array.reshape(array.shape[0], array.shape[1], -1)
+
+
+def _channel_sums(rows):
+    return rows.sum(axis=-1).sum(axis=0)
+
+
+def _channel_dots(a, b):
+    """The sum over N and L of ``a * b``, per channel (``vecdot`` runs as BLAS dot products)."""
+    return np.vecdot(a, b).sum(axis=0)
+
+
+def _inverse_std(variance, eps):
+    """1 / sqrt(variance + eps), and 0 where both are 0 (CPU's batch-norm ``InvStd``)."""
+    shifted = variance + eps
+    return np.where(shifted == 0, 0, 1 / np.sqrt(shifted)).astype(variance.dtype, copy=False)
+
+
+def batch_statistics(x):
+    """Per-channel mean, biased variance (which normalizes) and unbiased variance
+    (which the running variance averages) of ``x`` (N, C, *)."""
+    rows = _by_channel(x)
+    count = rows.shape[0] * rows.shape[2]
+    mean = _channel_sums(rows) / count
+    centered = rows - mean[:, None]
+    squares = _channel_dots(centered, centered)
+    return mean, squares / count, squares / (count - 1)
+
+
+def running_average(running, batch_value, momentum):
+    """The running statistic after one training step."""
+    return momentum * batch_value + (1 - momentum) * running
+
+
+def batch_norm(x, weight, bias, mean, invstd):
+    """``(x - mean) * invstd * weight + bias``, the per-channel values (C,) broadcast along dim 1."""
+    scale = invstd if weight is None else invstd * weight
+    shift = -mean * scale if bias is None else bias - mean * scale
+    rows = _by_channel(x)
+    out = rows * scale[:, None]
+    out += shift[:, None]
+    return out.reshape(x.shape)
+
+
+def batch_norm_backward(grad, x, weight, mean, invstd, training):
+    """The gradients of :func:`batch_norm` with respect to x, weight and bias.
+
+    In training, ``mean`` and ``invstd`` came from ``x`` itself, so the
+    gradient flows through them too.
+    """
+    grad_rows, rows = _by_channel(grad), _by_channel(x)
+    count = rows.shape[0] * rows.shape[2]
+    grad_sum = _channel_sums(grad_rows)
+    centered = rows - mean[:, None]
+    dot = _channel_dots(centered, grad_rows)
+    scale = invstd if weight is None else invstd * weight
+    grad_input = grad_rows * scale[:, None]
+    if training:
+        centered *= (-dot * invstd * invstd / count * scale)[:, None]
+        grad_input += centered
+        grad_input -= (grad_sum / count * scale)[:, None]
+    return grad_input.reshape(x.shape), dot * invstd, grad_sum
+
+
+def _row_statistics(rows, eps):
+    """Mean and 1 / std of each row; an empty row has mean 0 and 1 / std nan, as on CPU."""
+    count = rows.shape[-1]
+    mean = rows.sum(axis=-1) / max(count, 1)
+    centered = rows - mean[..., None]
+    variance = np.vecdot(centered, centered) / count
+    return centered, mean, 1 / np.sqrt(variance + eps)
+
+
+def _normalized_gradient(grad, normalized, rstd):
+    """The gradient of ``(x - mean) * rstd`` with respect to ``x``, along the last axis."""
+    count = grad.shape[-1]
+    mean_grad = grad.sum(axis=-1, keepdims=True) / count
+    mean_projection = np.vecdot(grad, normalized)[..., None] / count
+    return (grad - mean_grad - normalized * mean_projection) * rstd[..., None]
+
+
+def layer_norm(x, normalized_ndim, weight, bias, eps):
+    """Normalize over the last ``normalized_ndim`` dims; the mean and 1 / std keep those dims as 1s."""
+    stats_shape = x.shape[: x.ndim - normalized_ndim] + (1,) * normalized_ndim
+    rows = x.reshape(int(np.prod(stats_shape)), -1)
+    centered, mean, rstd = _row_statistics(rows, eps)
+    out = centered * rstd[:, None]
+    if weight is not None:
+        out *= weight.reshape(-1)
+    if bias is not None:
+        out += bias.reshape(-1)
+    return out.reshape(x.shape), mean.reshape(stats_shape), rstd.reshape(stats_shape)
+
+
+def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
+    """The gradients of :func:`layer_norm` with respect to x, weight and bias."""
+    values = int(np.prod(x.shape[x.ndim - normalized_ndim :]))
+    rows, grad_rows = x.reshape(-1, values), grad.reshape(-1, values)
+    normalized = (rows - mean.reshape(-1, 1)) * rstd.reshape(-1, 1)
+    scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
+    grad_input = _normalized_gradient(scaled, normalized, rstd.reshape(-1))
+    param_shape = x.shape[x.ndim - normalized_ndim :]
+    grad_weight = np.einsum("mv,mv->v", grad_rows, normalized).reshape(param_shape)
+    return grad_input.reshape(x.shape), grad_weight, grad_rows.sum(axis=0).reshape(param_shape)
+
+
+def _by_group(array, batch, groups):
+    return array.reshape(batch, groups, -1)
+
+
+def group_norm(x, weight, bias, batch, channels, groups, eps):
+    """Normalize each sample's channels in ``groups`` groups; mean and 1 / std are (batch, groups)."""
+    centered, mean, rstd = _row_statistics(_by_group(x, batch, groups), eps)
+    out = (centered * rstd[..., None]).reshape(batch, channels, -1)
+    if weight is not None:
+        out *= weight[:, None]
+    if bias is not None:
+        out += bias[:, None]
+    return out.reshape(x.shape), mean, rstd
+
+
+def group_norm_backward(grad, x, mean, rstd, weight, batch, channels, groups):
+    """The gradients of :func:`group_norm` with respect to x, weight and bias."""
+    normalized = (_by_group(x, batch, groups) - mean[..., None]) * rstd[..., None]
+    grad_channels = grad.reshape(batch, channels, -1)
+    scaled = grad_channels if weight is None else grad_channels * weight[:, None]
+    grad_input = _normalized_gradient(_by_group(scaled, batch, groups), normalized, rstd)
+    grad_weight = _channel_dots(grad_channels, normalized.reshape(batch, channels, -1))
+    return grad_input.reshape(x.shape), grad_weight, _channel_sums(grad_channels)
+
+
+# --- checks, as PyTorch's CPU kernels make them ---------------------------------
+
+
+def _dtype_mismatch(expected, found):
+    return RuntimeError(
+        f"expected scalar type {SCALAR_TYPE_NAMES[expected]} but found {SCALAR_TYPE_NAMES[found]}"
+    )
+
+
+def _parameter_dtype(input_dtype, parameters, checked_in_order):
+    """The dtype of the per-channel tensors and statistics, refusing the mixes CPU refuses.
+
+    The first of ``parameters`` given decides: in the input's dtype, all must
+    be (CPU reads them in ``checked_in_order``); in another, all must be
+    float32 and the input half (CPU's ``is_mixed_type``/``check_mixed_data_type``).
+    """
+    given = [tensor for tensor in parameters if tensor is not None]
+    if given and given[0].dtype != input_dtype:
+        if any(tensor.dtype != torch.float32 for tensor in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input_dtype != torch.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return torch.float32
+    for tensor in checked_in_order:
+        if tensor is not None and tensor.dtype != input_dtype:
+            raise _dtype_mismatch(input_dtype, tensor.dtype)
+    return input_dtype
+
+
+def _refuse_non_floating(op, tensor):
+    if not tensor.dtype.is_floating_point:
+        raise not_implemented_for(op, tensor.dtype)
+
+
+def _array(tensor, dtype):
+    """``tensor``'s array in ``dtype``'s compute dtype (float32 for half), or None."""
+    if tensor is None:
+        return None
+    return unwrap(tensor).astype(to_numpy_dtype(compute_dtype(dtype)), copy=False)
+
+
+def _optional_result(wanted, array, dtype):
+    return as_result(array, dtype) if wanted else None
+
+
+def _check_channel_count(name, channels, tensor):
+    """_batch_norm_impl_index's check, made here too for direct calls (CPU's kernel reads past the end)."""
+    if tensor is not None and tensor.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+
+
+def _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training):
+    """The checks of CPU's ``batch_norm_cpu``; the per-channel dtype (see :func:`_parameter_dtype`)."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    if input.dim() < 2:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+        )
+    _refuse_non_floating("batch_norm", input)
+    order = (running_mean, running_var, bias) if training else (bias, running_mean, running_var)
+    dtype = _parameter_dtype(input.dtype, (weight, bias, running_mean, running_var), order)
+    channels = input.shape[1]
+    for name, tensor in [("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)]:
+        _check_channel_count(name, channels, tensor)
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if training and input.numel() == 0:
+        raise RuntimeError(
+            f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}"
+        )
+    return dtype
+
+
+# --- batch norm kernels -------------------------------------------------------------
+
+
+def _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Output, saved mean and saved 1 / std; in training, the running statistics are updated in place."""
+    dtype = _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training)
+    x = _array(input, input.dtype)
+    w, b = _array(weight, dtype), _array(bias, dtype)
+    if not training:
+        invstd = quietly(lambda: 1 / np.sqrt(_array(running_var, dtype) + eps))
+        out = batch_norm(x, w, b, _array(running_mean, dtype), invstd)
+        empty = np.empty(0)
+        return as_result(out, input.dtype), as_result(empty, dtype), as_result(empty, dtype)
+    mean, variance, unbiased = quietly(batch_statistics, x)
+    invstd = quietly(_inverse_std, variance, eps)
+    if running_mean is not None:
+        for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
+            unwrap(running)[...] = quietly(running_average, _array(running, dtype), batch_value, momentum)
+    out = batch_norm(x, w, b, mean, invstd)
+    return as_result(out, input.dtype), as_result(mean, dtype), as_result(invstd, dtype)
+
+
+@implements(aten.native_batch_norm.default)
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@implements(aten._native_batch_norm_legit.default)
+def native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@implements(aten._native_batch_norm_legit.no_stats)
+def native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
+    return _batch_norm_forward(input, weight, bias, None, None, training, momentum, eps)
+
+
+@implements(aten._batch_norm_with_update.default)
+def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps)
+    # The reserve is cuDNN's workspace; other devices return it empty.
+    return (*results, as_result(np.empty(0), torch.uint8))
+
+
+def _check_grad_shape(grad_output, input):
+    if grad_output.shape != input.shape:
+        raise RuntimeError(
+            f"Expected grad_output of shape {list(input.shape)}, like input, but got "
+            f"{list(grad_output.shape)}"
+        )
+
+
+def _batch_norm_backward(
+    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps, output_mask
+):
+    _refuse_non_floating("batch_norm_backward_cpu", input)
+    parameters = (weight, running_mean, running_var, save_mean, save_invstd)
+    dtype = _parameter_dtype(input.dtype, parameters, ())
+    if grad_output.dtype != input.dtype:
+        raise _dtype_mismatch(input.dtype, grad_output.dtype)
+    _parameter_dtype(dtype, (), (save_mean, save_invstd, running_mean, running_var))
+    _check_grad_shape(grad_output, input)
+    stats = (save_mean, save_invstd) if training else (running_mean, running_var)
+    if any(tensor is None for tensor in stats):
+        names = "save_mean and save_invstd" if training else "running_mean and running_var"
+        raise RuntimeError(f"batch_norm_backward: {names} must be defined when train={training}")
+    for name, tensor in [("weight", weight), *zip(("mean", "invstd"), stats)]:
+        _check_channel_count(name, input.shape[1], tensor)
+    mean = _array(stats[0], dtype)
+    if training:
+        invstd = _array(stats[1], dtype)
+    else:
+        invstd = quietly(lambda: 1 / np.sqrt(_array(stats[1], dtype) + eps))
+    grads = quietly(
+        batch_norm_backward,
+        _array(grad_output, input.dtype),
+        _array(input, input.dtype),
+        _array(weight, dtype),
+        mean,
+        invstd,
+        training,
+    )
+    dtypes = (input.dtype, dtype, dtype)
+    return tuple(_optional_result(*args) for args in zip(output_mask, grads, dtypes))
+
+
+@implements(aten.native_batch_norm_backward.default)
+def native_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
+):
+    return _batch_norm_backward(
+        grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
+    )
+
+
+@implements(aten.batch_norm_backward.default)
+def batch_norm_backward_kernel(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve
+):
+    return _batch_norm_backward(
+        grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask
+    )
+
+
+# --- layer norm kernels ---------------------------------------------------------------
+
+
+def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
+    """CPU's ``_check_layer_norm_inputs``."""
+    normalized_shape = list(normalized_shape)
+    if not normalized_shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+            f"element, but got normalized_shape = {normalized_shape}"
+        )
+    for name, tensor in [("weight", weight), ("bias", bias)]:
+        if tensor is not None and list(tensor.shape) != normalized_shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                f"{list(tensor.shape)} and normalized_shape = {normalized_shape}"
+            )
+    if input.dim() < len(normalized_shape) or list(input.shape[-len(normalized_shape) :]) != normalized_shape:
+        expected = "".join(f", {size}" for size in normalized_shape)
+        raise RuntimeError(
+            f"Given normalized_shape={normalized_shape}, expected input with shape [*{expected}], "
+            f"but got input of size{list(input.shape)}"
+        )
+
+
+def _check_parameter_grads_possible(weight, output_mask):
+    """CPU's backward kernels make the weight and bias gradients like ``weight``, so they fail without one."""
+    if weight is None and (output_mask[1] or output_mask[2]):
+        raise RuntimeError("tensor does not have a device")
+
+
+@implements(aten.native_layer_norm.default)
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
+    _refuse_non_floating("LayerNormKernelImpl", input)
+    out, mean, rstd = quietly(
+        layer_norm, _array(input, input.dtype), len(normalized_shape), _array(weight, dtype), _array(bias, dtype), eps
+    )
+    return as_result(out, input.dtype), as_result(mean, dtype), as_result(rstd, dtype)
+
+
+@implements(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    _check_parameter_grads_possible(weight, output_mask)
+    dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
+    _refuse_non_floating("LayerNormBackwardKernelImpl", input)
+    if grad_out.dtype != input.dtype:
+        raise _dtype_mismatch(input.dtype, grad_out.dtype)
+    _check_grad_shape(grad_out, input)
+    grads = quietly(
+        layer_norm_backward,
+        _array(grad_out, input.dtype),
+        _array(input, input.dtype),
+        len(normalized_shape),
+        _array(mean, dtype),
+        _array(rstd, dtype),
+        _array(weight, dtype),
+    )
+    dtypes = (input.dtype, dtype, dtype)
+    return tuple(_optional_result(*args) for args in zip(output_mask, grads, dtypes))
+
+
+# --- group norm kernels ---------------------------------------------------------------
+
+
+def _check_group_norm_inputs(input, weight, bias, channels, groups):
+    """CPU's ``check_group_norm_inputs`` (whose bias message shows the weight's shape)."""
+    if groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {groups}")
+    if channels % groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of "
+            f"shape {list(input.shape)} and num_groups={groups}"
+        )
+    weight_shape = list(weight.shape) if weight is not None else [0]
+    for name, tensor in [("weight", weight), ("bias", bias)]:
+        if tensor is not None and (tensor.dim() != 1 or tensor.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                f"but got {name} of shape {weight_shape} and input of shape {list(input.shape)}"
+            )
+
+
+def _check_group_sizes(input, batch, channels, spatial):
+    if input.numel() != batch * channels * spatial:
+        raise RuntimeError(
+            "Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
+            "be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+
+
+@implements(aten.native_group_norm.default)
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    _check_group_norm_inputs(input, weight, bias, C, group)
+    dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
+    _refuse_non_floating("GroupNormKernelImpl", input)
+    _check_group_sizes(input, N, C, HxW)
+    out, mean, rstd = quietly(
+        group_norm, _array(input, input.dtype), _array(weight, dtype), _array(bias, dtype), N, C, group, eps
+    )
+    return as_result(out, input.dtype), as_result(mean, dtype), as_result(rstd, dtype)
+
+
+@implements(aten.native_group_norm_backward.default)
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if grad_out.dtype != input.dtype:
+        raise RuntimeError("Expected scalar types of X and dY are same.")
+    dtype = _parameter_dtype(input.dtype, (mean, rstd), (rstd,))
+    _check_parameter_grads_possible(weight, output_mask)
+    _refuse_non_floating("GroupNormBackwardKernelImpl", input)
+    _check_group_sizes(input, N, C, HxW)
+    _check_grad_shape(grad_out, input)
+    if mean.numel() != N * group or rstd.numel() != N * group:
+        raise RuntimeError(
+            "Expected mean.numel() == N * group to be true, but got false.  (Could this error message "
+            "be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    grads = quietly(
+        group_norm_backward,
+        _array(grad_out, input.dtype),
+        _array(input, input.dtype),
+        _array(mean, dtype).reshape(N, group),
+        _array(rstd, dtype).reshape(N, group),
+        _array(weight, dtype),
+        N,
+        C,
+        group,
+    )
+    dtypes = (input.dtype, dtype, dtype)
+    return tuple(_optional_result(*args) for args in zip(output_mask, grads, dtypes))
