@@ -105,17 +105,31 @@ def test_batch_norm_channels_last_input():
 
 
 def test_batch_norm_one_value_per_channel_updates_running_var_to_nan_like_cpu():
-    # Through aten: F.batch_norm refuses this in Python before any kernel runs.
+    # Through aten: F.batch_norm refuses this in Python before any kernel runs. The
+    # output, 0 amplified by 1 / sqrt(eps), is rounding noise of CPU's fused multiply-add.
     def step(x):
         mean, var = running_stats(3, x.dtype, x.device)
-        return (*aten.native_batch_norm(x, None, None, mean, var, True, 0.1, 1e-5), mean, var)
+        _, save_mean, save_invstd = aten.native_batch_norm(x, None, None, mean, var, True, 0.1, 1e-5)
+        return save_mean, save_invstd, mean, var
 
-    assert_like_cpu(step, make((1, 3), torch.float32))
+    assert_like_cpu(step, torch.tensor([[1.0, -2.0, 3.0]]))
 
 
-def test_batch_norm_constant_channel_without_eps():
+def test_batch_norm_constant_channel_without_eps_has_zero_inverse_std():
     x = torch.ones(4, 2, 3)
-    assert_backward_like_cpu(lambda t: F.batch_norm(t, None, None, training=True, eps=0.0), x)
+    # F.batch_norm refuses eps=0 in training, in Python.
+    assert_backward_like_cpu(lambda t: aten.native_batch_norm(t, None, None, None, None, True, 0.1, 0.0), x)
+
+
+def assert_optional_like_cpu(fn, *args):
+    """Like assert_like_cpu, for ops that return None in place of the results not asked for."""
+    expected = fn(*args)
+    actual = fn(*[npy(arg) if isinstance(arg, torch.Tensor) else arg for arg in args])
+    assert [got is None for got in actual] == [want is None for want in expected]
+    for got, want in zip(actual, expected):
+        if want is not None:
+            assert got.device.type == "npy"
+            torch.testing.assert_close(got.cpu(), want)
 
 
 @pytest.mark.parametrize("mask", [(True, False, False), (False, True, True), (False, True, False)], ids=str)
@@ -124,10 +138,26 @@ def test_batch_norm_backward_output_mask(mask, train):
     x, grad, weight = make((3, 2, 4), torch.float64), make((3, 2, 4), torch.float64, 1), make((2,), torch.float64, 2)
     mean, var = running_stats(2, torch.float64, "cpu")
     save_mean, save_invstd = x.mean((0, 2)), (x.var((0, 2), unbiased=False) + 1e-5).rsqrt()
-    assert_like_cpu(
+    assert_optional_like_cpu(
         lambda *a: aten.native_batch_norm_backward(*a, train, 1e-5, list(mask)),
         grad, x, weight, mean, var, save_mean, save_invstd,
     )
+
+
+def test_layer_and_group_norm_backward_output_mask():
+    x, grad = make((3, 4, 2), torch.float32), make((3, 4, 2), torch.float32, 1)
+    _, mean, rstd = aten.native_layer_norm(x, [2], None, None, 1e-5)
+    bias = make((2,), torch.float32, 2)
+    for mask in ([True, False, False], [False, False, True], [True, False, True]):
+        assert_optional_like_cpu(
+            lambda *a: aten.native_layer_norm_backward(*a, mask), grad, x, [2], mean, rstd, None, bias
+        )
+    _, mean, rstd = aten.native_group_norm(x, None, None, 3, 4, 2, 2, 1e-5)
+    weight = make((4,), torch.float32, 2)
+    for mask in ([True, False, False], [False, True, False], [False, False, True]):
+        assert_optional_like_cpu(
+            lambda *a: aten.native_group_norm_backward(*a, 3, 4, 2, 2, mask), grad, x, mean, rstd, weight
+        )
 
 
 def test_functional_batch_norm_overloads():
@@ -224,8 +254,11 @@ def test_layer_norm_modules():
 # --- group norm -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", [(3, 6), (2, 6, 5), (2, 6, 3, 4)], ids=str)
-@pytest.mark.parametrize("groups", [1, 3, 6])
+# Not (3, 6) in 6 groups: one value per group normalizes to 0 amplified by
+# 1 / sqrt(eps), rounding noise of CPU's fused multiply-add.
+@pytest.mark.parametrize(
+    "shape, groups", [((3, 6), 1), ((3, 6), 3), ((2, 6, 5), 1), ((2, 6, 5), 6), ((2, 6, 3, 4), 3), ((2, 6, 3, 4), 6)], ids=str
+)
 @pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
 def test_group_norm(shape, groups, affine):
     x = make(shape, torch.float32)

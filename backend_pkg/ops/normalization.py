@@ -219,8 +219,23 @@ def _array(tensor, dtype):
     return unwrap(tensor).astype(to_numpy_dtype(compute_dtype(dtype)), copy=False)
 
 
-def _optional_result(wanted, array, dtype):
-    return as_result(array, dtype) if wanted else None
+def _rounded(array, dtype):
+    """``array`` rounded to ``dtype``, kept in its compute dtype."""
+    return array.astype(to_numpy_dtype(dtype)).astype(array.dtype, copy=False)
+
+
+def _results(arrays, dtypes, wanted=(True, True, True)):
+    """The result tensors, and None where not ``wanted``.
+
+    They are made C-contiguous: a NumPy result keeps its operands' layout
+    (channels-last for a channels-last input), and the views PyTorch makes of
+    a storage (``detach()``, autograd's saved tensors) read its memory in C
+    or Fortran order (see :func:`~backend_pkg.tensor.storage_array`).
+    """
+    return tuple(
+        as_result(np.ascontiguousarray(array), dtype) if want else None
+        for want, array, dtype in zip(wanted, arrays, dtypes)
+    )
 
 
 def _check_channel_count(name, channels, tensor):
@@ -263,15 +278,15 @@ def _batch_norm_forward(input, weight, bias, running_mean, running_var, training
     if not training:
         invstd = quietly(lambda: 1 / np.sqrt(_array(running_var, dtype) + eps))
         out = batch_norm(x, w, b, _array(running_mean, dtype), invstd)
-        empty = np.empty(0)
-        return as_result(out, input.dtype), as_result(empty, dtype), as_result(empty, dtype)
+        return _results((out, np.empty(0), np.empty(0)), (input.dtype, dtype, dtype))
     mean, variance, unbiased = quietly(batch_statistics, x)
-    invstd = quietly(_inverse_std, variance, eps)
+    # CPU normalizes with the statistics it saves, rounded to their dtype.
+    mean, invstd = _rounded(mean, dtype), _rounded(quietly(_inverse_std, variance, eps), dtype)
     if running_mean is not None:
         for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
             unwrap(running)[...] = quietly(running_average, _array(running, dtype), batch_value, momentum)
     out = batch_norm(x, w, b, mean, invstd)
-    return as_result(out, input.dtype), as_result(mean, dtype), as_result(invstd, dtype)
+    return _results((out, mean, invstd), (input.dtype, dtype, dtype))
 
 
 @implements(aten.native_batch_norm.default)
@@ -334,8 +349,7 @@ def _batch_norm_backward(
         invstd,
         training,
     )
-    dtypes = (input.dtype, dtype, dtype)
-    return tuple(_optional_result(*args) for args in zip(output_mask, grads, dtypes))
+    return _results(grads, (input.dtype, dtype, dtype), output_mask)
 
 
 @implements(aten.native_batch_norm_backward.default)
@@ -381,9 +395,9 @@ def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
         )
 
 
-def _check_parameter_grads_possible(weight, output_mask):
-    """CPU's backward kernels make the weight and bias gradients like ``weight``, so they fail without one."""
-    if weight is None and (output_mask[1] or output_mask[2]):
+def _check_like(template, wanted):
+    """CPU's backward kernels make a parameter gradient like its parameter: none given, they fail."""
+    if wanted and template is None:
         raise RuntimeError("tensor does not have a device")
 
 
@@ -395,13 +409,14 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     out, mean, rstd = quietly(
         layer_norm, _array(input, input.dtype), len(normalized_shape), _array(weight, dtype), _array(bias, dtype), eps
     )
-    return as_result(out, input.dtype), as_result(mean, dtype), as_result(rstd, dtype)
+    return _results((out, mean, rstd), (input.dtype, dtype, dtype))
 
 
 @implements(aten.native_layer_norm_backward.default)
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _check_layer_norm_inputs(input, normalized_shape, weight, bias)
-    _check_parameter_grads_possible(weight, output_mask)
+    _check_like(weight, output_mask[1])
+    _check_like(weight if weight is not None else bias, output_mask[2])
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("LayerNormBackwardKernelImpl", input)
     if grad_out.dtype != input.dtype:
@@ -416,8 +431,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         _array(rstd, dtype),
         _array(weight, dtype),
     )
-    dtypes = (input.dtype, dtype, dtype)
-    return tuple(_optional_result(*args) for args in zip(output_mask, grads, dtypes))
+    return _results(grads, (input.dtype, dtype, dtype), output_mask)
 
 
 # --- group norm kernels ---------------------------------------------------------------
@@ -458,7 +472,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     out, mean, rstd = quietly(
         group_norm, _array(input, input.dtype), _array(weight, dtype), _array(bias, dtype), N, C, group, eps
     )
-    return as_result(out, input.dtype), as_result(mean, dtype), as_result(rstd, dtype)
+    return _results((out, mean, rstd), (input.dtype, dtype, dtype))
 
 
 @implements(aten.native_group_norm_backward.default)
@@ -466,7 +480,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     if grad_out.dtype != input.dtype:
         raise RuntimeError("Expected scalar types of X and dY are same.")
     dtype = _parameter_dtype(input.dtype, (mean, rstd), (rstd,))
-    _check_parameter_grads_possible(weight, output_mask)
+    _check_like(weight, output_mask[1] or output_mask[2])
     _refuse_non_floating("GroupNormBackwardKernelImpl", input)
     _check_group_sizes(input, N, C, HxW)
     _check_grad_shape(grad_out, input)
@@ -486,5 +500,4 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         C,
         group,
     )
-    dtypes = (input.dtype, dtype, dtype)
-    return tuple(_optional_result(*args) for args in zip(output_mask, grads, dtypes))
+    return _results(grads, (input.dtype, dtype, dtype), output_mask)
