@@ -185,6 +185,7 @@ def test_functional_batch_norm_overloads():
         new_backward,
         lambda t, w, b: aten._native_batch_norm_legit.no_stats(t, w, b, True, 0.1, 1e-5),
         lambda t, w, b: aten._native_batch_norm_legit_no_training(t, w, b, *running_stats(3, t.dtype, t.device), 0.1, 1e-5),
+        lambda t, w, b: aten._batch_norm_no_update(t, w, b, *running_stats(3, t.dtype, t.device), 0.1, 1e-5),
     ):
         assert_like_cpu(fn, x, weight, bias)
 

@@ -59,10 +59,15 @@ def _channel_dots(a, b):
     return np.vecdot(a, b).sum(axis=0)
 
 
-def _inverse_std(variance, eps):
-    """1 / sqrt(variance + eps), and 0 where both are 0 (CPU's batch-norm ``InvStd``)."""
+def batch_inverse_std(variance, eps):
+    """1 / sqrt(variance + eps) of the batch variance, 0 where both are 0 (CPU's ``InvStd``)."""
     shifted = variance + eps
     return np.where(shifted == 0, 0, 1 / np.sqrt(shifted)).astype(variance.dtype, copy=False)
+
+
+def running_inverse_std(running_var, eps):
+    """1 / sqrt(running_var + eps), which evaluation normalizes with (inf where both are 0)."""
+    return 1 / np.sqrt(running_var + eps)
 
 
 def batch_statistics(x):
@@ -181,18 +186,21 @@ def group_norm_backward(grad, x, mean, rstd, weight, batch, channels, groups):
 # --- checks, as PyTorch's CPU kernels make them ---------------------------------
 
 
-def _dtype_mismatch(expected, found):
-    return RuntimeError(
-        f"expected scalar type {SCALAR_TYPE_NAMES[expected]} but found {SCALAR_TYPE_NAMES[found]}"
-    )
+def _check_dtypes(dtype, tensors):
+    """The error CPU's kernels raise reading the first of ``tensors`` not of ``dtype`` as ``dtype``."""
+    for tensor in tensors:
+        if tensor is not None and tensor.dtype != dtype:
+            raise RuntimeError(
+                f"expected scalar type {SCALAR_TYPE_NAMES[dtype]} but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
+            )
 
 
-def _parameter_dtype(input_dtype, parameters, checked_in_order):
+def _parameter_dtype(input_dtype, parameters, checked_in_order=()):
     """The dtype of the per-channel tensors and statistics, refusing the mixes CPU refuses.
 
-    The first of ``parameters`` given decides: in the input's dtype, all must
-    be (CPU reads them in ``checked_in_order``); in another, all must be
-    float32 and the input half (CPU's ``is_mixed_type``/``check_mixed_data_type``).
+    The first of ``parameters`` given decides: if it has the input's dtype,
+    all must (CPU reads them in ``checked_in_order``); if not, all must be
+    float32 and the input half (CPU's ``is_mixed_type`` and ``check_mixed_data_type``).
     """
     given = [tensor for tensor in parameters if tensor is not None]
     if given and given[0].dtype != input_dtype:
@@ -201,9 +209,7 @@ def _parameter_dtype(input_dtype, parameters, checked_in_order):
         if input_dtype != torch.float16:
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return torch.float32
-    for tensor in checked_in_order:
-        if tensor is not None and tensor.dtype != input_dtype:
-            raise _dtype_mismatch(input_dtype, tensor.dtype)
+    _check_dtypes(input_dtype, checked_in_order)
     return input_dtype
 
 
@@ -221,7 +227,7 @@ def _array(tensor, dtype):
 
 def _rounded(array, dtype):
     """``array`` rounded to ``dtype``, kept in its compute dtype."""
-    return array.astype(to_numpy_dtype(dtype)).astype(array.dtype, copy=False)
+    return array.astype(to_numpy_dtype(dtype), copy=False).astype(array.dtype, copy=False)
 
 
 def _results(arrays, dtypes, wanted=(True, True, True)):
@@ -248,15 +254,14 @@ def _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, tra
     """The checks of CPU's ``batch_norm_cpu``; the per-channel dtype (see :func:`_parameter_dtype`)."""
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    if input.dim() < 2:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [-1, 0], but got 1)"
-        )
+    if input.dim() < 2:  # CPU reads the channel count, input.size(1)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     _refuse_non_floating("batch_norm", input)
     order = (running_mean, running_var, bias) if training else (bias, running_mean, running_var)
     dtype = _parameter_dtype(input.dtype, (weight, bias, running_mean, running_var), order)
     channels = input.shape[1]
-    for name, tensor in [("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)]:
+    named = [("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)]
+    for name, tensor in named:
         _check_channel_count(name, channels, tensor)
     if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
@@ -276,12 +281,12 @@ def _batch_norm_forward(input, weight, bias, running_mean, running_var, training
     x = _array(input, input.dtype)
     w, b = _array(weight, dtype), _array(bias, dtype)
     if not training:
-        invstd = quietly(lambda: 1 / np.sqrt(_array(running_var, dtype) + eps))
+        invstd = quietly(running_inverse_std, _array(running_var, dtype), eps)
         out = batch_norm(x, w, b, _array(running_mean, dtype), invstd)
         return _results((out, np.empty(0), np.empty(0)), (input.dtype, dtype, dtype))
     mean, variance, unbiased = quietly(batch_statistics, x)
     # CPU normalizes with the statistics it saves, rounded to their dtype.
-    mean, invstd = _rounded(mean, dtype), _rounded(quietly(_inverse_std, variance, eps), dtype)
+    mean, invstd = _rounded(mean, dtype), _rounded(quietly(batch_inverse_std, variance, eps), dtype)
     if running_mean is not None:
         for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
             unwrap(running)[...] = quietly(running_average, _array(running, dtype), batch_value, momentum)
@@ -304,11 +309,20 @@ def native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, ep
     return _batch_norm_forward(input, weight, bias, None, None, training, momentum, eps)
 
 
+def _with_reserve(results):
+    """The results of a batch norm and its reserve: cuDNN's workspace, empty on other devices."""
+    return (*results, as_result(np.empty(0), torch.uint8))
+
+
 @implements(aten._batch_norm_with_update.default)
 def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
-    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps)
-    # The reserve is cuDNN's workspace; other devices return it empty.
-    return (*results, as_result(np.empty(0), torch.uint8))
+    return _with_reserve(_batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps))
+
+
+# Its CompositeExplicitAutograd kernel calls CPU's batch_norm_cpu, which refuses npy tensors.
+@implements(aten._batch_norm_no_update.default)
+def batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    return _with_reserve(_batch_norm_forward(input, weight, bias, running_mean, running_var, False, momentum, eps))
 
 
 def _check_grad_shape(grad_output, input):
@@ -323,11 +337,9 @@ def _batch_norm_backward(
     grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps, output_mask
 ):
     _refuse_non_floating("batch_norm_backward_cpu", input)
-    parameters = (weight, running_mean, running_var, save_mean, save_invstd)
-    dtype = _parameter_dtype(input.dtype, parameters, ())
-    if grad_output.dtype != input.dtype:
-        raise _dtype_mismatch(input.dtype, grad_output.dtype)
-    _parameter_dtype(dtype, (), (save_mean, save_invstd, running_mean, running_var))
+    dtype = _parameter_dtype(input.dtype, (weight, running_mean, running_var, save_mean, save_invstd))
+    _check_dtypes(input.dtype, [grad_output])
+    _check_dtypes(dtype, (save_mean, save_invstd, running_mean, running_var))
     _check_grad_shape(grad_output, input)
     stats = (save_mean, save_invstd) if training else (running_mean, running_var)
     if any(tensor is None for tensor in stats):
@@ -335,11 +347,8 @@ def _batch_norm_backward(
         raise RuntimeError(f"batch_norm_backward: {names} must be defined when train={training}")
     for name, tensor in [("weight", weight), *zip(("mean", "invstd"), stats)]:
         _check_channel_count(name, input.shape[1], tensor)
-    mean = _array(stats[0], dtype)
-    if training:
-        invstd = _array(stats[1], dtype)
-    else:
-        invstd = quietly(lambda: 1 / np.sqrt(_array(stats[1], dtype) + eps))
+    mean, spread = _array(stats[0], dtype), _array(stats[1], dtype)
+    invstd = spread if training else quietly(running_inverse_std, spread, eps)
     grads = quietly(
         batch_norm_backward,
         _array(grad_output, input.dtype),
@@ -419,8 +428,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     _check_like(weight if weight is not None else bias, output_mask[2])
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("LayerNormBackwardKernelImpl", input)
-    if grad_out.dtype != input.dtype:
-        raise _dtype_mismatch(input.dtype, grad_out.dtype)
+    _check_dtypes(input.dtype, [grad_out])
     _check_grad_shape(grad_out, input)
     grads = quietly(
         layer_norm_backward,
