@@ -291,6 +291,34 @@ def test_group_norm_module_backward_with_create_graph():
     assert_backward_like_cpu(grad_of_grad, x, weight)
 
 
+# --- empty inputs ---------------------------------------------------------------------
+
+EMPTY = {
+    "batch": ((0, 3, 4), lambda t, w, b: F.batch_norm(t, None, None, w, b, training=True)),
+    "layer, no rows": ((0, 3, 4), lambda t, w, b: F.layer_norm(t, (4,))),
+    "layer, empty rows": ((2, 3, 0), lambda t, w, b: aten.native_layer_norm(t, [0], None, None, 1e-5)),
+    "group, no samples": ((0, 3, 4), lambda t, w, b: F.group_norm(t, 3, w, b)),
+    "group, no values": ((2, 3, 0), lambda t, w, b: F.group_norm(t, 3, w, b)),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY)
+def test_empty_inputs(name):
+    shape, fn = EMPTY[name]
+    weight, bias = make((3,), torch.float32, 1), make((3,), torch.float32, 2)
+    assert_backward_like_cpu(fn, make(shape, torch.float32), weight, bias)
+
+
+def test_empty_input_to_batch_norm_directly():
+    # Forward only: CPU's native_batch_norm_backward divides by zero (SIGFPE) on an
+    # empty input, which F.batch_norm never gives it (_batch_norm_impl_index_backward
+    # answers empty inputs itself).
+    def step(t):
+        return aten.native_batch_norm(t, None, None, *running_stats(3, t.dtype, t.device), False, 0.1, 1e-5)
+
+    assert_like_cpu(step, make((0, 3, 4), torch.float32))
+
+
 # --- refusals and errors --------------------------------------------------------------
 
 

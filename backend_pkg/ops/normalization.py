@@ -22,12 +22,15 @@ What PyTorch sends an accelerator (checked in ``native_functions.yaml`` and
   computation under other signatures.
 
 Each op is a NumPy function over whole arrays plus a kernel that checks its
-inputs as PyTorch's CPU kernel does. The statistics and the normalization
-are computed in float32 for half precision and rounded once. CPU takes the
-per-channel tensors (weight, bias, running statistics) in the input's dtype,
-or all in float32 for a half input (autocast's mix); the statistics it
-returns have that parameter dtype.
+inputs as PyTorch's CPU kernel does. Half precision is computed in float32.
+CPU takes the per-channel tensors (weight, bias, running statistics) in the
+input's dtype, or all in float32 for a half input (autocast's mix); the
+statistics it returns have that parameter dtype, and batch norm normalizes
+with them once rounded to it.
 """
+
+import math
+
 
 import numpy as np
 import torch
@@ -42,12 +45,13 @@ from .registry import aten, implements
 # --- the NumPy functions ------------------------------------------------------
 #
 # Batch norm works on ``x`` viewed as (N, C, L): one row of L values per sample
-# and channel. Layer and group norm work on (rows, values): one row per mean.
+# and channel. Layer and group norm work on rows of values, one row per mean.
+# (Sizes are spelled out, not -1, which NumPy cannot infer for empty arrays.)
 
 
 def _by_channel(array):
     """``array`` (N, C, *) as (N, C, L); a view when its layout allows."""
-    return array.reshape(array.shape[0], array.shape[1], -1)
+    return array.reshape(array.shape[0], array.shape[1], math.prod(array.shape[2:]))
 
 
 def _channel_sums(rows):
@@ -117,7 +121,7 @@ def batch_norm_backward(grad, x, weight, mean, invstd, training):
 
 
 def _row_statistics(rows, eps):
-    """Mean and 1 / std of each row; an empty row has mean 0 and 1 / std nan, as on CPU."""
+    """The rows centered, and the mean and 1 / std of each (for an empty row 0 and nan, as on CPU)."""
     count = rows.shape[-1]
     mean = rows.sum(axis=-1) / max(count, 1)
     centered = rows - mean[..., None]
@@ -136,9 +140,9 @@ def _normalized_gradient(grad, normalized, rstd):
 def layer_norm(x, normalized_ndim, weight, bias, eps):
     """Normalize over the last ``normalized_ndim`` dims; the mean and 1 / std keep those dims as 1s."""
     stats_shape = x.shape[: x.ndim - normalized_ndim] + (1,) * normalized_ndim
-    rows = x.reshape(int(np.prod(stats_shape)), -1)
-    centered, mean, rstd = _row_statistics(rows, eps)
-    out = centered * rstd[:, None]
+    rows = x.reshape(math.prod(stats_shape), math.prod(x.shape[x.ndim - normalized_ndim :]))
+    out, mean, rstd = _row_statistics(rows, eps)
+    out *= rstd[:, None]
     if weight is not None:
         out *= weight.reshape(-1)
     if bias is not None:
@@ -148,39 +152,61 @@ def layer_norm(x, normalized_ndim, weight, bias, eps):
 
 def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
     """The gradients of :func:`layer_norm` with respect to x, weight and bias."""
-    values = int(np.prod(x.shape[x.ndim - normalized_ndim :]))
-    rows, grad_rows = x.reshape(-1, values), grad.reshape(-1, values)
+    param_shape = x.shape[x.ndim - normalized_ndim :]
+    shape = (mean.size, math.prod(param_shape))
+    rows, grad_rows = x.reshape(shape), grad.reshape(shape)
     normalized = (rows - mean.reshape(-1, 1)) * rstd.reshape(-1, 1)
     scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
     grad_input = _normalized_gradient(scaled, normalized, rstd.reshape(-1))
-    param_shape = x.shape[x.ndim - normalized_ndim :]
     grad_weight = np.einsum("mv,mv->v", grad_rows, normalized).reshape(param_shape)
     return grad_input.reshape(x.shape), grad_weight, grad_rows.sum(axis=0).reshape(param_shape)
 
 
-def _by_group(array, batch, groups):
-    return array.reshape(batch, groups, -1)
+def _by_group(array, groups):
+    """``array`` (N, C, L) as (N, groups, values of a group)."""
+    batch, channels, length = array.shape
+    return array.reshape(batch, groups, channels // groups * length)
 
 
-def group_norm(x, weight, bias, batch, channels, groups, eps):
-    """Normalize each sample's channels in ``groups`` groups; mean and 1 / std are (batch, groups)."""
-    centered, mean, rstd = _row_statistics(_by_group(x, batch, groups), eps)
-    out = (centered * rstd[..., None]).reshape(batch, channels, -1)
+def group_norm(x, weight, bias, groups, eps):
+    """Normalize ``x`` (N, C, L) by sample and group of channels; mean and 1 / std are (N, groups)."""
+    centered, mean, rstd = _row_statistics(_by_group(x, groups), eps)
+    centered *= rstd[..., None]
+    out = centered.reshape(x.shape)
     if weight is not None:
         out *= weight[:, None]
     if bias is not None:
         out += bias[:, None]
-    return out.reshape(x.shape), mean, rstd
+    return out, mean, rstd
 
 
-def group_norm_backward(grad, x, mean, rstd, weight, batch, channels, groups):
-    """The gradients of :func:`group_norm` with respect to x, weight and bias."""
-    normalized = (_by_group(x, batch, groups) - mean[..., None]) * rstd[..., None]
-    grad_channels = grad.reshape(batch, channels, -1)
-    scaled = grad_channels if weight is None else grad_channels * weight[:, None]
-    grad_input = _normalized_gradient(_by_group(scaled, batch, groups), normalized, rstd)
-    grad_weight = _channel_dots(grad_channels, normalized.reshape(batch, channels, -1))
-    return grad_input.reshape(x.shape), grad_weight, _channel_sums(grad_channels)
+def group_norm_backward(grad, x, mean, rstd, weight, groups):
+    """The gradients of :func:`group_norm` with respect to x, weight and bias.
+
+    As CPU does, from per-channel sums of ``grad`` and ``grad * x``: the
+    input gradient is ``grad * a + x * b + c`` with a, b, c per sample and
+    channel, so no normalized copy of ``x`` is made.
+    """
+    batch, channels, length = x.shape
+    per_group = channels // groups
+    grad_x_sums, grad_sums = np.vecdot(grad, x), grad.sum(axis=-1)  # (N, C)
+    gamma = np.ones(channels, x.dtype) if weight is None else weight
+    by_group = (batch, groups, per_group)
+    grad_x_group = (grad_x_sums * gamma).reshape(by_group).sum(axis=-1)  # (N, groups)
+    grad_group = (grad_sums * gamma).reshape(by_group).sum(axis=-1)
+    count = per_group * length
+    x_coefficient = (grad_group * mean - grad_x_group) * rstd**3 / count
+    constant = -x_coefficient * mean - grad_group * rstd / count
+
+    def by_channel(values):
+        """(N, groups) values repeated for each channel of their group: (N, C)."""
+        return np.repeat(values, per_group, axis=1)
+
+    grad_input = grad * (by_channel(rstd) * gamma)[..., None]
+    grad_input += x * by_channel(x_coefficient)[..., None]
+    grad_input += by_channel(constant)[..., None]
+    grad_weight = ((grad_x_sums - grad_sums * by_channel(mean)) * by_channel(rstd)).sum(axis=0)
+    return grad_input, grad_weight, grad_sums.sum(axis=0)
 
 
 # --- checks, as PyTorch's CPU kernels make them ---------------------------------
@@ -477,10 +503,9 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("GroupNormKernelImpl", input)
     _check_group_sizes(input, N, C, HxW)
-    out, mean, rstd = quietly(
-        group_norm, _array(input, input.dtype), _array(weight, dtype), _array(bias, dtype), N, C, group, eps
-    )
-    return _results((out, mean, rstd), (input.dtype, dtype, dtype))
+    x = _array(input, input.dtype).reshape(N, C, HxW)
+    out, mean, rstd = quietly(group_norm, x, _array(weight, dtype), _array(bias, dtype), group, eps)
+    return _results((out.reshape(input.shape), mean, rstd), (input.dtype, dtype, dtype))
 
 
 @implements(aten.native_group_norm_backward.default)
@@ -497,15 +522,14 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
             "Expected mean.numel() == N * group to be true, but got false.  (Could this error message "
             "be improved?  If so, please report an enhancement request to PyTorch.)"
         )
-    grads = quietly(
+    grad_input, grad_weight, grad_bias = quietly(
         group_norm_backward,
-        _array(grad_out, input.dtype),
-        _array(input, input.dtype),
+        _array(grad_out, input.dtype).reshape(N, C, HxW),
+        _array(input, input.dtype).reshape(N, C, HxW),
         _array(mean, dtype).reshape(N, group),
         _array(rstd, dtype).reshape(N, group),
         _array(weight, dtype),
-        N,
-        C,
         group,
     )
+    grads = (grad_input.reshape(input.shape), grad_weight, grad_bias)
     return _results(grads, (input.dtype, dtype, dtype), output_mask)
