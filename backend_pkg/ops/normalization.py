@@ -129,12 +129,11 @@ def _row_statistics(rows, eps):
     return centered, mean, 1 / np.sqrt(variance + eps)
 
 
-def _normalized_gradient(grad, normalized, rstd):
-    """The gradient of ``(x - mean) * rstd`` with respect to ``x``, along the last axis."""
-    count = grad.shape[-1]
-    mean_grad = grad.sum(axis=-1, keepdims=True) / count
-    mean_projection = np.vecdot(grad, normalized)[..., None] / count
-    return (grad - mean_grad - normalized * mean_projection) * rstd[..., None]
+def _row_coefficients(grad_x_sums, grad_sums, mean, rstd, count):
+    """b and c of the input gradient ``grad * rstd + x * b + c`` of a normalization over ``count``
+    values, from the sums over those values of ``grad`` and ``grad * x`` (CPU's formula)."""
+    x_coefficient = (grad_sums * mean - grad_x_sums) * rstd**3 / count
+    return x_coefficient, -x_coefficient * mean - grad_sums * rstd / count
 
 
 def layer_norm(x, normalized_ndim, weight, bias, eps):
@@ -151,15 +150,26 @@ def layer_norm(x, normalized_ndim, weight, bias, eps):
 
 
 def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
-    """The gradients of :func:`layer_norm` with respect to x, weight and bias."""
+    """The gradients of :func:`layer_norm` with respect to x, weight and bias.
+
+    As CPU does, the input gradient is ``grad * weight * rstd + x * b + c``,
+    with b and c per row from the row sums of ``grad * weight`` and of its
+    product with ``x``.
+    """
     param_shape = x.shape[x.ndim - normalized_ndim :]
     shape = (mean.size, math.prod(param_shape))
     rows, grad_rows = x.reshape(shape), grad.reshape(shape)
-    normalized = (rows - mean.reshape(-1, 1)) * rstd.reshape(-1, 1)
+    mean, rstd = mean.reshape(-1), rstd.reshape(-1)
     scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
-    grad_input = _normalized_gradient(scaled, normalized, rstd.reshape(-1))
-    grad_weight = np.einsum("mv,mv->v", grad_rows, normalized).reshape(param_shape)
-    return grad_input.reshape(x.shape), grad_weight, grad_rows.sum(axis=0).reshape(param_shape)
+    sums = np.vecdot(scaled, rows), scaled.sum(axis=-1)
+    x_coefficient, constant = _row_coefficients(*sums, mean, rstd, shape[1])
+    grad_input = scaled * rstd[:, None]
+    grad_input += rows * x_coefficient[:, None]
+    grad_input += constant[:, None]
+    weighted = rows - mean[:, None]
+    weighted *= grad_rows
+    grad_weight = rstd @ weighted  # the sum over rows of grad * (x - mean) * rstd
+    return grad_input.reshape(x.shape), grad_weight.reshape(param_shape), grad_rows.sum(axis=0).reshape(param_shape)
 
 
 def _by_group(array, groups):
@@ -168,13 +178,19 @@ def _by_group(array, groups):
     return array.reshape(batch, groups, channels // groups * length)
 
 
+def _for_each_channel(values, channels):
+    """(N, groups) values repeated for each channel of their group: (N, C)."""
+    return np.repeat(values, channels // values.shape[1], axis=1)
+
+
 def group_norm(x, weight, bias, groups, eps):
     """Normalize ``x`` (N, C, L) by sample and group of channels; mean and 1 / std are (N, groups)."""
     centered, mean, rstd = _row_statistics(_by_group(x, groups), eps)
-    centered *= rstd[..., None]
-    out = centered.reshape(x.shape)
+    scale = _for_each_channel(rstd, x.shape[1])
     if weight is not None:
-        out *= weight[:, None]
+        scale *= weight
+    out = centered.reshape(x.shape)
+    out *= scale[..., None]
     if bias is not None:
         out += bias[:, None]
     return out, mean, rstd
@@ -184,29 +200,22 @@ def group_norm_backward(grad, x, mean, rstd, weight, groups):
     """The gradients of :func:`group_norm` with respect to x, weight and bias.
 
     As CPU does, from per-channel sums of ``grad`` and ``grad * x``: the
-    input gradient is ``grad * a + x * b + c`` with a, b, c per sample and
-    channel, so no normalized copy of ``x`` is made.
+    input gradient is ``grad * weight * rstd + x * b + c`` with b and c per
+    sample and group, so no normalized copy of ``x`` is made.
     """
     batch, channels, length = x.shape
-    per_group = channels // groups
     grad_x_sums, grad_sums = np.vecdot(grad, x), grad.sum(axis=-1)  # (N, C)
     gamma = np.ones(channels, x.dtype) if weight is None else weight
-    by_group = (batch, groups, per_group)
+    by_group = (batch, groups, channels // groups)
     grad_x_group = (grad_x_sums * gamma).reshape(by_group).sum(axis=-1)  # (N, groups)
     grad_group = (grad_sums * gamma).reshape(by_group).sum(axis=-1)
-    count = per_group * length
-    x_coefficient = (grad_group * mean - grad_x_group) * rstd**3 / count
-    constant = -x_coefficient * mean - grad_group * rstd / count
-
-    def by_channel(values):
-        """(N, groups) values repeated for each channel of their group: (N, C)."""
-        return np.repeat(values, per_group, axis=1)
-
-    grad_input = grad * (by_channel(rstd) * gamma)[..., None]
-    grad_input += x * by_channel(x_coefficient)[..., None]
-    grad_input += by_channel(constant)[..., None]
-    grad_weight = ((grad_x_sums - grad_sums * by_channel(mean)) * by_channel(rstd)).sum(axis=0)
-    return grad_input, grad_weight, grad_sums.sum(axis=0)
+    x_coefficient, constant = _row_coefficients(grad_x_group, grad_group, mean, rstd, by_group[2] * length)
+    rstd_by_channel = _for_each_channel(rstd, channels)
+    grad_input = grad * (rstd_by_channel * gamma)[..., None]
+    grad_input += x * _for_each_channel(x_coefficient, channels)[..., None]
+    grad_input += _for_each_channel(constant, channels)[..., None]
+    centered_sums = grad_x_sums - grad_sums * _for_each_channel(mean, channels)
+    return grad_input, (centered_sums * rstd_by_channel).sum(axis=0), grad_sums.sum(axis=0)
 
 
 # --- checks, as PyTorch's CPU kernels make them ---------------------------------
