@@ -16,10 +16,10 @@ What PyTorch sends an accelerator (checked in ``native_functions.yaml`` and
   ``native_batch_norm``, ``math_group_norm`` through ``var_mean``), but
   their backward ops have only device kernels, and a fused forward is
   faster, so npy registers all four, as CPU and CUDA do.
-* ``_native_batch_norm_legit`` (and ``.no_stats``), ``_batch_norm_with_update``
-  and ``batch_norm_backward`` are the functional batch norms that
-  ``torch.export`` and AOTAutograd decompositions call; they are the same
-  computation under other signatures.
+* ``_native_batch_norm_legit`` (and ``.no_stats``), ``_batch_norm_with_update``,
+  ``_batch_norm_no_update`` and ``batch_norm_backward`` are the batch norms
+  that ``torch.export`` and AOTAutograd decompositions call; they are the
+  same computation under other signatures.
 
 Each op is a NumPy function over whole arrays plus a kernel that checks its
 inputs as PyTorch's CPU kernel does. Half precision is computed in float32.
@@ -30,7 +30,6 @@ with them once rounded to it.
 """
 
 import math
-
 
 import numpy as np
 import torch
@@ -169,7 +168,8 @@ def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
     weighted = rows - mean[:, None]
     weighted *= grad_rows
     grad_weight = rstd @ weighted  # the sum over rows of grad * (x - mean) * rstd
-    return grad_input.reshape(x.shape), grad_weight.reshape(param_shape), grad_rows.sum(axis=0).reshape(param_shape)
+    grad_bias = grad_rows.sum(axis=0)
+    return grad_input.reshape(x.shape), grad_weight.reshape(param_shape), grad_bias.reshape(param_shape)
 
 
 def _by_group(array, groups):
@@ -209,7 +209,8 @@ def group_norm_backward(grad, x, mean, rstd, weight, groups):
     by_group = (batch, groups, channels // groups)
     grad_x_group = (grad_x_sums * gamma).reshape(by_group).sum(axis=-1)  # (N, groups)
     grad_group = (grad_sums * gamma).reshape(by_group).sum(axis=-1)
-    x_coefficient, constant = _row_coefficients(grad_x_group, grad_group, mean, rstd, by_group[2] * length)
+    count = by_group[2] * length
+    x_coefficient, constant = _row_coefficients(grad_x_group, grad_group, mean, rstd, count)
     rstd_by_channel = _for_each_channel(rstd, channels)
     grad_input = grad * (rstd_by_channel * gamma)[..., None]
     grad_input += x * _for_each_channel(x_coefficient, channels)[..., None]
@@ -225,9 +226,8 @@ def _check_dtypes(dtype, tensors):
     """The error CPU's kernels raise reading the first of ``tensors`` not of ``dtype`` as ``dtype``."""
     for tensor in tensors:
         if tensor is not None and tensor.dtype != dtype:
-            raise RuntimeError(
-                f"expected scalar type {SCALAR_TYPE_NAMES[dtype]} but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
-            )
+            expected, found = SCALAR_TYPE_NAMES[dtype], SCALAR_TYPE_NAMES[tensor.dtype]
+            raise RuntimeError(f"expected scalar type {expected} but found {found}")
 
 
 def _parameter_dtype(input_dtype, parameters, checked_in_order=()):
@@ -269,9 +269,9 @@ def _results(arrays, dtypes, wanted=(True, True, True)):
     """The result tensors, and None where not ``wanted``.
 
     They are made C-contiguous: a NumPy result keeps its operands' layout
-    (channels-last for a channels-last input), and the views PyTorch makes of
-    a storage (``detach()``, autograd's saved tensors) read its memory in C
-    or Fortran order (see :func:`~backend_pkg.tensor.storage_array`).
+    (channels-last for a channels-last input), and an npy storage's memory
+    must be in C or Fortran order, the order in which the views PyTorch makes
+    of it (``detach()``, autograd's saved tensors) read it.
     """
     return tuple(
         as_result(np.ascontiguousarray(array), dtype) if want else None
@@ -279,17 +279,25 @@ def _results(arrays, dtypes, wanted=(True, True, True)):
     )
 
 
+def _per_channel(tensor, dtype):
+    """A per-channel tensor's array as (C,) in ``dtype``'s compute dtype, or None.
+
+    Batch norm takes any shape with C elements, as ``_batch_norm_impl_index`` checks them.
+    """
+    return None if tensor is None else _array(tensor, dtype).reshape(-1)
+
+
 def _check_channel_count(name, channels, tensor):
-    """_batch_norm_impl_index's check, made here too for direct calls (CPU's kernel reads past the end)."""
+    """``_batch_norm_impl_index``'s check, made here too for direct calls (CPU's kernel makes none)."""
     if tensor is not None and tensor.numel() != channels:
         raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
 
 
 def _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training):
-    """The checks of CPU's ``batch_norm_cpu``; the per-channel dtype (see :func:`_parameter_dtype`)."""
+    """The checks of CPU's ``batch_norm_cpu``; returns the per-channel dtype (:func:`_parameter_dtype`)."""
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    if input.dim() < 2:  # CPU reads the channel count, input.size(1)
+    if input.dim() < 2:  # CPU asks for the channel count, input.size(1)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     _refuse_non_floating("batch_norm", input)
     order = (running_mean, running_var, bias) if training else (bias, running_mean, running_var)
@@ -314,17 +322,18 @@ def _batch_norm_forward(input, weight, bias, running_mean, running_var, training
     """Output, saved mean and saved 1 / std; in training, the running statistics are updated in place."""
     dtype = _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training)
     x = _array(input, input.dtype)
-    w, b = _array(weight, dtype), _array(bias, dtype)
+    w, b = _per_channel(weight, dtype), _per_channel(bias, dtype)
     if not training:
-        invstd = quietly(running_inverse_std, _array(running_var, dtype), eps)
-        out = batch_norm(x, w, b, _array(running_mean, dtype), invstd)
+        invstd = quietly(running_inverse_std, _per_channel(running_var, dtype), eps)
+        out = batch_norm(x, w, b, _per_channel(running_mean, dtype), invstd)
         return _results((out, np.empty(0), np.empty(0)), (input.dtype, dtype, dtype))
     mean, variance, unbiased = quietly(batch_statistics, x)
     # CPU normalizes with the statistics it saves, rounded to their dtype.
     mean, invstd = _rounded(mean, dtype), _rounded(quietly(batch_inverse_std, variance, eps), dtype)
     if running_mean is not None:
         for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
-            unwrap(running)[...] = quietly(running_average, _array(running, dtype), batch_value, momentum)
+            updated = quietly(running_average, _per_channel(running, dtype), batch_value, momentum)
+            unwrap(running)[...] = updated.reshape(running.shape)
     out = batch_norm(x, w, b, mean, invstd)
     return _results((out, mean, invstd), (input.dtype, dtype, dtype))
 
@@ -351,13 +360,15 @@ def _with_reserve(results):
 
 @implements(aten._batch_norm_with_update.default)
 def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
-    return _with_reserve(_batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps))
+    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps)
+    return _with_reserve(results)
 
 
 # Its CompositeExplicitAutograd kernel calls CPU's batch_norm_cpu, which refuses npy tensors.
 @implements(aten._batch_norm_no_update.default)
 def batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps):
-    return _with_reserve(_batch_norm_forward(input, weight, bias, running_mean, running_var, False, momentum, eps))
+    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, False, momentum, eps)
+    return _with_reserve(results)
 
 
 def _check_grad_shape(grad_output, input):
@@ -377,22 +388,15 @@ def _batch_norm_backward(
     _check_dtypes(dtype, (save_mean, save_invstd, running_mean, running_var))
     _check_grad_shape(grad_output, input)
     stats = (save_mean, save_invstd) if training else (running_mean, running_var)
-    if any(tensor is None for tensor in stats):
+    if any(tensor is None for tensor in stats):  # CPU's kernel crashes
         names = "save_mean and save_invstd" if training else "running_mean and running_var"
         raise RuntimeError(f"batch_norm_backward: {names} must be defined when train={training}")
     for name, tensor in [("weight", weight), *zip(("mean", "invstd"), stats)]:
         _check_channel_count(name, input.shape[1], tensor)
-    mean, spread = _array(stats[0], dtype), _array(stats[1], dtype)
+    mean, spread = _per_channel(stats[0], dtype), _per_channel(stats[1], dtype)
     invstd = spread if training else quietly(running_inverse_std, spread, eps)
-    grads = quietly(
-        batch_norm_backward,
-        _array(grad_output, input.dtype),
-        _array(input, input.dtype),
-        _array(weight, dtype),
-        mean,
-        invstd,
-        training,
-    )
+    grad, x = _array(grad_output, input.dtype), _array(input, input.dtype)
+    grads = quietly(batch_norm_backward, grad, x, _per_channel(weight, dtype), mean, invstd, training)
     return _results(grads, (input.dtype, dtype, dtype), output_mask)
 
 
@@ -406,7 +410,7 @@ def native_batch_norm_backward(
 
 
 @implements(aten.batch_norm_backward.default)
-def batch_norm_backward_kernel(
+def new_batch_norm_backward(
     grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve
 ):
     return _batch_norm_backward(
@@ -431,7 +435,8 @@ def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                 f"{list(tensor.shape)} and normalized_shape = {normalized_shape}"
             )
-    if input.dim() < len(normalized_shape) or list(input.shape[-len(normalized_shape) :]) != normalized_shape:
+    trailing = list(input.shape[input.dim() - len(normalized_shape) :])
+    if input.dim() < len(normalized_shape) or trailing != normalized_shape:
         expected = "".join(f", {size}" for size in normalized_shape)
         raise RuntimeError(
             f"Given normalized_shape={normalized_shape}, expected input with shape [*{expected}], "
@@ -450,9 +455,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     _check_layer_norm_inputs(input, normalized_shape, weight, bias)
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("LayerNormKernelImpl", input)
-    out, mean, rstd = quietly(
-        layer_norm, _array(input, input.dtype), len(normalized_shape), _array(weight, dtype), _array(bias, dtype), eps
-    )
+    x, w, b = _array(input, input.dtype), _array(weight, dtype), _array(bias, dtype)
+    out, mean, rstd = quietly(layer_norm, x, len(normalized_shape), w, b, eps)
     return _results((out, mean, rstd), (input.dtype, dtype, dtype))
 
 
