@@ -1,0 +1,548 @@
+"""Normalization layers: batch norm, layer norm and group norm, forward and backward.
+
+What PyTorch sends an accelerator (checked in ``native_functions.yaml`` and
+``derivatives.yaml``, installed under ``torchgen/packaged``):
+
+* ``F.batch_norm`` (``nn.BatchNorm1d/2d/3d``) is ``batch_norm``, a
+  CompositeImplicitAutograd op: ``_batch_norm_impl_index`` checks the
+  parameter sizes, answers an empty input itself, and calls
+  ``native_batch_norm``, whose autograd formula calls
+  ``native_batch_norm_backward``. ``F.instance_norm`` (``nn.InstanceNorm*d``)
+  is composite too: it views ``(N, C, ...)`` as one sample of ``N * C``
+  channels and runs ``batch_norm`` on that, so it reaches the same two ops.
+* ``F.layer_norm`` reaches ``native_layer_norm`` and ``F.group_norm``
+  ``native_group_norm``. Both have a CompositeExplicitAutograd kernel for
+  devices without their own (``math_native_layer_norm`` runs through
+  ``native_batch_norm``, ``math_group_norm`` through ``var_mean``), but
+  their backward ops have only device kernels, and a fused forward is
+  faster, so npy registers all four, as CPU and CUDA do.
+* ``_native_batch_norm_legit`` (and ``.no_stats``), ``_batch_norm_with_update``,
+  ``_batch_norm_no_update`` and ``batch_norm_backward`` are the batch norms
+  that ``torch.export`` and AOTAutograd decompositions call; they are the
+  same computation under other signatures.
+
+Each op is a NumPy function over whole arrays plus a kernel that checks its
+inputs as PyTorch's CPU kernel does. Half precision is computed in float32.
+CPU takes the per-channel tensors (weight, bias, running statistics) in the
+input's dtype, or all in float32 for a half input (autocast's mix); the
+statistics it returns have that parameter dtype, and batch norm normalizes
+with them once rounded to it.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._numpy_errors import quietly
+from ._results import as_result
+from .reductions import not_implemented_for
+from .registry import aten, implements
+
+# --- the NumPy functions ------------------------------------------------------
+#
+# Batch norm works on ``x`` viewed as (N, C, L): one row of L values per sample
+# and channel. Layer and group norm work on rows of values, one row per mean.
+# (Sizes are spelled out, not -1, which NumPy cannot infer for empty arrays.)
+
+
+def _by_channel(array):
+    """``array`` (N, C, *) as (N, C, L); a view when its layout allows."""
+    return array.reshape(array.shape[0], array.shape[1], math.prod(array.shape[2:]))
+
+
+def _channel_sums(rows):
+    return rows.sum(axis=-1).sum(axis=0)
+
+
+def _channel_dots(a, b):
+    """The sum over N and L of ``a * b``, per channel (``vecdot`` runs as BLAS dot products)."""
+    return np.vecdot(a, b).sum(axis=0)
+
+
+def batch_inverse_std(variance, eps):
+    """1 / sqrt(variance + eps) of the batch variance, 0 where both are 0 (CPU's ``InvStd``)."""
+    shifted = variance + eps
+    return np.where(shifted == 0, 0, 1 / np.sqrt(shifted)).astype(variance.dtype, copy=False)
+
+
+def running_inverse_std(running_var, eps):
+    """1 / sqrt(running_var + eps), which evaluation normalizes with (inf where both are 0)."""
+    return 1 / np.sqrt(running_var + eps)
+
+
+def batch_statistics(x):
+    """Per-channel mean, biased variance (which normalizes) and unbiased variance
+    (which the running variance averages) of ``x`` (N, C, *)."""
+    rows = _by_channel(x)
+    count = rows.shape[0] * rows.shape[2]
+    mean = _channel_sums(rows) / count
+    centered = rows - mean[:, None]
+    squares = _channel_dots(centered, centered)
+    return mean, squares / count, squares / (count - 1)
+
+
+def running_average(running, batch_value, momentum):
+    """The running statistic after one training step."""
+    return momentum * batch_value + (1 - momentum) * running
+
+
+def batch_norm(x, weight, bias, mean, invstd):
+    """``(x - mean) * invstd * weight + bias``, the per-channel values (C,) broadcast along dim 1."""
+    scale = invstd if weight is None else invstd * weight
+    shift = -mean * scale if bias is None else bias - mean * scale
+    rows = _by_channel(x)
+    out = rows * scale[:, None]
+    out += shift[:, None]
+    return out.reshape(x.shape)
+
+
+def batch_norm_backward(grad, x, weight, mean, invstd, training):
+    """The gradients of :func:`batch_norm` with respect to x, weight and bias.
+
+    In training, ``mean`` and ``invstd`` came from ``x`` itself, so the
+    gradient flows through them too.
+    """
+    grad_rows, rows = _by_channel(grad), _by_channel(x)
+    count = rows.shape[0] * rows.shape[2]
+    grad_sum = _channel_sums(grad_rows)
+    centered = rows - mean[:, None]
+    dot = _channel_dots(centered, grad_rows)
+    scale = invstd if weight is None else invstd * weight
+    grad_input = grad_rows * scale[:, None]
+    if training:
+        centered *= (-dot * invstd * invstd / count * scale)[:, None]
+        grad_input += centered
+        grad_input -= (grad_sum / count * scale)[:, None]
+    return grad_input.reshape(x.shape), dot * invstd, grad_sum
+
+
+def _row_statistics(rows, eps):
+    """The rows centered, and the mean and 1 / std of each (for an empty row 0 and nan, as on CPU)."""
+    count = rows.shape[-1]
+    mean = rows.sum(axis=-1) / max(count, 1)
+    centered = rows - mean[..., None]
+    variance = np.vecdot(centered, centered) / count
+    return centered, mean, 1 / np.sqrt(variance + eps)
+
+
+def _row_coefficients(grad_x_sums, grad_sums, mean, rstd, count):
+    """b and c of the input gradient ``grad * rstd + x * b + c`` of a normalization over ``count``
+    values, from the sums over those values of ``grad`` and ``grad * x`` (CPU's formula)."""
+    x_coefficient = (grad_sums * mean - grad_x_sums) * rstd**3 / count
+    return x_coefficient, -x_coefficient * mean - grad_sums * rstd / count
+
+
+def layer_norm(x, normalized_ndim, weight, bias, eps):
+    """Normalize over the last ``normalized_ndim`` dims; the mean and 1 / std keep those dims as 1s."""
+    stats_shape = x.shape[: x.ndim - normalized_ndim] + (1,) * normalized_ndim
+    rows = x.reshape(math.prod(stats_shape), math.prod(x.shape[x.ndim - normalized_ndim :]))
+    out, mean, rstd = _row_statistics(rows, eps)
+    out *= rstd[:, None]
+    if weight is not None:
+        out *= weight.reshape(-1)
+    if bias is not None:
+        out += bias.reshape(-1)
+    return out.reshape(x.shape), mean.reshape(stats_shape), rstd.reshape(stats_shape)
+
+
+def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
+    """The gradients of :func:`layer_norm` with respect to x, weight and bias.
+
+    As CPU does, the input gradient is ``grad * weight * rstd + x * b + c``,
+    with b and c per row from the row sums of ``grad * weight`` and of its
+    product with ``x``.
+    """
+    param_shape = x.shape[x.ndim - normalized_ndim :]
+    shape = (mean.size, math.prod(param_shape))
+    rows, grad_rows = x.reshape(shape), grad.reshape(shape)
+    mean, rstd = mean.reshape(-1), rstd.reshape(-1)
+    scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
+    sums = np.vecdot(scaled, rows), scaled.sum(axis=-1)
+    x_coefficient, constant = _row_coefficients(*sums, mean, rstd, shape[1])
+    grad_input = scaled * rstd[:, None]
+    grad_input += rows * x_coefficient[:, None]
+    grad_input += constant[:, None]
+    weighted = rows - mean[:, None]
+    weighted *= grad_rows
+    grad_weight = rstd @ weighted  # the sum over rows of grad * (x - mean) * rstd
+    grad_bias = grad_rows.sum(axis=0)
+    return grad_input.reshape(x.shape), grad_weight.reshape(param_shape), grad_bias.reshape(param_shape)
+
+
+def _by_group(array, groups):
+    """``array`` (N, C, L) as (N, groups, values of a group)."""
+    batch, channels, length = array.shape
+    return array.reshape(batch, groups, channels // groups * length)
+
+
+def _for_each_channel(values, channels):
+    """(N, groups) values repeated for each channel of their group: (N, C)."""
+    return np.repeat(values, channels // values.shape[1], axis=1)
+
+
+def group_norm(x, weight, bias, groups, eps):
+    """Normalize ``x`` (N, C, L) by sample and group of channels; mean and 1 / std are (N, groups)."""
+    centered, mean, rstd = _row_statistics(_by_group(x, groups), eps)
+    scale = _for_each_channel(rstd, x.shape[1])
+    if weight is not None:
+        scale *= weight
+    out = centered.reshape(x.shape)
+    out *= scale[..., None]
+    if bias is not None:
+        out += bias[:, None]
+    return out, mean, rstd
+
+
+def group_norm_backward(grad, x, mean, rstd, weight, groups):
+    """The gradients of :func:`group_norm` with respect to x, weight and bias.
+
+    As CPU does, from per-channel sums of ``grad`` and ``grad * x``: the
+    input gradient is ``grad * weight * rstd + x * b + c`` with b and c per
+    sample and group, so no normalized copy of ``x`` is made.
+    """
+    batch, channels, length = x.shape
+    grad_x_sums, grad_sums = np.vecdot(grad, x), grad.sum(axis=-1)  # (N, C)
+    gamma = np.ones(channels, x.dtype) if weight is None else weight
+    by_group = (batch, groups, channels // groups)
+    grad_x_group = (grad_x_sums * gamma).reshape(by_group).sum(axis=-1)  # (N, groups)
+    grad_group = (grad_sums * gamma).reshape(by_group).sum(axis=-1)
+    count = by_group[2] * length
+    x_coefficient, constant = _row_coefficients(grad_x_group, grad_group, mean, rstd, count)
+    rstd_by_channel = _for_each_channel(rstd, channels)
+    grad_input = grad * (rstd_by_channel * gamma)[..., None]
+    grad_input += x * _for_each_channel(x_coefficient, channels)[..., None]
+    grad_input += _for_each_channel(constant, channels)[..., None]
+    centered_sums = grad_x_sums - grad_sums * _for_each_channel(mean, channels)
+    return grad_input, (centered_sums * rstd_by_channel).sum(axis=0), grad_sums.sum(axis=0)
+
+
+# --- checks, as PyTorch's CPU kernels make them ---------------------------------
+
+
+def _check_dtypes(dtype, tensors):
+    """The error CPU's kernels raise reading the first of ``tensors`` not of ``dtype`` as ``dtype``."""
+    for tensor in tensors:
+        if tensor is not None and tensor.dtype != dtype:
+            expected, found = SCALAR_TYPE_NAMES[dtype], SCALAR_TYPE_NAMES[tensor.dtype]
+            raise RuntimeError(f"expected scalar type {expected} but found {found}")
+
+
+def _parameter_dtype(input_dtype, parameters, checked_in_order=()):
+    """The dtype of the per-channel tensors and statistics, refusing the mixes CPU refuses.
+
+    The first of ``parameters`` given decides: if it has the input's dtype,
+    all must (CPU reads them in ``checked_in_order``); if not, all must be
+    float32 and the input half (CPU's ``is_mixed_type`` and ``check_mixed_data_type``).
+    """
+    given = [tensor for tensor in parameters if tensor is not None]
+    if given and given[0].dtype != input_dtype:
+        if any(tensor.dtype != torch.float32 for tensor in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input_dtype != torch.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return torch.float32
+    _check_dtypes(input_dtype, checked_in_order)
+    return input_dtype
+
+
+def _refuse_non_floating(op, tensor):
+    if not tensor.dtype.is_floating_point:
+        raise not_implemented_for(op, tensor.dtype)
+
+
+def _array(tensor, dtype):
+    """``tensor``'s array in ``dtype``'s compute dtype (float32 for half), or None."""
+    if tensor is None:
+        return None
+    return unwrap(tensor).astype(to_numpy_dtype(compute_dtype(dtype)), copy=False)
+
+
+def _rounded(array, dtype):
+    """``array`` rounded to ``dtype``, kept in its compute dtype."""
+    return array.astype(to_numpy_dtype(dtype), copy=False).astype(array.dtype, copy=False)
+
+
+def _results(arrays, dtypes, wanted=(True, True, True)):
+    """The result tensors, and None where not ``wanted``.
+
+    They are made C-contiguous: a NumPy result keeps its operands' layout
+    (channels-last for a channels-last input), and an npy storage's memory
+    must be in C or Fortran order, the order in which the views PyTorch makes
+    of it (``detach()``, autograd's saved tensors) read it.
+    """
+    return tuple(
+        as_result(np.ascontiguousarray(array), dtype) if want else None
+        for want, array, dtype in zip(wanted, arrays, dtypes)
+    )
+
+
+def _per_channel(tensor, dtype):
+    """A per-channel tensor's array as (C,) in ``dtype``'s compute dtype, or None.
+
+    Batch norm takes any shape with C elements, as ``_batch_norm_impl_index`` checks them.
+    """
+    return None if tensor is None else _array(tensor, dtype).reshape(-1)
+
+
+def _check_channel_count(name, channels, tensor):
+    """``_batch_norm_impl_index``'s check, made here too for direct calls (CPU's kernel makes none)."""
+    if tensor is not None and tensor.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+
+
+def _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training):
+    """The checks of CPU's ``batch_norm_cpu``; returns the per-channel dtype (:func:`_parameter_dtype`)."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    if input.dim() < 2:  # CPU asks for the channel count, input.size(1)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    _refuse_non_floating("batch_norm", input)
+    order = (running_mean, running_var, bias) if training else (bias, running_mean, running_var)
+    dtype = _parameter_dtype(input.dtype, (weight, bias, running_mean, running_var), order)
+    channels = input.shape[1]
+    named = [("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)]
+    for name, tensor in named:
+        _check_channel_count(name, channels, tensor)
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if training and input.numel() == 0:
+        raise RuntimeError(
+            f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}"
+        )
+    return dtype
+
+
+# --- batch norm kernels -------------------------------------------------------------
+
+
+def _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Output, saved mean and saved 1 / std; in training, the running statistics are updated in place."""
+    dtype = _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training)
+    x = _array(input, input.dtype)
+    w, b = _per_channel(weight, dtype), _per_channel(bias, dtype)
+    if not training:
+        invstd = quietly(running_inverse_std, _per_channel(running_var, dtype), eps)
+        out = batch_norm(x, w, b, _per_channel(running_mean, dtype), invstd)
+        return _results((out, np.empty(0), np.empty(0)), (input.dtype, dtype, dtype))
+    mean, variance, unbiased = quietly(batch_statistics, x)
+    # CPU normalizes with the statistics it saves, rounded to their dtype.
+    mean, invstd = _rounded(mean, dtype), _rounded(quietly(batch_inverse_std, variance, eps), dtype)
+    if running_mean is not None:
+        for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
+            updated = quietly(running_average, _per_channel(running, dtype), batch_value, momentum)
+            unwrap(running)[...] = updated.reshape(running.shape)
+    out = batch_norm(x, w, b, mean, invstd)
+    return _results((out, mean, invstd), (input.dtype, dtype, dtype))
+
+
+@implements(aten.native_batch_norm.default)
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@implements(aten._native_batch_norm_legit.default)
+def native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@implements(aten._native_batch_norm_legit.no_stats)
+def native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
+    return _batch_norm_forward(input, weight, bias, None, None, training, momentum, eps)
+
+
+def _with_reserve(results):
+    """The results of a batch norm and its reserve: cuDNN's workspace, empty on other devices."""
+    return (*results, as_result(np.empty(0), torch.uint8))
+
+
+@implements(aten._batch_norm_with_update.default)
+def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps)
+    return _with_reserve(results)
+
+
+# Its CompositeExplicitAutograd kernel calls CPU's batch_norm_cpu, which refuses npy tensors.
+@implements(aten._batch_norm_no_update.default)
+def batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, False, momentum, eps)
+    return _with_reserve(results)
+
+
+def _check_grad_shape(grad_output, input):
+    if grad_output.shape != input.shape:
+        raise RuntimeError(
+            f"Expected grad_output of shape {list(input.shape)}, like input, but got "
+            f"{list(grad_output.shape)}"
+        )
+
+
+def _batch_norm_backward(
+    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps, output_mask
+):
+    _refuse_non_floating("batch_norm_backward_cpu", input)
+    dtype = _parameter_dtype(input.dtype, (weight, running_mean, running_var, save_mean, save_invstd))
+    _check_dtypes(input.dtype, [grad_output])
+    _check_dtypes(dtype, (save_mean, save_invstd, running_mean, running_var))
+    _check_grad_shape(grad_output, input)
+    stats = (save_mean, save_invstd) if training else (running_mean, running_var)
+    if any(tensor is None for tensor in stats):  # CPU's kernel crashes
+        names = "save_mean and save_invstd" if training else "running_mean and running_var"
+        raise RuntimeError(f"batch_norm_backward: {names} must be defined when train={training}")
+    for name, tensor in [("weight", weight), *zip(("mean", "invstd"), stats)]:
+        _check_channel_count(name, input.shape[1], tensor)
+    mean, spread = _per_channel(stats[0], dtype), _per_channel(stats[1], dtype)
+    invstd = spread if training else quietly(running_inverse_std, spread, eps)
+    grad, x = _array(grad_output, input.dtype), _array(input, input.dtype)
+    grads = quietly(batch_norm_backward, grad, x, _per_channel(weight, dtype), mean, invstd, training)
+    return _results(grads, (input.dtype, dtype, dtype), output_mask)
+
+
+@implements(aten.native_batch_norm_backward.default)
+def native_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
+):
+    return _batch_norm_backward(
+        grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
+    )
+
+
+@implements(aten.batch_norm_backward.default)
+def new_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve
+):
+    return _batch_norm_backward(
+        grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask
+    )
+
+
+# --- layer norm kernels ---------------------------------------------------------------
+
+
+def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
+    """CPU's ``_check_layer_norm_inputs``."""
+    normalized_shape = list(normalized_shape)
+    if not normalized_shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+            f"element, but got normalized_shape = {normalized_shape}"
+        )
+    for name, tensor in [("weight", weight), ("bias", bias)]:
+        if tensor is not None and list(tensor.shape) != normalized_shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                f"{list(tensor.shape)} and normalized_shape = {normalized_shape}"
+            )
+    trailing = list(input.shape[input.dim() - len(normalized_shape) :])
+    if input.dim() < len(normalized_shape) or trailing != normalized_shape:
+        expected = "".join(f", {size}" for size in normalized_shape)
+        raise RuntimeError(
+            f"Given normalized_shape={normalized_shape}, expected input with shape [*{expected}], "
+            f"but got input of size{list(input.shape)}"
+        )
+
+
+def _check_like(template, wanted):
+    """CPU's backward kernels make a parameter gradient like its parameter: none given, they fail."""
+    if wanted and template is None:
+        raise RuntimeError("tensor does not have a device")
+
+
+@implements(aten.native_layer_norm.default)
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
+    _refuse_non_floating("LayerNormKernelImpl", input)
+    x, w, b = _array(input, input.dtype), _array(weight, dtype), _array(bias, dtype)
+    out, mean, rstd = quietly(layer_norm, x, len(normalized_shape), w, b, eps)
+    return _results((out, mean, rstd), (input.dtype, dtype, dtype))
+
+
+@implements(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    _check_like(weight, output_mask[1])
+    _check_like(weight if weight is not None else bias, output_mask[2])
+    dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
+    _refuse_non_floating("LayerNormBackwardKernelImpl", input)
+    _check_dtypes(input.dtype, [grad_out])
+    _check_grad_shape(grad_out, input)
+    grads = quietly(
+        layer_norm_backward,
+        _array(grad_out, input.dtype),
+        _array(input, input.dtype),
+        len(normalized_shape),
+        _array(mean, dtype),
+        _array(rstd, dtype),
+        _array(weight, dtype),
+    )
+    return _results(grads, (input.dtype, dtype, dtype), output_mask)
+
+
+# --- group norm kernels ---------------------------------------------------------------
+
+
+def _check_group_norm_inputs(input, weight, bias, channels, groups):
+    """CPU's ``check_group_norm_inputs`` (whose bias message shows the weight's shape)."""
+    if groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {groups}")
+    if channels % groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of "
+            f"shape {list(input.shape)} and num_groups={groups}"
+        )
+    weight_shape = list(weight.shape) if weight is not None else [0]
+    for name, tensor in [("weight", weight), ("bias", bias)]:
+        if tensor is not None and (tensor.dim() != 1 or tensor.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                f"but got {name} of shape {weight_shape} and input of shape {list(input.shape)}"
+            )
+
+
+def _check_group_sizes(input, batch, channels, spatial):
+    if input.numel() != batch * channels * spatial:
+        raise RuntimeError(
+            "Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
+            "be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+
+
+@implements(aten.native_group_norm.default)
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    _check_group_norm_inputs(input, weight, bias, C, group)
+    dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
+    _refuse_non_floating("GroupNormKernelImpl", input)
+    _check_group_sizes(input, N, C, HxW)
+    x = _array(input, input.dtype).reshape(N, C, HxW)
+    out, mean, rstd = quietly(group_norm, x, _array(weight, dtype), _array(bias, dtype), group, eps)
+    return _results((out.reshape(input.shape), mean, rstd), (input.dtype, dtype, dtype))
+
+
+@implements(aten.native_group_norm_backward.default)
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if grad_out.dtype != input.dtype:
+        raise RuntimeError("Expected scalar types of X and dY are same.")
+    dtype = _parameter_dtype(input.dtype, (mean, rstd), (rstd,))
+    _check_like(weight, output_mask[1] or output_mask[2])
+    _refuse_non_floating("GroupNormBackwardKernelImpl", input)
+    _check_group_sizes(input, N, C, HxW)
+    _check_grad_shape(grad_out, input)
+    if mean.numel() != N * group or rstd.numel() != N * group:
+        raise RuntimeError(
+            "Expected mean.numel() == N * group to be true, but got false.  (Could this error message "
+            "be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    grad_input, grad_weight, grad_bias = quietly(
+        group_norm_backward,
+        _array(grad_out, input.dtype).reshape(N, C, HxW),
+        _array(input, input.dtype).reshape(N, C, HxW),
+        _array(mean, dtype).reshape(N, group),
+        _array(rstd, dtype).reshape(N, group),
+        _array(weight, dtype),
+        group,
+    )
+    grads = (grad_input.reshape(input.shape), grad_weight, grad_bias)
+    return _results(grads, (input.dtype, dtype, dtype), output_mask)
