@@ -1,0 +1,428 @@
+"""Activation functions and their backward ops.
+
+What PyTorch sends the npy device for each (checked with
+``BACKEND_PKG_STRICT=1`` on ``nn.Module`` forward and backward, and in
+``native_functions.yaml``):
+
+* structured ops (``leaky_relu``, ``silu``, ``elu``, ``softplus``,
+  ``hardsigmoid``, ``mish``, ``glu``, ``softshrink``, ``hardshrink``,
+  ``threshold`` and their backward) arrive as their ``.out`` overload: for a
+  backend without a functional or in-place kernel, the dispatcher's
+  ``CompositeExplicitAutogradNonFunctional`` versions allocate and call it.
+  The functional and in-place overloads are registered too, so those calls
+  skip the allocation and an ``inplace=True`` module writes into its input
+  with :func:`~._results.write_in_place`;
+* ``hardtanh`` (so ``relu6``) and ``hardswish`` are not structured: their
+  functional and in-place overloads arrive as they are;
+* ``selu`` and ``celu`` are composites of ``elu`` (``elu`` takes a scale and
+  an input scale for them); ``relu6`` of ``hardtanh``; ``log_sigmoid`` of
+  ``log_sigmoid_forward``, whose second result is a buffer its backward
+  reads; ``prelu`` of ``_prelu_kernel``, after PyTorch reshapes the weight
+  to broadcast over the channel dim;
+* ``silu_backward`` and ``mish_backward`` have a ``CompositeImplicitAutograd``
+  version (``math_silu_backward`` and ``math_mish_backward`` in
+  ``aten/src/ATen/native/Activation.cpp``) that would reach the device as
+  ``sigmoid``, ``mul`` and friends, rounding each step in half precision; a
+  kernel registered here replaces it, as CPU's own kernel does on CPU.
+
+Each op is a NumPy function of arrays (:func:`leaky_relu_values`...) and a
+kernel that checks its inputs as PyTorch's CPU kernel does. Half precision
+is computed in float32 and rounded once, as CPU's vectorized kernels do;
+Python scalars enter the arithmetic in the compute dtype, as CPU converts them.
+"""
+
+import numpy as np
+import torch
+
+from ..dtypes import compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._numpy_errors import quietly
+from ._operands import promoted
+from ._results import as_result, write_out
+from .arithmetic import elementwise
+from .indexing import wrap_dim
+from .reductions import not_implemented_for, write_pair
+from .registry import aten, implements
+from .unary import clamp
+
+# --- registering an op with its out= and in-place overloads ---------------------
+
+
+def activation(name, *, in_place=True):
+    """Register the decorated kernel for ``aten.<name>``, its ``.out`` and (if any) ``aten.<name>_``.
+
+    The ``out=`` and in-place kernels store the functional result (see
+    :func:`~.arithmetic.elementwise`), so each op is written once.
+    """
+    packet = getattr(aten, name)
+    in_place_op = getattr(aten, f"{name}_").default if in_place else None
+    return elementwise(packet.default, packet.out, in_place_op)
+
+
+def with_out(name, out_overload="grad_input"):
+    """Register the decorated kernel for ``aten.<name>`` and an ``out=`` kernel storing its result(s).
+
+    An op without an ``out=`` overload passes ``out_overload=None``.
+    """
+    packet = getattr(aten, name)
+
+    def decorator(compute):
+        def kernel(*args, **kwargs):
+            return quietly(compute, *args, **kwargs)
+
+        kernel.__name__ = compute.__name__
+        implements(packet.default)(kernel)
+        if out_overload is not None:
+            implements(getattr(packet, out_overload))(_out_kernel(name, kernel, getattr(packet, out_overload)))
+        return compute
+
+    return decorator
+
+
+def _out_kernel(name, kernel, out_op):
+    """A kernel for ``out_op`` that stores ``kernel``'s result(s) into the out arguments
+    its schema names (``grad_input``, ``out``, or ``output`` and ``buffer``)."""
+    out_names = [argument.name for argument in out_op._schema.arguments if argument.is_out]
+
+    def out_kernel(*args, **kwargs):
+        outs = [kwargs.pop(out_name) for out_name in out_names]
+        results = kernel(*args, **kwargs)
+        return write_out(name, outs[0], results) if len(outs) == 1 else write_pair(name, outs, results)
+
+    out_kernel.__name__ = f"{kernel.__name__}_out"
+    return out_kernel
+
+
+# --- reading inputs -------------------------------------------------------------
+
+
+def _floating_input(op, self, *, complex_ok=False):
+    """``self``'s array in its compute dtype; CPU's activation kernels exist for floating
+    dtypes only (silu's for complex ones too)."""
+    if not (self.dtype.is_floating_point or (complex_ok and self.dtype.is_complex)):
+        raise not_implemented_for(op, self.dtype)
+    return unwrap(self).astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
+
+
+def _gradient_inputs(op, grad_output, self, *, complex_ok=False):
+    """A backward's arrays, promoted together, and their (floating) dtype."""
+    (grad, x), dtype = promoted(op, grad_output, self)
+    if not (dtype.is_floating_point or (complex_ok and dtype.is_complex)):
+        raise not_implemented_for(op, dtype)
+    return grad, x, dtype
+
+
+def _scalar(value, array):
+    """A Scalar argument as the array's dtype, as CPU's kernels convert it before computing."""
+    return array.dtype.type(value)
+
+
+# --- leaky_relu -------------------------------------------------------------------
+
+
+def leaky_relu_values(x, negative_slope):
+    return np.where(x > 0, x, x * negative_slope)
+
+
+def leaky_relu_gradient(grad, x, negative_slope):
+    return np.where(x > 0, grad, grad * negative_slope)
+
+
+@activation("leaky_relu")
+def leaky_relu(self, negative_slope=0.01):
+    x = _floating_input("leaky_relu", self)
+    return as_result(leaky_relu_values(x, _scalar(negative_slope, x)), self.dtype)
+
+
+@with_out("leaky_relu_backward")
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    # After leaky_relu_, autograd has only the result: with a negative slope
+    # its sign no longer tells which side of 0 the input was on.
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+            "supported. This is caused by calling in-place forward function with a negative slope, "
+            "please call out-of-place version instead. File an issue at "
+            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+            "backward calculation with negative slope"
+        )
+    grad, x, dtype = _gradient_inputs("leaky_relu_backward", grad_output, self)
+    return as_result(leaky_relu_gradient(grad, x, _scalar(negative_slope, x)), dtype)
+
+
+# --- silu and mish ---------------------------------------------------------------------
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def silu_values(x):
+    return x / (1 + np.exp(-x))
+
+
+def silu_gradient(grad, x):
+    sigmoid = _sigmoid(x)
+    return grad * sigmoid * (1 + x * (1 - sigmoid))
+
+
+def mish_values(x):
+    return x * np.tanh(np.log1p(np.exp(x)))
+
+
+def mish_gradient(grad, x):
+    tanh_softplus = np.tanh(np.log1p(np.exp(x)))
+    return grad * (tanh_softplus + x * _sigmoid(x) * (1 - tanh_softplus * tanh_softplus))
+
+
+@activation("silu")
+def silu(self):
+    return as_result(silu_values(_floating_input("silu", self, complex_ok=True)), self.dtype)
+
+
+@activation("mish")
+def mish(self):
+    return as_result(mish_values(_floating_input("mish", self)), self.dtype)
+
+
+@with_out("silu_backward")
+def silu_backward(grad_output, self):
+    grad, x, dtype = _gradient_inputs("silu_backward", grad_output, self, complex_ok=True)
+    return as_result(silu_gradient(grad, x), dtype)
+
+
+@with_out("mish_backward", out_overload=None)
+def mish_backward(grad_output, self):
+    grad, x, dtype = _gradient_inputs("mish_backward", grad_output, self)
+    return as_result(mish_gradient(grad, x), dtype)
+
+
+# --- elu, and selu and celu through it ------------------------------------------------
+
+
+def elu_values(x, alpha, scale, input_scale):
+    return np.where(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale)
+
+
+def elu_gradient(grad, x, alpha, scale, input_scale, is_result):
+    """With ``is_result``, ``x`` is elu's output: below 0 the slope is ``input_scale * (out + alpha * scale)``."""
+    if is_result:
+        negative_slope = input_scale * (x + alpha * scale)
+    else:
+        negative_slope = input_scale * (alpha * scale) * np.exp(x * input_scale)
+    return np.where(x <= 0, grad * negative_slope, grad * scale)
+
+
+@activation("elu")
+def elu(self, alpha=1, scale=1, input_scale=1):
+    x = _floating_input("elu", self)
+    return as_result(elu_values(x, *(_scalar(value, x) for value in (alpha, scale, input_scale))), self.dtype)
+
+
+@with_out("elu_backward")
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    # elu_ with a negative alpha maps negative inputs to positive outputs; the result cannot be inverted.
+    if is_result and alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not "
+            "supported. This is caused by calling in-place forward function with a negative slope, "
+            "please call out-of-place version instead."
+        )
+    grad, x, dtype = _gradient_inputs("elu_backward", grad_output, self_or_result)
+    alpha, scale, input_scale = (_scalar(value, x) for value in (alpha, scale, input_scale))
+    return as_result(elu_gradient(grad, x, alpha, scale, input_scale, is_result), dtype)
+
+
+# --- hardtanh (relu6), hardsigmoid, hardswish --------------------------------------------
+
+
+@activation("hardtanh")
+def hardtanh(self, min_val=-1, max_val=1):
+    """A clamp, which CPU's hardtanh is; integer tensors clamp to the limits truncated to integers."""
+    if self.dtype == torch.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if self.dtype.is_floating_point or self.dtype.is_complex:
+        return clamp(self, min_val, max_val)
+    low, high = int(min_val), int(max_val)
+    if self.dtype == torch.uint8 and (low < 0 or high < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return clamp(self, low, high)
+
+
+def hardtanh_gradient(grad, x, min_val, max_val):
+    return np.where((x <= min_val) | (x >= max_val), 0, grad)
+
+
+@with_out("hardtanh_backward")
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    # CPU's hardtanh_backward is its hardshrink_backward loop, and refuses dtypes by that name.
+    grad, x, dtype = _gradient_inputs("hardshrink_backward", grad_output, self)
+    return as_result(hardtanh_gradient(grad, x, _scalar(min_val, x), _scalar(max_val, x)), dtype)
+
+
+def hardsigmoid_values(x):
+    return np.clip(x + 3, 0, 6) / 6
+
+
+def hardsigmoid_gradient(grad, x):
+    return np.where((x > -3) & (x < 3), grad / 6, 0)
+
+
+def hardswish_values(x):
+    return x * np.clip(x + 3, 0, 6) / 6
+
+
+def hardswish_gradient(grad, x):
+    """0 up to -3, ``x/3 + 1/2`` between, 1 from 3 on (CPU's choice at the two kinks)."""
+    return np.where(x <= -3, 0, np.where(x < 3, grad * (x / 3 + 0.5), grad))
+
+
+@activation("hardsigmoid")
+def hardsigmoid(self):
+    return as_result(hardsigmoid_values(_floating_input("hardsigmoid", self)), self.dtype)
+
+
+@with_out("hardsigmoid_backward")
+def hardsigmoid_backward(grad_output, self):
+    grad, x, dtype = _gradient_inputs("hardsigmoid_backward", grad_output, self)
+    return as_result(hardsigmoid_gradient(grad, x), dtype)
+
+
+@activation("hardswish")
+def hardswish(self):
+    return as_result(hardswish_values(_floating_input("hardswish", self)), self.dtype)
+
+
+@with_out("hardswish_backward", "out")
+def hardswish_backward(grad_output, self):
+    grad, x, dtype = _gradient_inputs("hardswish_backward", grad_output, self)
+    return as_result(hardswish_gradient(grad, x), dtype)
+
+
+# --- softplus ----------------------------------------------------------------------------
+
+
+def softplus_values(x, beta, threshold):
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x`` passes ``threshold``."""
+    scaled = x * beta
+    return np.where(scaled > threshold, x, np.log1p(np.exp(scaled)) / beta)
+
+
+def softplus_gradient(grad, x, beta, threshold):
+    scaled = x * beta
+    exp = np.exp(scaled)
+    return np.where(scaled > threshold, grad, grad * exp / (exp + 1))
+
+
+@activation("softplus", in_place=False)
+def softplus(self, beta=1, threshold=20):
+    x = _floating_input("softplus", self)
+    return as_result(softplus_values(x, _scalar(beta, x), _scalar(threshold, x)), self.dtype)
+
+
+@with_out("softplus_backward")
+def softplus_backward(grad_output, self, beta, threshold):
+    grad, x, dtype = _gradient_inputs("softplus_backward", grad_output, self)
+    return as_result(softplus_gradient(grad, x, _scalar(beta, x), _scalar(threshold, x)), dtype)
+
+
+# --- log_sigmoid ---------------------------------------------------------------------------
+
+
+def log_sigmoid_values(x):
+    """``log(sigmoid(x))`` as ``min(x, 0) - log1p(exp(-|x|))``, and the buffer ``exp(-|x|)``.
+
+    The form cannot overflow; CPU keeps the same buffer for the backward.
+    """
+    buffer = np.exp(-np.abs(x))
+    return np.minimum(x, 0) - np.log1p(buffer), buffer
+
+
+def log_sigmoid_gradient(grad, x, buffer):
+    """``1 - sigmoid(x)``, from the buffer: ``1 - b/(1+b)`` below 0, ``b/(1+b)`` above."""
+    negative = x < 0
+    return (negative - np.where(negative, 1, -1) * (buffer / (1 + buffer))) * grad
+
+
+@with_out("log_sigmoid_forward", "output")
+def log_sigmoid_forward(self):
+    output, buffer = log_sigmoid_values(_floating_input("log_sigmoid", self))
+    return as_result(output, self.dtype), as_result(buffer, self.dtype)
+
+
+@with_out("log_sigmoid_backward")
+def log_sigmoid_backward(grad_output, self, buffer):
+    grad, x, dtype = _gradient_inputs("log_sigmoid_backward", grad_output, self)
+    return as_result(log_sigmoid_gradient(grad, x, unwrap(buffer).astype(x.dtype, copy=False)), dtype)
+
+
+# --- glu ---------------------------------------------------------------------------------
+
+
+def _glu_halves(op, self, dim):
+    """The two halves of ``self`` along ``dim`` (compute dtype), and the NumPy axis."""
+    if self.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    axis = wrap_dim(dim, self.dim())
+    if self.shape[axis] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {axis} is size {self.shape[axis]}"
+        )
+    a, b = np.split(_floating_input(op, self), 2, axis=axis)
+    return a, b, axis
+
+
+def glu_values(a, b):
+    return a * _sigmoid(b)
+
+
+def glu_gradient(grad, a, b, axis):
+    gate = _sigmoid(b)
+    return np.concatenate([grad * gate, grad * a * gate * (1 - gate)], axis=axis)
+
+
+@activation("glu", in_place=False)
+def glu(self, dim=-1):
+    a, b, _ = _glu_halves("glu", self, dim)
+    return as_result(glu_values(a, b), self.dtype)
+
+
+@with_out("glu_backward")
+def glu_backward(grad_output, self, dim):
+    a, b, axis = _glu_halves("glu_backward", self, dim)
+    grad = unwrap(grad_output).astype(a.dtype, copy=False)
+    return as_result(glu_gradient(grad, a, b, axis), self.dtype)
+
+
+# --- prelu ----------------------------------------------------------------------------------
+
+
+def prelu_values(x, weight):
+    return np.where(x > 0, x, weight * x)
+
+
+def prelu_gradients(grad, x, weight):
+    """The gradients of input and weight, both of the broadcast shape (autograd sums the weight's)."""
+    positive = x > 0
+    return np.where(positive, grad, weight * grad), np.where(positive, 0, x * grad)
+
+
+def _prelu_inputs(op, self, weight):
+    (x, w), dtype = promoted(op, self, weight)
+    if not dtype.is_floating_point:
+        raise not_implemented_for("prelu", dtype)
+    return x, w, dtype
+
+
+@implements(aten._prelu_kernel.default)
+def prelu_kernel(self, weight):
+    x, w, dtype = _prelu_inputs("_prelu_kernel", self, weight)
+    return as_result(quietly(prelu_values, x, w), dtype)
+
+
+@implements(aten._prelu_kernel_backward.default)
+def prelu_kernel_backward(grad_output, self, weight):
+    x, w, dtype = _prelu_inputs("_prelu_kernel_backward", self, weight)
+    grad = unwrap(grad_output).astype(x.dtype, copy=False)
+    grad_input, grad_weight = quietly(prelu_gradients, grad, x, w)
+    return as_result(grad_input, dtype), as_result(grad_weight, dtype)
