@@ -1,0 +1,562 @@
+"""Losses on the npy device: binary cross entropy, smooth L1 and Huber, CTC.
+
+What PyTorch sends the device, per loss (checked with ``BACKEND_PKG_STRICT=1``
+on forward and backward, and against ``native_functions.yaml``):
+
+* ``F.binary_cross_entropy``: ``binary_cross_entropy`` and
+  ``binary_cross_entropy_backward``, CPU/CUDA-only kernels with no composite;
+* ``F.binary_cross_entropy_with_logits``: ``binary_cross_entropy_with_logits``
+  is ``CompositeExplicitAutograd``, so its composite (``log_sigmoid`` and
+  arithmetic, ``aten/src/ATen/native/Loss.cpp``) runs at the device's key
+  unless the device has a kernel: this one computes it in one pass. Its
+  backward is a formula of ``derivatives.yaml`` (``sigmoid`` and arithmetic),
+  which the device already has;
+* ``F.smooth_l1_loss`` (``beta > 0``): structured ``smooth_l1_loss``, arriving as
+  ``.out``, and ``smooth_l1_loss_backward``, whose functional overload is a
+  composite over ``.grad_input``. With ``beta == 0`` ``F.smooth_l1_loss`` is
+  ``l1_loss``, a composite of arithmetic;
+* ``F.huber_loss``: ``huber_loss`` and ``huber_loss_backward`` (functional
+  a composite over ``.out``);
+* ``F.ctc_loss``: ``ctc_loss`` is ``CompositeImplicitAutograd``; it reaches the
+  device as ``_ctc_loss`` (lengths as Python ints, targets made int64) and, in
+  the backward, ``_ctc_loss_backward``. The reduction is arithmetic on its result;
+* ``F.kl_div`` is a composite of arithmetic and, with a target of
+  probabilities, ``xlogy``: the one elementwise op of the family that has no
+  other home yet, so it is registered here;
+* ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
+  probabilities as targets) are composites over ops other modules implement.
+
+Each loss is NumPy functions of arrays (``*_terms``, ``*_gradient``,
+:func:`ctc_log_alpha`...) and kernels that check the inputs as PyTorch's
+CPU kernels do. Half precision is computed in float32 and rounded once;
+PyTorch's CPU loops for BCE (and its composites) round each half step, so
+half results differ from CPU's by that rounding.
+"""
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._numpy_errors import quietly
+from ._operands import operand, promoted
+from ._results import as_result, write_out
+from .arithmetic import elementwise, float_dtype
+from .indexing import broadcast_shapes
+from .reductions import not_implemented_for, write_pair
+from .registry import aten, implements
+
+# at::Reduction: how a loss combines its per-element terms.
+_NONE, _MEAN, _SUM = 0, 1, 2
+
+
+def reduced(terms, reduction):
+    """A loss's terms kept (none), averaged (mean; nan for no terms) or added (sum)."""
+    if reduction == _NONE:
+        return terms
+    total = np.sum(terms)
+    return quietly(np.divide, total, terms.size) if reduction == _MEAN else total
+
+
+def _mean_scale(reduction, count):
+    """The factor a mean puts on each term's gradient."""
+    return 1 / count if reduction == _MEAN else 1
+
+
+def _array(op, tensor, np_dtype):
+    return np.asarray(operand(op, tensor)).astype(np_dtype, copy=False)
+
+
+def _check_dtypes_match(expected, *tensors):
+    """TensorIterator's check for kernels that take all operands in one dtype."""
+    for tensor in tensors:
+        if tensor is not None and tensor.dtype != expected:
+            raise RuntimeError(
+                f"Found dtype {SCALAR_TYPE_NAMES[tensor.dtype]} but expected {SCALAR_TYPE_NAMES[expected]}"
+            )
+
+
+def _check_writable_shape(shape, *others):
+    """An in-place op's check: the operands broadcast to the shape of the tensor written."""
+    shape = tuple(shape)
+    broadcast = broadcast_shapes(shape, *(tuple(other) for other in others))
+    if broadcast != shape:
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}"
+        )
+
+
+def _squeezed(shape):
+    return tuple(size for size in shape if size != 1)
+
+
+def _gradient_op(name, out_name):
+    """Register the decorated backward kernel for ``aten.<name>`` and its ``out=`` overload."""
+    packet = getattr(aten, name)
+    out_op = next(getattr(packet, overload) for overload in packet.overloads() if overload != "default")
+
+    def decorator(kernel):
+        implements(packet.default)(kernel)
+
+        @implements(out_op)
+        def out_kernel(*args, **kwargs):
+            out = kwargs.pop(out_name)
+            return write_out(name, out, kernel(*args, **kwargs))
+
+        return kernel
+
+    return decorator
+
+
+# --- binary cross entropy -------------------------------------------------------------
+
+
+def bce_terms(x, y):
+    """``-(y log x + (1 - y) log(1 - x))``, each log clamped at -100 as PyTorch does (so 0 log 0 is 0)."""
+    return (y - 1) * np.maximum(np.log1p(-x), -100) - y * np.maximum(np.log(x), -100)
+
+
+def bce_gradient(grad, x, y):
+    """``(x - y) / (x (1 - x))``, the denominator kept from 0 by PyTorch's epsilon 1e-12."""
+    return grad * (x - y) / np.maximum((1 - x) * x, 1e-12)
+
+
+def _bce_arrays(op, first, self, target, weight):
+    """The arrays of a BCE kernel, in the compute dtype of ``first``'s dtype, checked as CPU checks.
+
+    CPU squeezes input and target before its elementwise loop, so their
+    shapes need only agree without size-1 dims.
+    """
+    _check_dtypes_match(first.dtype, self, target)
+    if not first.dtype.is_floating_point:
+        raise not_implemented_for(op, first.dtype)
+    _check_writable_shape(_squeezed(self.shape), _squeezed(target.shape))
+    np_compute = to_numpy_dtype(compute_dtype(first.dtype))
+    x = _array(op, self, np_compute)
+    y = _array(op, target, np_compute).reshape(_squeezed(target.shape))
+    y = np.broadcast_to(y, _squeezed(self.shape)).reshape(self.shape)
+    w = None
+    if weight is not None:
+        _check_writable_shape(self.shape, weight.shape)
+        w = _array(op, weight, np_compute)
+    return x, y, w
+
+
+def _check_in_unit_interval(x, y):
+    if not np.all((x >= 0) & (x <= 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not np.all((y >= 0) & (y <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+
+
+@implements(aten.binary_cross_entropy.default)
+def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
+    x, y, w = _bce_arrays("binary_cross_entropy", self, self, target, weight)
+    _check_in_unit_interval(x, y)
+    terms = quietly(bce_terms, x, y)
+    if w is not None:
+        terms = terms * w
+    return as_result(reduced(terms, reduction), self.dtype)
+
+
+@implements(aten.binary_cross_entropy.out)
+def binary_cross_entropy_out(self, target, weight=None, reduction=_MEAN, *, out):
+    return write_out("binary_cross_entropy", out, binary_cross_entropy(self, target, weight, reduction))
+
+
+@_gradient_op("binary_cross_entropy_backward", "grad_input")
+def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=_MEAN):
+    # CPU's grad_input is made like grad_output: the other operands must have its dtype.
+    x, y, w = _bce_arrays("binary_cross_entropy_backward", grad_output, self, target, weight)
+    grad = _array("binary_cross_entropy_backward", grad_output, x.dtype)
+    slope = quietly(bce_gradient, grad, x, y) * _mean_scale(reduction, self.numel())
+    if w is not None:
+        slope = slope * w
+    return as_result(slope, grad_output.dtype)
+
+
+def bce_with_logits_terms(x, y, pos_weight=None):
+    """``(1 - y) x - (1 + (p - 1) y) log_sigmoid(x)``, PyTorch's form (``p`` is ``pos_weight``).
+
+    ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))`` cannot overflow.
+    """
+    log_sigmoid = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((pos_weight - 1) * y + 1)
+    return (1 - y) * x - log_sigmoid
+
+
+def _check_bce_with_logits(self, target, weight, pos_weight):
+    """The checks the steps of PyTorch's composite make: the loss is written into a
+    tensor like ``1 - target``, so everything must broadcast (and cast) to the target."""
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for("log_sigmoid", self.dtype)
+    if pos_weight is not None:
+        _check_writable_shape(self.shape, broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape)))
+    _check_writable_shape(target.shape, self.shape)
+    if weight is not None:
+        _check_writable_shape(target.shape, weight.shape)
+    loss_dtype = torch.result_type(target, 1)
+    computed = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
+    if not torch.can_cast(computed, loss_dtype):
+        raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[computed]} can't be cast to the desired output type {SCALAR_TYPE_NAMES[loss_dtype]}")
+    return loss_dtype
+
+
+@implements(aten.binary_cross_entropy_with_logits.default)
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
+    dtype = _check_bce_with_logits(self, target, weight, pos_weight)
+    op = "binary_cross_entropy_with_logits"
+    np_compute = to_numpy_dtype(compute_dtype(torch.promote_types(dtype, self.dtype)))
+    x, y = _array(op, self, np_compute), _array(op, target, np_compute)
+    p = None if pos_weight is None else _array(op, pos_weight, np_compute)
+    terms = quietly(bce_with_logits_terms, x, y, p)
+    if weight is not None:
+        terms = terms * _array(op, weight, np_compute)
+    return as_result(reduced(terms, reduction), dtype)
+
+
+@implements(aten.binary_cross_entropy_with_logits.out)
+def binary_cross_entropy_with_logits_out(self, target, weight=None, pos_weight=None, reduction=_MEAN, *, out):
+    result = binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction)
+    return write_out("binary_cross_entropy_with_logits", out, result)
+
+
+# --- smooth L1 and Huber --------------------------------------------------------------
+
+
+def smooth_l1_terms(x, y, beta):
+    """``|x - y|`` beyond ``beta``, ``(x - y)**2 / (2 beta)`` within it."""
+    distance = np.abs(x - y)
+    return np.where(distance < beta, 0.5 * distance * distance / beta, distance - 0.5 * beta)
+
+
+def smooth_l1_gradient(grad, x, y, beta):
+    difference = x - y
+    if beta <= 0:  # PyTorch takes l1_loss's gradient then: the sign, 0 at 0
+        return np.sign(difference) * grad
+    return np.where(
+        difference <= -beta, -grad, np.where(difference >= beta, grad, difference * grad / beta)
+    )
+
+
+def huber_terms(x, y, delta):
+    """``(x - y)**2 / 2`` within ``delta``, ``delta (|x - y| - delta / 2)`` beyond it."""
+    distance = np.abs(x - y)
+    return np.where(distance < delta, 0.5 * distance * distance, delta * (distance - 0.5 * delta))
+
+
+def huber_gradient(grad, x, y, delta):
+    difference = x - y
+    return np.where(
+        difference <= -delta,
+        -delta * grad,
+        np.where(difference >= delta, delta * grad, difference * grad),
+    )
+
+
+def _distance_arrays(op, self, target):
+    """Input and target promoted together; the losses of distances exist for floating dtypes."""
+    (x, y), dtype = promoted(op, self, target)
+    if not dtype.is_floating_point:
+        raise not_implemented_for(op, dtype)
+    return x, y, dtype
+
+
+@implements(aten.smooth_l1_loss.default)
+def smooth_l1_loss(self, target, reduction=_MEAN, beta=1.0):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y, dtype = _distance_arrays("smooth_l1_cpu", self, target)
+    return as_result(reduced(quietly(smooth_l1_terms, x, y, beta), reduction), dtype)
+
+
+@implements(aten.smooth_l1_loss.out)
+def smooth_l1_loss_out(self, target, reduction=_MEAN, beta=1.0, *, out):
+    return write_out("smooth_l1_loss", out, smooth_l1_loss(self, target, reduction, beta))
+
+
+@_gradient_op("smooth_l1_loss_backward", "grad_input")
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    # The gradient is written into a tensor like the input.
+    _check_writable_shape(self.shape, target.shape, grad_output.shape)
+    x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target)
+    grad = _array("smooth_l1_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
+    return as_result(quietly(smooth_l1_gradient, grad, x, y, beta), self.dtype)
+
+
+def _huber_arrays(op, self, target):
+    """Huber's result is made like the input: the target must broadcast to it."""
+    _check_writable_shape(self.shape, target.shape)
+    return _distance_arrays(op, self, target)
+
+
+@implements(aten.huber_loss.default)
+def huber_loss(self, target, reduction=_MEAN, delta=1.0):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y, _ = _huber_arrays("huber_cpu", self, target)
+    return as_result(reduced(quietly(huber_terms, x, y, delta), reduction), self.dtype)
+
+
+@implements(aten.huber_loss.out)
+def huber_loss_out(self, target, reduction=_MEAN, delta=1.0, *, out):
+    return write_out("huber_loss", out, huber_loss(self, target, reduction, delta))
+
+
+@_gradient_op("huber_loss_backward", "grad_input")
+def huber_loss_backward(grad_output, self, target, reduction, delta):
+    # CPU's backward loop takes every operand in the input's dtype.
+    _check_dtypes_match(self.dtype, target, grad_output)
+    _check_writable_shape(self.shape, grad_output.shape)
+    x, y, _ = _huber_arrays("huber_backward_cpu", self, target)
+    grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
+    return as_result(quietly(huber_gradient, grad, x, y, delta), self.dtype)
+
+
+# --- xlogy, for kl_div ------------------------------------------------------------------
+
+
+def xlogy_values(x, y):
+    """``x log y``, 0 where ``x`` is 0 (unless ``y`` is nan)."""
+    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
+
+
+@elementwise(aten.xlogy.Tensor, aten.xlogy.OutTensor, aten.xlogy_.Tensor)
+def xlogy(self, other):
+    """Integers and bools give the default float dtype, as in PyTorch."""
+    dtype = float_dtype(torch.result_type(self, other))
+    if dtype.is_complex:
+        raise not_implemented_for("xlogy", dtype)
+    np_compute = to_numpy_dtype(compute_dtype(dtype))
+    return as_result(xlogy_values(_array("xlogy", self, np_compute), _array("xlogy", other, np_compute)), dtype)
+
+
+# --- CTC -------------------------------------------------------------------------------
+#
+# Graves et al. 2006: the targets, with a blank before, between and after
+# their labels, make the extended sequence l' of length 2L+1. alpha[t, s]
+# sums (in log space) the probabilities of the paths that emit l'[:s+1] in
+# the first t+1 steps; beta[t, s] those that finish l' from (t, s). One step
+# of either recursion is vectorized over the batch and s; the loop is over time.
+
+_NEG_INF = -np.inf
+
+
+def _log_sum_exp(*terms):
+    """log(sum(exp(terms))), elementwise, with CPU's guard: all -inf gives -inf, not nan."""
+    peak = np.maximum.reduce(terms)
+    peak = np.where(peak == _NEG_INF, 0, peak)
+    return np.log(sum(np.exp(term - peak) for term in terms)) + peak
+
+
+def extended_targets(targets, target_lengths, blank):
+    """l' for each sample, ``(N, 2 max(L) + 1)``, blank-padded past ``2 L + 1``.
+
+    ``targets`` is ``(N, S)`` padded, or 1-D with the samples' labels one after another.
+    """
+    lengths = np.asarray(target_lengths, dtype=np.int64)
+    longest = int(lengths.max(initial=0))
+    positions = np.arange(longest)
+    if targets.ndim == 1:
+        starts = np.cumsum(lengths) - lengths
+        index = np.minimum(starts[:, None] + positions, max(targets.size - 1, 0))
+        labels = targets[index] if targets.size else np.zeros(index.shape, np.int64)
+    else:
+        labels = targets[:, :longest]
+    labels = np.where(positions < lengths[:, None], labels, blank)
+    extended = np.full((len(lengths), 2 * longest + 1), blank, dtype=np.int64)
+    extended[:, 1::2] = labels
+    return extended
+
+
+def _can_skip(extended):
+    """Whether s can be reached from s - 2 (a label different from the one before, across a blank)."""
+    skip = np.zeros(extended.shape, dtype=bool)
+    skip[:, 2:] = extended[:, 2:] != extended[:, :-2]
+    return skip
+
+
+def _emissions(log_probs, extended):
+    """``log_probs[t, b, l'[b, s]]`` as ``(T, N, S)``."""
+    return np.take_along_axis(log_probs, np.broadcast_to(extended, (log_probs.shape[0], *extended.shape)), axis=2)
+
+
+def _shifted_right(array, step):
+    """``array[..., s - step]`` at s, -inf where that is before the start."""
+    shifted = np.full_like(array, _NEG_INF)
+    shifted[..., step:] = array[..., : array.shape[-1] - step]
+    return shifted
+
+
+def _shifted_left(array, step):
+    """``array[..., s + step]`` at s, -inf past the end."""
+    shifted = np.full_like(array, _NEG_INF)
+    shifted[..., : array.shape[-1] - step] = array[..., step:]
+    return shifted
+
+
+def ctc_log_alpha(log_probs, extended, target_lengths):
+    """The forward variables, ``(N, T, S)``: -inf where no path can be."""
+    emissions = _emissions(log_probs, extended)
+    skip = _can_skip(extended)
+    log_alpha = np.full((extended.shape[0], log_probs.shape[0], extended.shape[1]), _NEG_INF, log_probs.dtype)
+    log_alpha[:, 0, 0] = emissions[0, :, 0]
+    has_labels = np.asarray(target_lengths) > 0
+    log_alpha[has_labels, 0, 1] = emissions[0, has_labels, 1]
+    for t in range(1, log_probs.shape[0]):
+        previous = log_alpha[:, t - 1]
+        from_skip = np.where(skip, _shifted_right(previous, 2), _NEG_INF)
+        log_alpha[:, t] = _log_sum_exp(previous, _shifted_right(previous, 1), from_skip) + emissions[t]
+    return log_alpha
+
+
+def ctc_negative_log_likelihood(log_alpha, input_lengths, target_lengths):
+    """Minus the log of the paths' total probability: those ending on the last label or the blank after it."""
+    samples = np.arange(log_alpha.shape[0])
+    inputs, labels = np.asarray(input_lengths), np.asarray(target_lengths)
+    last = log_alpha[samples, np.maximum(inputs - 1, 0)]
+    end_blank = last[samples, 2 * labels]
+    end_label = np.where(labels > 0, last[samples, np.maximum(2 * labels - 1, 0)], _NEG_INF)
+    log_likelihood = _log_sum_exp(end_blank, end_label)
+    # No input step: only the empty target has a path (of probability 1).
+    log_likelihood = np.where(inputs == 0, np.where(labels == 0, 0, _NEG_INF), log_likelihood)
+    return -log_likelihood
+
+
+def ctc_log_beta(log_probs, extended, input_lengths, target_lengths):
+    """The backward variables, ``(N, T, S)``: each sample's recursion starts at its own last step."""
+    emissions = _emissions(log_probs, extended)
+    skip_from = _shifted_left(_can_skip(extended).astype(log_probs.dtype), 2) > 0
+    samples = np.arange(extended.shape[0])
+    inputs, labels = np.asarray(input_lengths), np.asarray(target_lengths)
+    steps = log_probs.shape[0]
+    log_beta = np.full((extended.shape[0], steps, extended.shape[1]), _NEG_INF, log_probs.dtype)
+    start = np.full(extended.shape, _NEG_INF, log_probs.dtype)
+    last_step = np.maximum(inputs - 1, 0)
+    start[samples, 2 * labels] = emissions[last_step, samples, 2 * labels]
+    has_labels = labels > 0
+    end_label = 2 * labels[has_labels] - 1
+    start[has_labels, end_label] = emissions[last_step[has_labels], samples[has_labels], end_label]
+    following = np.full(extended.shape, _NEG_INF, log_probs.dtype)
+    for t in range(steps - 1, -1, -1):
+        from_skip = np.where(skip_from, _shifted_left(following, 2), _NEG_INF)
+        recursion = _log_sum_exp(following, _shifted_left(following, 1), from_skip) + emissions[t]
+        current = np.where((t == inputs - 1)[:, None], start, np.where((t < inputs - 1)[:, None], recursion, _NEG_INF))
+        log_beta[:, t] = following = current
+    return log_beta
+
+
+def ctc_gradient(grad, log_probs, extended, input_lengths, nll, log_alpha, log_beta, zero_infinity):
+    """d loss / d log_probs, ``(T, N, C)``: ``exp(lp) - (sum over s with l'[s] = c of alpha beta) / (p exp(lp))``.
+
+    The sum over s of each label is a product with a one-hot ``(N, S, C)``
+    matrix, each (sample, step) scaled by its largest term first.
+    """
+    steps, _, classes = log_probs.shape
+    log_alpha_beta = log_alpha + log_beta
+    peak = np.max(log_alpha_beta, axis=2, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    one_hot = (extended[:, :, None] == np.arange(classes)).astype(log_probs.dtype)
+    collected = np.log(np.matmul(np.exp(log_alpha_beta - peak), one_hot)) + peak
+    log_probs_by_sample = log_probs.transpose(1, 0, 2)
+    gradient = (np.exp(log_probs_by_sample) - np.exp(collected + nll[:, None, None] - log_probs_by_sample)) * grad[:, None, None]
+    inside = np.arange(steps) < np.asarray(input_lengths)[:, None]
+    if zero_infinity:
+        inside = inside & (nll != np.inf)[:, None]
+    return np.where(inside[:, :, None], gradient, 0).transpose(1, 0, 2)
+
+
+def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank):
+    """ctc_loss_allocate_outputs's checks, with its messages (aten/src/ATen/native/LossCTC.cpp)."""
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
+        raise not_implemented_for("ctc_loss_cpu", log_probs.dtype)
+    if targets.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #2 'targets' to have scalar type Int; but got "
+            f"{targets.type().replace('npy', 'CPU')} instead {where}"
+        )
+    if log_probs.dim() != 3:
+        raise RuntimeError(
+            f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
+            f"argument #1 'log_probs' {where}"
+        )
+    if not 1 <= targets.dim() <= 2:
+        raise RuntimeError(
+            f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for "
+            f"argument #2 'targets' {where}"
+        )
+    steps, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if len(input_lengths) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(target_lengths) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {length} {where}")
+    if targets.dim() == 1:
+        _check_ctc_size(targets, 0, sum(target_lengths), where)
+    else:
+        _check_ctc_size(targets, 0, batch, where)
+        longest = max(target_lengths, default=0)
+        if targets.shape[1] < longest:
+            raise RuntimeError(
+                f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                f"{targets.shape[1]} for argument #2 'targets' {where}"
+            )
+    for length in input_lengths:
+        if length < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {length} {where}")
+        if length > steps:
+            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {length} {where}")
+
+
+def _check_ctc_size(targets, dim, size, where):
+    if targets.shape[dim] != size:
+        raise RuntimeError(
+            f"Expected tensor to have size {size} at dimension {dim}, but got size {targets.shape[dim]} "
+            f"for argument #2 'targets' {where}"
+        )
+
+
+@implements(aten._ctc_loss.default)
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """The loss of each sample and the forward variables (the backward reads them)."""
+    _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
+    lp = unwrap(log_probs)
+    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
+    log_alpha = quietly(ctc_log_alpha, lp, extended, target_lengths)
+    nll = quietly(ctc_negative_log_likelihood, log_alpha, input_lengths, target_lengths)
+    return as_result(nll, log_probs.dtype), as_result(log_alpha, log_probs.dtype)
+
+
+@implements(aten._ctc_loss.out)
+def ctc_loss_out(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False, *, out0, out1):
+    results = ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    return write_pair("_ctc_loss", (out0, out1), results)
+
+
+@implements(aten._ctc_loss_backward.default)
+def ctc_loss_backward(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False
+):
+    if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
+        raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
+    lp = unwrap(log_probs)
+    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
+    log_beta = quietly(ctc_log_beta, lp, extended, input_lengths, target_lengths)
+    gradient = quietly(
+        ctc_gradient,
+        _array("_ctc_loss_backward", grad, lp.dtype),
+        lp,
+        extended,
+        input_lengths,
+        _array("_ctc_loss_backward", neg_log_likelihood, lp.dtype),
+        unwrap(log_alpha),
+        log_beta,
+        zero_infinity,
+    )
+    return as_result(gradient, log_probs.dtype)
