@@ -21,8 +21,10 @@ on forward and backward, and against ``native_functions.yaml``):
   device as ``_ctc_loss`` (lengths as Python ints, targets made int64) and, in
   the backward, ``_ctc_loss_backward``. The reduction is arithmetic on its result;
 * ``F.kl_div`` is a composite of arithmetic and, with a target of
-  probabilities, ``xlogy``: the one elementwise op of the family that has no
-  other home yet, so it is registered here;
+  probabilities, ``xlogy``; the gradient of ``F.binary_cross_entropy`` for its
+  target (``binary_cross_entropy_target_backward`` in
+  ``torch/csrc/autograd/FunctionsManual.cpp``) is ``-logit(input)``. These two
+  elementwise ops have no other home yet, so they are registered here;
 * ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
   probabilities as targets) are composites over ops other modules implement.
 
@@ -255,8 +257,10 @@ def huber_gradient(grad, x, y, delta):
     )
 
 
-def _distance_arrays(op, self, target):
-    """Input and target promoted together; the losses of distances exist for floating dtypes."""
+def _distance_arrays(op, self, target, *others):
+    """Input and target promoted together, broadcast with ``others`` as PyTorch's
+    TensorIterator does; the losses of distances exist for floating dtypes."""
+    broadcast_shapes(tuple(self.shape), tuple(target.shape), *(tuple(other.shape) for other in others))
     (x, y), dtype = promoted(op, self, target)
     if not dtype.is_floating_point:
         raise not_implemented_for(op, dtype)
@@ -278,24 +282,16 @@ def smooth_l1_loss_out(self, target, reduction=_MEAN, beta=1.0, *, out):
 
 @_gradient_op("smooth_l1_loss_backward", "grad_input")
 def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
-    # The gradient is written into a tensor like the input.
-    _check_writable_shape(self.shape, target.shape, grad_output.shape)
-    x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target)
+    x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target, grad_output)
     grad = _array("smooth_l1_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
     return as_result(quietly(smooth_l1_gradient, grad, x, y, beta), self.dtype)
-
-
-def _huber_arrays(op, self, target):
-    """Huber's result is made like the input: the target must broadcast to it."""
-    _check_writable_shape(self.shape, target.shape)
-    return _distance_arrays(op, self, target)
 
 
 @implements(aten.huber_loss.default)
 def huber_loss(self, target, reduction=_MEAN, delta=1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y, _ = _huber_arrays("huber_cpu", self, target)
+    x, y, _ = _distance_arrays("huber_cpu", self, target)
     return as_result(reduced(quietly(huber_terms, x, y, delta), reduction), self.dtype)
 
 
@@ -308,13 +304,12 @@ def huber_loss_out(self, target, reduction=_MEAN, delta=1.0, *, out):
 def huber_loss_backward(grad_output, self, target, reduction, delta):
     # CPU's backward loop takes every operand in the input's dtype.
     _check_dtypes_match(self.dtype, target, grad_output)
-    _check_writable_shape(self.shape, grad_output.shape)
-    x, y, _ = _huber_arrays("huber_backward_cpu", self, target)
+    x, y, _ = _distance_arrays("huber_backward_cpu", self, target, grad_output)
     grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
     return as_result(quietly(huber_gradient, grad, x, y, delta), self.dtype)
 
 
-# --- xlogy, for kl_div ------------------------------------------------------------------
+# --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
 
 
 def xlogy_values(x, y):
@@ -330,6 +325,22 @@ def xlogy(self, other):
         raise not_implemented_for("xlogy", dtype)
     np_compute = to_numpy_dtype(compute_dtype(dtype))
     return as_result(xlogy_values(_array("xlogy", self, np_compute), _array("xlogy", other, np_compute)), dtype)
+
+
+def logit_values(x, eps=None):
+    """``log(x / (1 - x))``, ``x`` first clamped to ``[eps, 1 - eps]`` if ``eps`` is given (and not negative)."""
+    if eps is not None and eps >= 0:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(x / (1 - x))
+
+
+@elementwise(aten.logit.default, aten.logit.out, aten.logit_.default)
+def logit(self, eps=None):
+    """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
+    dtype = float_dtype(self.dtype)
+    if dtype.is_complex:
+        raise not_implemented_for("logit", dtype)
+    return as_result(logit_values(_array("logit", self, to_numpy_dtype(compute_dtype(dtype))), eps), dtype)
 
 
 # --- CTC -------------------------------------------------------------------------------
@@ -475,7 +486,7 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank):
     if targets.dtype not in (torch.int64, torch.int32):
         raise RuntimeError(
             f"Expected tensor for argument #2 'targets' to have scalar type Int; but got "
-            f"{targets.type().replace('npy', 'CPU')} instead {where}"
+            f"torch.{SCALAR_TYPE_NAMES[targets.dtype]}Tensor instead {where}"
         )
     if log_probs.dim() != 3:
         raise RuntimeError(
