@@ -28,6 +28,9 @@ MODULES = {
     "mish": nn.Mish,
     "log_sigmoid": nn.LogSigmoid,
     "glu": lambda: nn.GLU(1),
+    "threshold": lambda: nn.Threshold(0.5, -2.0),
+    "softshrink": lambda: nn.Softshrink(0.5),
+    "hardshrink": lambda: nn.Hardshrink(0.5),
 }
 
 IN_PLACE_MODULES = {
@@ -41,6 +44,7 @@ IN_PLACE_MODULES = {
     "hardswish": lambda: nn.Hardswish(inplace=True),
     "hardsigmoid": lambda: nn.Hardsigmoid(inplace=True),
     "mish": lambda: nn.Mish(inplace=True),
+    "threshold": lambda: nn.Threshold(0.5, -2.0, inplace=True),
 }
 
 # Values on and around every kink and threshold of the modules above
@@ -121,6 +125,8 @@ FUNCTIONS = {
     "log_sigmoid": F.logsigmoid,
     "glu": F.glu,
     "prelu": lambda x: F.prelu(x, torch.ones(1, dtype=x.dtype, device=x.device)),
+    "softshrink": F.softshrink,
+    "hardshrink": F.hardshrink,
 }
 
 
@@ -143,6 +149,17 @@ def test_hardtanh_of_integers_clamps_like_cpu(strict, dtype, limits):
     assert_like_cpu(lambda x: F.hardtanh(x, *limits), make((3, 4), dtype))
 
 
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8, torch.float16], ids=str)
+@pytest.mark.parametrize("limits", [(2.7, 1.5), (-1, 300), (-256, 3), (2**31, 0), (-9, -129)], ids=str)
+def test_threshold_converts_its_scalars_like_cpu(strict, dtype, limits):
+    assert_like_cpu(lambda x: F.threshold(x, *limits), make((3, 4), dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.complex64, torch.uint16], ids=str)
+def test_threshold_refuses_dtypes_like_cpu(strict, dtype):
+    assert_like_cpu(lambda x: F.threshold(x, 0, 1), make((3, 4), dtype))
+
+
 ERRORS = {
     "glu of a scalar": (lambda x: F.glu(x[0, 0]),),
     "glu of an odd dim": (lambda x: F.glu(x, 0),),
@@ -150,6 +167,9 @@ ERRORS = {
     "in-place leaky_relu backward, negative slope": (lambda x: F.leaky_relu_(x * 1, -0.1).sum().backward(),),
     "in-place elu backward, negative alpha": (lambda x: F.elu_(x * 1, -0.5).sum().backward(),),
     "in-place into an integer tensor": (lambda x: F.leaky_relu_(x.long()),),
+    "softshrink negative lambda": (lambda x: F.softshrink(x, -1.0),),
+    "softshrink negative lambda, double": (lambda x: F.softshrink(x.double(), -0.25),),
+    "softshrink negative lambda, half": (lambda x: F.softshrink(x.half(), -1.0),),
 }
 
 

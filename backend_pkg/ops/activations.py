@@ -34,7 +34,7 @@ Python scalars enter the arithmetic in the compute dtype, as CPU converts them.
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._operands import promoted
@@ -426,3 +426,79 @@ def prelu_kernel_backward(grad_output, self, weight):
     grad = unwrap(grad_output).astype(x.dtype, copy=False)
     grad_input, grad_weight = quietly(prelu_gradients, grad, x, w)
     return as_result(grad_input, dtype), as_result(grad_weight, dtype)
+
+
+# --- threshold, softshrink, hardshrink -------------------------------------------------------
+
+# c10's names for the integer types its checked Scalar conversion refuses to overflow.
+_C_INTEGER_TYPES = {torch.uint8: "uint8_t", torch.int8: "int8_t", torch.int16: "int16_t", torch.int32: "int", torch.int64: "int64_t"}
+
+
+def _scalar_as(value, dtype):
+    """A Scalar converted to ``dtype`` as C++ converts it for a kernel: floats truncate
+    into integer types, out-of-range values are refused (unsigned types take
+    ``-max..-1`` too, wrapped), floating types take anything (overflowing to inf)."""
+    np_dtype = to_numpy_dtype(dtype)
+    if dtype.is_floating_point:
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=np.float64).astype(np_dtype)
+    info = torch.iinfo(dtype)
+    low = -info.max if info.min == 0 else info.min
+    if not low <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_C_INTEGER_TYPES[dtype]} without overflow")
+    return np.asarray(int(value)).astype(np_dtype)
+
+
+def threshold_values(x, threshold, value):
+    return np.where(x <= threshold, value, x)
+
+
+@activation("threshold")
+def threshold(self, threshold, value):
+    """``value`` where ``self <= threshold``; compared and replaced in ``self``'s own dtype, integers included."""
+    if self.dtype not in _C_INTEGER_TYPES and not self.dtype.is_floating_point:
+        raise not_implemented_for("threshold_cpu", self.dtype)
+    limit, replacement = _scalar_as(threshold, self.dtype), _scalar_as(value, self.dtype)
+    return as_result(threshold_values(unwrap(self), limit, replacement), self.dtype)
+
+
+def softshrink_values(x, lambd):
+    """``x`` moved ``lambd`` toward 0, and 0 within ``lambd`` of it (``x * 0``: nan stays nan)."""
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))
+
+
+def hardshrink_values(x, lambd):
+    return np.where((x >= -lambd) & (x <= lambd), 0, x)
+
+
+def shrink_gradient(grad, x, lambd):
+    return np.where((x >= -lambd) & (x <= lambd), 0, grad)
+
+
+@activation("softshrink", in_place=False)
+def softshrink(self, lambd=0.5):
+    x = _floating_input("softshrink_check", self)
+    if lambd < 0:
+        raise RuntimeError(
+            f"lambda must be in range [0, {torch.finfo(self.dtype).max:g}] for input dtype "
+            f"{SCALAR_TYPE_NAMES[self.dtype]}, but found {lambd:g}"
+        )
+    return as_result(softshrink_values(x, _scalar(lambd, x)), self.dtype)
+
+
+@activation("hardshrink", in_place=False)
+def hardshrink(self, lambd=0.5):
+    x = _floating_input("hardshrink_cpu", self)
+    return as_result(hardshrink_values(x, _scalar(lambd, x)), self.dtype)
+
+
+@with_out("softshrink_backward")
+def softshrink_backward(grad_output, self, lambd):
+    grad, x, dtype = _gradient_inputs("shrink_backward_cpu", grad_output, self)
+    return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)
+
+
+@with_out("hardshrink_backward")
+def hardshrink_backward(grad_output, self, lambd):
+    grad, x, dtype = _gradient_inputs("hardshrink_backward_cpu", grad_output, self)
+    return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)
