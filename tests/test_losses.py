@@ -286,6 +286,35 @@ def test_ctc_loss_of_one_unbatched_sample(strict):
     )
 
 
+@pytest.mark.parametrize("length_dtype", [torch.int64, torch.int32, torch.uint8], ids=str)
+def test_ctc_loss_kernels_taking_lengths_as_tensors(strict, length_dtype):
+    input_lengths = torch.tensor(INPUT_LENGTHS, dtype=length_dtype)
+    target_lengths = torch.tensor(TARGET_LENGTHS, dtype=length_dtype).reshape(2, 2)  # read flattened
+    log_probs = make((STEPS, BATCH, CLASSES), torch.float64).log_softmax(2)
+    targets = ctc_targets(False)
+    nll, log_alpha = aten._ctc_loss.Tensor(log_probs, targets, input_lengths, target_lengths)
+    nll_npy, log_alpha_npy = aten._ctc_loss.Tensor(npy(log_probs), npy(targets), input_lengths, npy(target_lengths))
+    torch.testing.assert_close(nll_npy.cpu(), nll)
+    grad = make((BATCH,), torch.float64, seed=1)
+    expected = aten._ctc_loss_backward.Tensor(grad, log_probs, targets, input_lengths, target_lengths, nll, log_alpha, 0)
+    actual = aten._ctc_loss_backward.Tensor(
+        npy(grad), npy(log_probs), npy(targets), npy(input_lengths), target_lengths, nll_npy, log_alpha_npy, 0
+    )
+    torch.testing.assert_close(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("lengths", ["input_lengths", "target_lengths"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bool], ids=str)
+def test_ctc_lengths_tensors_must_be_integral(strict, lengths, dtype):
+    given = {"input_lengths": torch.tensor(INPUT_LENGTHS), "target_lengths": torch.tensor(TARGET_LENGTHS)}
+    given[lengths] = given[lengths].to(dtype)
+    assert_like_cpu(
+        lambda x, t: aten._ctc_loss.Tensor(x, t, given["input_lengths"], given["target_lengths"]),
+        make((STEPS, BATCH, CLASSES), torch.float32).log_softmax(2),
+        ctc_targets(False),
+    )
+
+
 CTC_ERRORS = {
     "half log_probs": lambda x, t: F.ctc_loss(x.half(), t, [12, 10, 12, 7], [4, 3, 0, 2]),
     "blank out of range": lambda x, t: F.ctc_loss(x, t, [12, 10, 12, 7], [4, 3, 0, 2], blank=CLASSES),

@@ -43,7 +43,7 @@ from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._operands import operand, promoted
 from ._results import as_result, write_out
-from .arithmetic import elementwise, float_dtype
+from .arithmetic import elementwise, float_dtype, is_integral
 from .indexing import broadcast_shapes
 from .reductions import not_implemented_for, write_pair
 from .registry import aten, implements
@@ -571,3 +571,37 @@ def ctc_loss_backward(
         zero_infinity,
     )
     return as_result(gradient, log_probs.dtype)
+
+
+@implements(aten._ctc_loss_backward.out)
+def ctc_loss_backward_out(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False, *, out
+):
+    result = ctc_loss_backward(
+        grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
+    )
+    return write_out("_ctc_loss_backward", out, result)
+
+
+def _lengths(name, lengths):
+    """A lengths tensor (on any device, of any shape) as Python ints, as CPU reads it."""
+    if not is_integral(lengths.dtype):
+        raise RuntimeError(f"{name} must be integral")
+    return lengths.to("cpu", torch.int64).reshape(-1).tolist()
+
+
+@implements(aten._ctc_loss.Tensor)
+def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    input_lengths = _lengths("input_lengths", input_lengths)
+    return ctc_loss(log_probs, targets, input_lengths, _lengths("target_lengths", target_lengths), blank, zero_infinity)
+
+
+@implements(aten._ctc_loss_backward.Tensor)
+def ctc_loss_backward_of_length_tensors(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False
+):
+    input_lengths = _lengths("input_lengths", input_lengths)
+    target_lengths = _lengths("target_lengths", target_lengths)
+    return ctc_loss_backward(
+        grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
+    )
