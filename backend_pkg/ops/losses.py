@@ -234,12 +234,11 @@ def smooth_l1_terms(x, y, beta):
 
 
 def smooth_l1_gradient(grad, x, y, beta):
+    """The difference over ``beta``, clipped to [-1, 1]; l1_loss's sign (0 at 0) for ``beta == 0``."""
     difference = x - y
-    if beta <= 0:  # PyTorch takes l1_loss's gradient then: the sign, 0 at 0
+    if beta <= 0:
         return np.sign(difference) * grad
-    return np.where(
-        difference <= -beta, -grad, np.where(difference >= beta, grad, difference * grad / beta)
-    )
+    return np.clip(difference / beta, -1, 1) * grad
 
 
 def huber_terms(x, y, delta):
@@ -249,12 +248,8 @@ def huber_terms(x, y, delta):
 
 
 def huber_gradient(grad, x, y, delta):
-    difference = x - y
-    return np.where(
-        difference <= -delta,
-        -delta * grad,
-        np.where(difference >= delta, delta * grad, difference * grad),
-    )
+    """The difference clipped to [-delta, delta]."""
+    return np.clip(x - y, -delta, delta) * grad
 
 
 def _distance_arrays(op, self, target, *others):
