@@ -38,14 +38,15 @@ from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._operands import promoted
-from ._results import as_result, write_out
+from ._out_variants import with_out
+from ._results import as_result
 from .arithmetic import elementwise
 from .indexing import wrap_dim
-from .reductions import not_implemented_for, write_pair
+from .reductions import not_implemented_for
 from .registry import aten, implements
 from .unary import clamp
 
-# --- registering an op with its out= and in-place overloads ---------------------
+# --- registering an op with its out= and in-place overloads ----------------------------
 
 
 def activation(name, *, in_place=True):
@@ -57,40 +58,6 @@ def activation(name, *, in_place=True):
     packet = getattr(aten, name)
     in_place_op = getattr(aten, f"{name}_").default if in_place else None
     return elementwise(packet.default, packet.out, in_place_op)
-
-
-def with_out(name, out_overload="grad_input"):
-    """Register the decorated kernel for ``aten.<name>`` and an ``out=`` kernel storing its result(s).
-
-    An op without an ``out=`` overload passes ``out_overload=None``.
-    """
-    packet = getattr(aten, name)
-
-    def decorator(compute):
-        def kernel(*args, **kwargs):
-            return quietly(compute, *args, **kwargs)
-
-        kernel.__name__ = compute.__name__
-        implements(packet.default)(kernel)
-        if out_overload is not None:
-            implements(getattr(packet, out_overload))(_out_kernel(name, kernel, getattr(packet, out_overload)))
-        return compute
-
-    return decorator
-
-
-def _out_kernel(name, kernel, out_op):
-    """A kernel for ``out_op`` that stores ``kernel``'s result(s) into the out arguments
-    its schema names (``grad_input``, ``out``, or ``output`` and ``buffer``)."""
-    out_names = [argument.name for argument in out_op._schema.arguments if argument.is_out]
-
-    def out_kernel(*args, **kwargs):
-        outs = [kwargs.pop(out_name) for out_name in out_names]
-        results = kernel(*args, **kwargs)
-        return write_out(name, outs[0], results) if len(outs) == 1 else write_pair(name, outs, results)
-
-    out_kernel.__name__ = f"{kernel.__name__}_out"
-    return out_kernel
 
 
 # --- reading inputs -------------------------------------------------------------
@@ -134,7 +101,7 @@ def leaky_relu(self, negative_slope=0.01):
     return as_result(leaky_relu_values(x, _scalar(negative_slope, x)), self.dtype)
 
 
-@with_out("leaky_relu_backward")
+@with_out("leaky_relu_backward", "grad_input")
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
     # After leaky_relu_, autograd has only the result: with a negative slope
     # its sign no longer tells which side of 0 the input was on.
@@ -185,13 +152,13 @@ def mish(self):
     return as_result(mish_values(_floating_input("mish", self)), self.dtype)
 
 
-@with_out("silu_backward")
+@with_out("silu_backward", "grad_input")
 def silu_backward(grad_output, self):
     grad, x, dtype = _gradient_inputs("silu_backward", grad_output, self, complex_ok=True)
     return as_result(silu_gradient(grad, x), dtype)
 
 
-@with_out("mish_backward", out_overload=None)
+@with_out("mish_backward", None)
 def mish_backward(grad_output, self):
     grad, x, dtype = _gradient_inputs("mish_backward", grad_output, self)
     return as_result(mish_gradient(grad, x), dtype)
@@ -219,7 +186,7 @@ def elu(self, alpha=1, scale=1, input_scale=1):
     return as_result(elu_values(x, *(_scalar(value, x) for value in (alpha, scale, input_scale))), self.dtype)
 
 
-@with_out("elu_backward")
+@with_out("elu_backward", "grad_input")
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     # elu_ with a negative alpha maps negative inputs to positive outputs; the result cannot be inverted.
     if is_result and alpha < 0:
@@ -253,7 +220,7 @@ def hardtanh_gradient(grad, x, min_val, max_val):
     return np.where((x <= min_val) | (x >= max_val), 0, grad)
 
 
-@with_out("hardtanh_backward")
+@with_out("hardtanh_backward", "grad_input")
 def hardtanh_backward(grad_output, self, min_val, max_val):
     # CPU's hardtanh_backward is its hardshrink_backward loop, and refuses dtypes by that name.
     grad, x, dtype = _gradient_inputs("hardshrink_backward", grad_output, self)
@@ -282,7 +249,7 @@ def hardsigmoid(self):
     return as_result(hardsigmoid_values(_floating_input("hardsigmoid", self)), self.dtype)
 
 
-@with_out("hardsigmoid_backward")
+@with_out("hardsigmoid_backward", "grad_input")
 def hardsigmoid_backward(grad_output, self):
     grad, x, dtype = _gradient_inputs("hardsigmoid_backward", grad_output, self)
     return as_result(hardsigmoid_gradient(grad, x), dtype)
@@ -293,7 +260,7 @@ def hardswish(self):
     return as_result(hardswish_values(_floating_input("hardswish", self)), self.dtype)
 
 
-@with_out("hardswish_backward", "out")
+@with_out("hardswish_backward")
 def hardswish_backward(grad_output, self):
     grad, x, dtype = _gradient_inputs("hardswish_backward", grad_output, self)
     return as_result(hardswish_gradient(grad, x), dtype)
@@ -320,7 +287,7 @@ def softplus(self, beta=1, threshold=20):
     return as_result(softplus_values(x, _scalar(beta, x), _scalar(threshold, x)), self.dtype)
 
 
-@with_out("softplus_backward")
+@with_out("softplus_backward", "grad_input")
 def softplus_backward(grad_output, self, beta, threshold):
     grad, x, dtype = _gradient_inputs("softplus_backward", grad_output, self)
     return as_result(softplus_gradient(grad, x, _scalar(beta, x), _scalar(threshold, x)), dtype)
@@ -350,7 +317,7 @@ def log_sigmoid_forward(self):
     return as_result(output, self.dtype), as_result(buffer, self.dtype)
 
 
-@with_out("log_sigmoid_backward")
+@with_out("log_sigmoid_backward", "grad_input")
 def log_sigmoid_backward(grad_output, self, buffer):
     grad, x, dtype = _gradient_inputs("log_sigmoid_backward", grad_output, self)
     return as_result(log_sigmoid_gradient(grad, x, unwrap(buffer).astype(x.dtype, copy=False)), dtype)
@@ -387,7 +354,7 @@ def glu(self, dim=-1):
     return as_result(glu_values(a, b), self.dtype)
 
 
-@with_out("glu_backward")
+@with_out("glu_backward", "grad_input")
 def glu_backward(grad_output, self, dim):
     a, b, axis = _glu_halves("glu_backward", self, dim)
     grad = unwrap(grad_output).astype(a.dtype, copy=False)
@@ -492,13 +459,13 @@ def hardshrink(self, lambd=0.5):
     return as_result(hardshrink_values(x, _scalar(lambd, x)), self.dtype)
 
 
-@with_out("softshrink_backward")
+@with_out("softshrink_backward", "grad_input")
 def softshrink_backward(grad_output, self, lambd):
     grad, x, dtype = _gradient_inputs("shrink_backward_cpu", grad_output, self)
     return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)
 
 
-@with_out("hardshrink_backward")
+@with_out("hardshrink_backward", "grad_input")
 def hardshrink_backward(grad_output, self, lambd):
     grad, x, dtype = _gradient_inputs("hardshrink_backward_cpu", grad_output, self)
     return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)

@@ -42,10 +42,11 @@ from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._operands import operand, promoted
-from ._results import as_result, write_out
+from ._out_variants import with_out
+from ._results import as_result
 from .arithmetic import elementwise, float_dtype, is_integral
 from .indexing import broadcast_shapes
-from .reductions import not_implemented_for, write_pair
+from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # at::Reduction: how a loss combines its per-element terms.
@@ -57,7 +58,7 @@ def reduced(terms, reduction):
     if reduction == _NONE:
         return terms
     total = np.sum(terms)
-    return quietly(np.divide, total, terms.size) if reduction == _MEAN else total
+    return total / terms.size if reduction == _MEAN else total
 
 
 def _mean_scale(reduction, count):
@@ -90,24 +91,6 @@ def _check_writable_shape(shape, *others):
 
 def _squeezed(shape):
     return tuple(size for size in shape if size != 1)
-
-
-def _gradient_op(name, out_name):
-    """Register the decorated backward kernel for ``aten.<name>`` and its ``out=`` overload."""
-    packet = getattr(aten, name)
-    out_op = next(getattr(packet, overload) for overload in packet.overloads() if overload != "default")
-
-    def decorator(kernel):
-        implements(packet.default)(kernel)
-
-        @implements(out_op)
-        def out_kernel(*args, **kwargs):
-            out = kwargs.pop(out_name)
-            return write_out(name, out, kernel(*args, **kwargs))
-
-        return kernel
-
-    return decorator
 
 
 # --- binary cross entropy -------------------------------------------------------------
@@ -151,27 +134,22 @@ def _check_in_unit_interval(x, y):
         raise RuntimeError("all elements of target should be between 0 and 1")
 
 
-@implements(aten.binary_cross_entropy.default)
+@with_out("binary_cross_entropy")
 def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
     x, y, w = _bce_arrays("binary_cross_entropy", self, self, target, weight)
     _check_in_unit_interval(x, y)
-    terms = quietly(bce_terms, x, y)
+    terms = bce_terms(x, y)
     if w is not None:
         terms = terms * w
     return as_result(reduced(terms, reduction), self.dtype)
 
 
-@implements(aten.binary_cross_entropy.out)
-def binary_cross_entropy_out(self, target, weight=None, reduction=_MEAN, *, out):
-    return write_out("binary_cross_entropy", out, binary_cross_entropy(self, target, weight, reduction))
-
-
-@_gradient_op("binary_cross_entropy_backward", "grad_input")
+@with_out("binary_cross_entropy_backward", "grad_input")
 def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=_MEAN):
     # CPU's grad_input is made like grad_output: the other operands must have its dtype.
     x, y, w = _bce_arrays("binary_cross_entropy_backward", grad_output, self, target, weight)
     grad = _array("binary_cross_entropy_backward", grad_output, x.dtype)
-    slope = quietly(bce_gradient, grad, x, y) * _mean_scale(reduction, self.numel())
+    slope = bce_gradient(grad, x, y) * _mean_scale(reduction, self.numel())
     if w is not None:
         slope = slope * w
     return as_result(slope, grad_output.dtype)
@@ -205,23 +183,17 @@ def _check_bce_with_logits(self, target, weight, pos_weight):
     return loss_dtype
 
 
-@implements(aten.binary_cross_entropy_with_logits.default)
+@with_out("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
     dtype = _check_bce_with_logits(self, target, weight, pos_weight)
     op = "binary_cross_entropy_with_logits"
     np_compute = to_numpy_dtype(compute_dtype(torch.promote_types(dtype, self.dtype)))
     x, y = _array(op, self, np_compute), _array(op, target, np_compute)
     p = None if pos_weight is None else _array(op, pos_weight, np_compute)
-    terms = quietly(bce_with_logits_terms, x, y, p)
+    terms = bce_with_logits_terms(x, y, p)
     if weight is not None:
         terms = terms * _array(op, weight, np_compute)
     return as_result(reduced(terms, reduction), dtype)
-
-
-@implements(aten.binary_cross_entropy_with_logits.out)
-def binary_cross_entropy_with_logits_out(self, target, weight=None, pos_weight=None, reduction=_MEAN, *, out):
-    result = binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction)
-    return write_out("binary_cross_entropy_with_logits", out, result)
 
 
 # --- smooth L1 and Huber --------------------------------------------------------------
@@ -262,46 +234,36 @@ def _distance_arrays(op, self, target, *others):
     return x, y, dtype
 
 
-@implements(aten.smooth_l1_loss.default)
+@with_out("smooth_l1_loss")
 def smooth_l1_loss(self, target, reduction=_MEAN, beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y, dtype = _distance_arrays("smooth_l1_cpu", self, target)
-    return as_result(reduced(quietly(smooth_l1_terms, x, y, beta), reduction), dtype)
+    return as_result(reduced(smooth_l1_terms(x, y, beta), reduction), dtype)
 
 
-@implements(aten.smooth_l1_loss.out)
-def smooth_l1_loss_out(self, target, reduction=_MEAN, beta=1.0, *, out):
-    return write_out("smooth_l1_loss", out, smooth_l1_loss(self, target, reduction, beta))
-
-
-@_gradient_op("smooth_l1_loss_backward", "grad_input")
+@with_out("smooth_l1_loss_backward", "grad_input")
 def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
     x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target, grad_output)
     grad = _array("smooth_l1_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
-    return as_result(quietly(smooth_l1_gradient, grad, x, y, beta), self.dtype)
+    return as_result(smooth_l1_gradient(grad, x, y, beta), self.dtype)
 
 
-@implements(aten.huber_loss.default)
+@with_out("huber_loss")
 def huber_loss(self, target, reduction=_MEAN, delta=1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     x, y, _ = _distance_arrays("huber_cpu", self, target)
-    return as_result(reduced(quietly(huber_terms, x, y, delta), reduction), self.dtype)
+    return as_result(reduced(huber_terms(x, y, delta), reduction), self.dtype)
 
 
-@implements(aten.huber_loss.out)
-def huber_loss_out(self, target, reduction=_MEAN, delta=1.0, *, out):
-    return write_out("huber_loss", out, huber_loss(self, target, reduction, delta))
-
-
-@_gradient_op("huber_loss_backward", "grad_input")
+@with_out("huber_loss_backward")
 def huber_loss_backward(grad_output, self, target, reduction, delta):
     # CPU's backward loop takes every operand in the input's dtype.
     _check_dtypes_match(self.dtype, target, grad_output)
     x, y, _ = _distance_arrays("huber_backward_cpu", self, target, grad_output)
     grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
-    return as_result(quietly(huber_gradient, grad, x, y, delta), self.dtype)
+    return as_result(huber_gradient(grad, x, y, delta), self.dtype)
 
 
 # --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
@@ -528,24 +490,18 @@ def _check_ctc_size(targets, dim, size, where):
         )
 
 
-@implements(aten._ctc_loss.default)
+@with_out("_ctc_loss")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """The loss of each sample and the forward variables (the backward reads them)."""
     _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
     lp = unwrap(log_probs)
     extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
-    log_alpha = quietly(ctc_log_alpha, lp, extended, target_lengths)
-    nll = quietly(ctc_negative_log_likelihood, log_alpha, input_lengths, target_lengths)
+    log_alpha = ctc_log_alpha(lp, extended, target_lengths)
+    nll = ctc_negative_log_likelihood(log_alpha, input_lengths, target_lengths)
     return as_result(nll, log_probs.dtype), as_result(log_alpha, log_probs.dtype)
 
 
-@implements(aten._ctc_loss.out)
-def ctc_loss_out(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False, *, out0, out1):
-    results = ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-    return write_pair("_ctc_loss", (out0, out1), results)
-
-
-@implements(aten._ctc_loss_backward.default)
+@with_out("_ctc_loss_backward")
 def ctc_loss_backward(
     grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False
 ):
@@ -553,9 +509,8 @@ def ctc_loss_backward(
         raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
     lp = unwrap(log_probs)
     extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
-    log_beta = quietly(ctc_log_beta, lp, extended, input_lengths, target_lengths)
-    gradient = quietly(
-        ctc_gradient,
+    log_beta = ctc_log_beta(lp, extended, input_lengths, target_lengths)
+    gradient = ctc_gradient(
         _array("_ctc_loss_backward", grad, lp.dtype),
         lp,
         extended,
@@ -568,16 +523,6 @@ def ctc_loss_backward(
     return as_result(gradient, log_probs.dtype)
 
 
-@implements(aten._ctc_loss_backward.out)
-def ctc_loss_backward_out(
-    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False, *, out
-):
-    result = ctc_loss_backward(
-        grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
-    )
-    return write_out("_ctc_loss_backward", out, result)
-
-
 def _lengths(name, lengths):
     """A lengths tensor (on any device, of any shape) as Python ints, as CPU reads it."""
     if not is_integral(lengths.dtype):
@@ -588,7 +533,8 @@ def _lengths(name, lengths):
 @implements(aten._ctc_loss.Tensor)
 def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     input_lengths = _lengths("input_lengths", input_lengths)
-    return ctc_loss(log_probs, targets, input_lengths, _lengths("target_lengths", target_lengths), blank, zero_infinity)
+    target_lengths = _lengths("target_lengths", target_lengths)
+    return quietly(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 
 @implements(aten._ctc_loss_backward.Tensor)
@@ -597,6 +543,5 @@ def ctc_loss_backward_of_length_tensors(
 ):
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
-    return ctc_loss_backward(
-        grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
-    )
+    arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
+    return quietly(ctc_loss_backward, *arguments, zero_infinity)
