@@ -398,7 +398,13 @@ def prelu_kernel_backward(grad_output, self, weight):
 # --- threshold, softshrink, hardshrink -------------------------------------------------------
 
 # c10's names for the integer types its checked Scalar conversion refuses to overflow.
-_C_INTEGER_TYPES = {torch.uint8: "uint8_t", torch.int8: "int8_t", torch.int16: "int16_t", torch.int32: "int", torch.int64: "int64_t"}
+_C_INTEGER_TYPES = {
+    torch.uint8: "uint8_t",
+    torch.int8: "int8_t",
+    torch.int16: "int16_t",
+    torch.int32: "int",
+    torch.int64: "int64_t",
+}
 
 
 def _scalar_as(value, dtype):

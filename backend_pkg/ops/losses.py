@@ -179,7 +179,10 @@ def _check_bce_with_logits(self, target, weight, pos_weight):
     loss_dtype = torch.result_type(target, 1)
     computed = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
     if not torch.can_cast(computed, loss_dtype):
-        raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[computed]} can't be cast to the desired output type {SCALAR_TYPE_NAMES[loss_dtype]}")
+        raise RuntimeError(
+            f"result type {SCALAR_TYPE_NAMES[computed]} can't be cast to the desired output type "
+            f"{SCALAR_TYPE_NAMES[loss_dtype]}"
+        )
     return loss_dtype
 
 
@@ -410,8 +413,8 @@ def ctc_log_beta(log_probs, extended, input_lengths, target_lengths):
     for t in range(steps - 1, -1, -1):
         from_skip = np.where(skip_from, _shifted_left(following, 2), _NEG_INF)
         recursion = _log_sum_exp(following, _shifted_left(following, 1), from_skip) + emissions[t]
-        current = np.where((t == inputs - 1)[:, None], start, np.where((t < inputs - 1)[:, None], recursion, _NEG_INF))
-        log_beta[:, t] = following = current
+        before_last = np.where((t < inputs - 1)[:, None], recursion, _NEG_INF)
+        log_beta[:, t] = following = np.where((t == inputs - 1)[:, None], start, before_last)
     return log_beta
 
 
@@ -428,7 +431,8 @@ def ctc_gradient(grad, log_probs, extended, input_lengths, nll, log_alpha, log_b
     one_hot = (extended[:, :, None] == np.arange(classes)).astype(log_probs.dtype)
     collected = np.log(np.matmul(np.exp(log_alpha_beta - peak), one_hot)) + peak
     log_probs_by_sample = log_probs.transpose(1, 0, 2)
-    gradient = (np.exp(log_probs_by_sample) - np.exp(collected + nll[:, None, None] - log_probs_by_sample)) * grad[:, None, None]
+    occupancy = np.exp(collected + nll[:, None, None] - log_probs_by_sample)
+    gradient = (np.exp(log_probs_by_sample) - occupancy) * grad[:, None, None]
     inside = np.arange(steps) < np.asarray(input_lengths)[:, None]
     if zero_infinity:
         inside = inside & (nll != np.inf)[:, None]
@@ -479,7 +483,9 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank):
         if length < 0:
             raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {length} {where}")
         if length > steps:
-            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {length} {where}")
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {steps}, but got value {length} {where}"
+            )
 
 
 def _check_ctc_size(targets, dim, size, where):
@@ -503,7 +509,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_in
 
 @with_out("_ctc_loss_backward")
 def ctc_loss_backward(
-    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    zero_infinity=False,
 ):
     if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
         raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
@@ -539,7 +546,8 @@ def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths
 
 @implements(aten._ctc_loss_backward.Tensor)
 def ctc_loss_backward_of_length_tensors(
-    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    zero_infinity=False,
 ):
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
