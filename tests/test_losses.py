@@ -140,13 +140,18 @@ DISTANCE_LOSSES = {
 }
 
 
+# Those whose CPU kernels round the half-precision difference before squaring it.
+SQUARING_IN_HALF = {"smooth_l1", "smooth_l1_beta", "mse"}
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("name", DISTANCE_LOSSES)
 def test_distance_losses(strict, name, reduction, dtype):
     fn = DISTANCE_LOSSES[name]
     x, y = make((4, 5), dtype), make((4, 5), dtype, seed=1)
-    assert_backward_like_cpu(lambda x, y: fn(x, y, reduction), x, y, **tolerance(dtype))
+    loose = tolerance(dtype) if name in SQUARING_IN_HALF else {}
+    assert_backward_like_cpu(lambda x, y: fn(x, y, reduction), x, y, **loose)
 
 
 @pytest.mark.parametrize("name", DISTANCE_LOSSES)
