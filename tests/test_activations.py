@@ -199,6 +199,22 @@ def test_out_variants_write_into_out(strict, name):
     torch.testing.assert_close(out.cpu(), expected)
 
 
+OUT_OF_ANOTHER_DTYPE = {
+    "leaky_relu": lambda x, out: torch._C._nn.leaky_relu(x, 0.3, out=out),
+    "silu": lambda x, out: torch._C._nn.silu(x, out=out),
+    "hardtanh": lambda x, out: torch._C._nn.hardtanh(x, out=out),
+    "log_sigmoid": lambda x, out: torch._C._nn.log_sigmoid(x, out=out),
+    "glu": lambda x, out: torch._C._nn.glu(x, out=out),
+    "threshold": lambda x, out: torch.threshold(x, 0.1, 2.0, out=out),
+}
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float64, torch.float16], ids=str)
+@pytest.mark.parametrize("name", OUT_OF_ANOTHER_DTYPE)
+def test_out_of_another_dtype_like_cpu(strict, name, out_dtype):
+    assert_like_cpu(OUT_OF_ANOTHER_DTYPE[name], make((3, 4), torch.float32), torch.empty(0, dtype=out_dtype))
+
+
 def test_kernels_are_registered():
     registered = set(backend_pkg.ops.registered_ops())
     for op in ["leaky_relu_", "hardtanh_", "elu_", "hardswish_", "log_sigmoid_forward.output", "_prelu_kernel"]:

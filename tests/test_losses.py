@@ -285,7 +285,12 @@ def test_ctc_loss_of_impossible_alignments(strict, zero_infinity):
     targets = torch.tensor([[1, 1, 2], [3, 0, 0], [0, 0, 0]])
     assert_backward_like_cpu(
         lambda x: F.ctc_loss(
-            x.log_softmax(2), targets.to(x.device), [3, 0, 0], [3, 1, 0], "none", zero_infinity=zero_infinity
+            x.log_softmax(2),
+            targets.to(x.device),
+            [3, 0, 0],
+            [3, 1, 0],
+            reduction="none",
+            zero_infinity=zero_infinity,
         ),
         make((5, 3, 4), torch.float64),
     )

@@ -40,7 +40,7 @@ from ._numpy_errors import quietly
 from ._operands import promoted
 from ._out_variants import with_out
 from ._results import as_result
-from .arithmetic import elementwise
+from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
 from .indexing import wrap_dim
 from .reductions import not_implemented_for
 from .registry import aten, implements
@@ -49,15 +49,17 @@ from .unary import clamp
 # --- registering an op with its out= and in-place overloads ----------------------------
 
 
-def activation(name, *, in_place=True):
+def activation(name, *, in_place=True, check_out=OUT_OF_SELF_DTYPE):
     """Register the decorated kernel for ``aten.<name>``, its ``.out`` and (if any) ``aten.<name>_``.
 
     The ``out=`` and in-place kernels store the functional result (see
-    :func:`~.arithmetic.elementwise`), so each op is written once.
+    :func:`~.arithmetic.elementwise`), so each op is written once. Most
+    activations, like PyTorch's unary ops, write only into an ``out`` of the
+    input's dtype.
     """
     packet = getattr(aten, name)
     in_place_op = getattr(aten, f"{name}_").default if in_place else None
-    return elementwise(packet.default, packet.out, in_place_op)
+    return elementwise(packet.default, packet.out, in_place_op, check_out=check_out)
 
 
 # --- reading inputs -------------------------------------------------------------
@@ -311,7 +313,14 @@ def log_sigmoid_gradient(grad, x, buffer):
     return (negative - np.where(negative, 1, -1) * (buffer / (1 + buffer))) * grad
 
 
-@with_out("log_sigmoid_forward", "output")
+def _check_log_sigmoid_out(out, self):
+    if out.dtype != self.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[self.dtype]} but found {SCALAR_TYPE_NAMES[out.dtype]}"
+        )
+
+
+@with_out("log_sigmoid_forward", "output", check_out=_check_log_sigmoid_out)
 def log_sigmoid_forward(self):
     output, buffer = log_sigmoid_values(_floating_input("log_sigmoid", self))
     return as_result(output, self.dtype), as_result(buffer, self.dtype)
@@ -348,7 +357,7 @@ def glu_gradient(grad, a, b, axis):
     return np.concatenate([grad * gate, grad * a * gate * (1 - gate)], axis=axis)
 
 
-@activation("glu", in_place=False)
+@activation("glu", in_place=False, check_out=None)
 def glu(self, dim=-1):
     a, b, _ = _glu_halves("glu", self, dim)
     return as_result(glu_values(a, b), self.dtype)
@@ -426,7 +435,7 @@ def threshold_values(x, threshold, value):
     return np.where(x <= threshold, value, x)
 
 
-@activation("threshold")
+@activation("threshold", check_out=None)
 def threshold(self, threshold, value):
     """``value`` where ``self <= threshold``; compared and replaced in ``self``'s own dtype, integers included."""
     if self.dtype not in _C_INTEGER_TYPES and not self.dtype.is_floating_point:

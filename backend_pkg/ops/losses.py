@@ -44,7 +44,7 @@ from ._numpy_errors import quietly
 from ._operands import operand, promoted
 from ._out_variants import with_out
 from ._results import as_result
-from .arithmetic import elementwise, float_dtype, is_integral
+from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
 from .indexing import broadcast_shapes
 from .reductions import not_implemented_for
 from .registry import aten, implements
@@ -134,7 +134,7 @@ def _check_in_unit_interval(x, y):
         raise RuntimeError("all elements of target should be between 0 and 1")
 
 
-@with_out("binary_cross_entropy")
+@with_out("binary_cross_entropy", check_out=OUT_OF_SELF_DTYPE)
 def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
     x, y, w = _bce_arrays("binary_cross_entropy", self, self, target, weight)
     _check_in_unit_interval(x, y)
