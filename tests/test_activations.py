@@ -114,6 +114,45 @@ def test_log_sigmoid_forward_returns_cpu_buffer(strict):
     assert_like_cpu(aten.log_sigmoid_forward, make((3, 5), torch.float32))
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_rrelu_in_evaluation_is_leaky_relu_with_the_mean_slope(strict, dtype):
+    assert_backward_like_cpu(lambda x: F.rrelu(x, 0.1, 0.3, training=False), make((4, 6), dtype))
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_rrelu_in_training_draws_slopes_between_its_bounds(strict, in_place):
+    # npy draws from its own generator, so the slopes are checked, not compared with CPU's.
+    x = npy(make((50, 40), torch.float64)).requires_grad_()
+
+    def rrelu(t):
+        return F.rrelu_(t * 1, 0.1, 0.3, training=True) if in_place else F.rrelu(t, 0.1, 0.3, training=True)
+    torch.manual_seed(0)
+    y = rrelu(x)
+    y.sum().backward()
+    slopes = (y / x).detach().cpu()
+    negative = x.detach().cpu() < 0
+    assert torch.equal(slopes[~negative], torch.ones_like(slopes[~negative]))
+    assert slopes[negative].min() >= 0.1 and slopes[negative].max() < 0.3
+    assert slopes[negative].std() > 0.04  # drawn, not one slope
+    torch.testing.assert_close(x.grad.cpu(), slopes)
+    torch.manual_seed(0)
+    torch.testing.assert_close(rrelu(x).detach().cpu(), y.detach().cpu())
+
+
+RRELU_ERRORS = {
+    "noise shape": lambda x, noise: aten.rrelu_with_noise(x, noise[0], 0.1, 0.3, True),
+    "noise dtype": lambda x, noise: aten.rrelu_with_noise(x, noise.double(), 0.1, 0.3, True),
+    "lower above upper": lambda x, noise: aten.rrelu_with_noise(x, noise, 0.5, 0.1, True),
+    "half while training": lambda x, noise: aten.rrelu_with_noise(x.half(), noise.half(), 0.1, 0.3, True),
+    "integers in evaluation": lambda x, noise: aten.rrelu_with_noise(x.long(), noise.long()),
+}
+
+
+@pytest.mark.parametrize("case", RRELU_ERRORS)
+def test_rrelu_errors_match_cpu(strict, case):
+    assert_like_cpu(RRELU_ERRORS[case], make((3, 4), torch.float32), torch.empty(3, 4))
+
+
 FUNCTIONS = {
     "leaky_relu": F.leaky_relu,
     "silu": F.silu,

@@ -19,6 +19,10 @@ What PyTorch sends the npy device for each (checked with
   ``log_sigmoid_forward``, whose second result is a buffer its backward
   reads; ``prelu`` of ``_prelu_kernel``, after PyTorch reshapes the weight
   to broadcast over the channel dim;
+* ``rrelu`` is a composite of ``rrelu_with_noise``, which while training
+  draws each negative element's slope from ``torch.npy``'s generator (so not
+  the numbers CPU draws) and keeps them in ``noise`` for its backward, a
+  composite;
 * ``silu_backward`` and ``mish_backward`` have a ``CompositeImplicitAutograd``
   version (``math_silu_backward`` and ``math_mish_backward`` in
   ``aten/src/ATen/native/Activation.cpp``) that would reach the device as
@@ -34,6 +38,7 @@ Python scalars enter the arithmetic in the compute dtype, as CPU converts them.
 import numpy as np
 import torch
 
+from .. import device
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._numpy_errors import quietly
@@ -44,6 +49,7 @@ from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
 from .indexing import wrap_dim
 from .reductions import not_implemented_for
 from .registry import aten, implements
+from .sampling import _check_generator as check_generator
 from .unary import clamp
 
 # --- registering an op with its out= and in-place overloads ----------------------------
@@ -484,3 +490,40 @@ def softshrink_backward(grad_output, self, lambd):
 def hardshrink_backward(grad_output, self, lambd):
     grad, x, dtype = _gradient_inputs("hardshrink_backward_cpu", grad_output, self)
     return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)
+
+
+# --- rrelu ------------------------------------------------------------------------------------
+
+
+def rrelu_slopes(x, lower, upper, draw_uniform):
+    """Training rrelu's slope of each element: 1 above 0, drawn from ``[lower, upper)`` at or below it."""
+    return np.where(x <= 0, draw_uniform(lower, upper, x.shape), 1).astype(x.dtype)
+
+
+@activation("rrelu_with_noise")
+def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    """leaky_relu with random slopes while training, written into ``noise`` for the backward
+    (``rrelu_with_noise_backward``, a composite, multiplies by it); with the mean slope otherwise."""
+    if self.shape != noise.shape:
+        raise RuntimeError(
+            "noise tensor shape must match self tensor shape. Got self.shape = "
+            f"{list(self.shape)} noise.shape = {list(noise.shape)}"
+        )
+    if not training:
+        return leaky_relu(self, (lower + upper) / 2)
+    check_generator("rrelu_with_noise", generator)
+    if self.dtype not in (torch.float32, torch.float64):  # CPU draws for float and double only
+        raise not_implemented_for("rrelu_with_noise_out_cpu", self.dtype)
+    if noise.dtype != self.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[self.dtype]} but found {SCALAR_TYPE_NAMES[noise.dtype]}"
+        )
+    if lower > upper:
+        raise RuntimeError(
+            "Expected from <= to to be true, but got false.  (Could this error message be improved?  "
+            "If so, please report an enhancement request to PyTorch.)"
+        )
+    x = unwrap(self)
+    slopes = rrelu_slopes(x, lower, upper, device.generator.uniform)
+    unwrap(noise)[...] = slopes
+    return as_result(x * slopes, self.dtype)
