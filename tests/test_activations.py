@@ -126,6 +126,7 @@ def test_rrelu_in_training_draws_slopes_between_its_bounds(strict, in_place):
 
     def rrelu(t):
         return F.rrelu_(t * 1, 0.1, 0.3, training=True) if in_place else F.rrelu(t, 0.1, 0.3, training=True)
+
     torch.manual_seed(0)
     y = rrelu(x)
     y.sum().backward()
