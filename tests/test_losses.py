@@ -4,6 +4,8 @@ Every test runs under the ``strict`` fixture, so an op without an npy kernel
 fails the test instead of running PyTorch's CPU kernel.
 """
 
+import copy
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -371,6 +373,34 @@ CTC_ERRORS = {
 def test_ctc_errors_match_cpu(strict, case):
     log_probs = make((STEPS, BATCH, CLASSES), torch.float32).log_softmax(2)
     assert_like_cpu(CTC_ERRORS[case], log_probs, ctc_targets(False))
+
+
+# --- training ----------------------------------------------------------------------------
+
+
+TRAINING_LOSSES = {
+    "bce_with_logits": lambda out, y: F.binary_cross_entropy_with_logits(out, y, pos_weight=torch.full_like(y[0], 2)),
+    "bce": lambda out, y: F.binary_cross_entropy(torch.sigmoid(out), y),
+    "huber": lambda out, y: F.huber_loss(out, y, delta=0.5),
+    "smooth_l1": lambda out, y: F.smooth_l1_loss(out, y, beta=0.5),
+}
+
+
+@pytest.mark.parametrize("loss", TRAINING_LOSSES)
+def test_a_small_network_trains_like_cpu(strict, loss):
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(6, 8), torch.nn.SiLU(), torch.nn.Linear(8, 8), torch.nn.LeakyReLU(0.1, inplace=True)]
+    cpu_model = torch.nn.Sequential(*layers, torch.nn.Linear(8, 1)).double()
+    npy_model = copy.deepcopy(cpu_model).to("npy")
+    x, y = make((16, 6), torch.float64), probabilities((16, 1), torch.float64, seed=1)
+    for model, inputs, targets in [(cpu_model, x, y), (npy_model, npy(x), npy(y))]:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            optimizer.zero_grad()
+            TRAINING_LOSSES[loss](model(inputs), targets).backward()
+            optimizer.step()
+    for trained, expected in zip(npy_model.parameters(), cpu_model.parameters()):
+        torch.testing.assert_close(trained.detach().cpu(), expected.detach())
 
 
 def test_kernels_are_registered():
