@@ -31,8 +31,9 @@ on forward and backward, and against ``native_functions.yaml``):
 Each loss is NumPy functions of arrays (``*_terms``, ``*_gradient``,
 :func:`ctc_log_alpha`...) and kernels that check the inputs as PyTorch's
 CPU kernels do. Half precision is computed in float32 and rounded once;
-PyTorch's CPU loops for BCE (and its composites) round each half step, so
-half results differ from CPU's by that rounding.
+PyTorch's CPU loops for BCE and smooth L1, and the steps of its BCE with
+logits composite, round each half-precision step, so half results differ
+from CPU's by that rounding (npy's are the nearer to the exact values).
 """
 
 import numpy as np
