@@ -207,6 +207,78 @@ def test_distance_loss_errors_match_cpu(strict, case):
     assert_like_cpu(DISTANCE_ERRORS[case], make((3, 4), torch.float32), make((3, 4), torch.float32, seed=1))
 
 
+# --- multi-class margin losses --------------------------------------------------------------
+
+MARGIN_LABELS = torch.tensor([0, 3, 1, 1, 2])
+# Each row's labels run to its first -1; a repeated label counts twice, as in PyTorch.
+MULTILABELS = torch.tensor([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 1], [2, 2, -1, 0], [0, -1, 3, 3]])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multi_margin_loss(strict, reduction, dtype, p, weighted):
+    weight = probabilities((4,), dtype, seed=2) if weighted else None
+    assert_backward_like_cpu(
+        lambda x: F.multi_margin_loss(
+            x, MARGIN_LABELS.to(x.device), p=p, margin=2.5, weight=on_device_of(x, weight), reduction=reduction
+        ),
+        make((5, 4), dtype),
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss(strict, reduction, dtype):
+    # Scores within the margin of each other, so that most pairs count.
+    scores = make((5, 4), dtype) / 4
+    assert_backward_like_cpu(
+        lambda x: F.multilabel_margin_loss(x, MULTILABELS.to(x.device), reduction=reduction), scores
+    )
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_margin_losses_of_one_sample(strict, reduction):
+    scores = make((4,), torch.float64) / 4
+    label = torch.tensor(2)
+    assert_backward_like_cpu(lambda x: F.multi_margin_loss(x, label.to(x.device), reduction=reduction), scores)
+    assert_backward_like_cpu(
+        lambda x: F.multilabel_margin_loss(x, MULTILABELS[0].to(x.device), reduction=reduction), scores
+    )
+
+
+MARGIN_ERRORS = {
+    "multi_margin 3-d input": lambda x: aten.multi_margin_loss(x[None], MARGIN_LABELS.to(x.device)),
+    "multi_margin p 3": lambda x: F.multi_margin_loss(x, MARGIN_LABELS.to(x.device), p=3),
+    "multi_margin target size": lambda x: F.multi_margin_loss(x, MARGIN_LABELS[:4].to(x.device)),
+    "multi_margin target out of range": lambda x: F.multi_margin_loss(x, (MARGIN_LABELS + 1).to(x.device)),
+    "multi_margin negative target": lambda x: F.multi_margin_loss(x, (MARGIN_LABELS - 1).to(x.device)),
+    "multi_margin weight size": lambda x: F.multi_margin_loss(x, MARGIN_LABELS.to(x.device), weight=x[0, :3]),
+    "multi_margin half": lambda x: F.multi_margin_loss(x.half(), MARGIN_LABELS.to(x.device)),
+    "multi_margin integers": lambda x: aten.multi_margin_loss(x.long(), MARGIN_LABELS.to(x.device)),
+    "multi_margin int32 target": lambda x: aten.multi_margin_loss(x, MARGIN_LABELS.int().to(x.device)),
+    "multilabel target size": lambda x: F.multilabel_margin_loss(x, MULTILABELS[:4].to(x.device)),
+    "multilabel target out of range": lambda x: F.multilabel_margin_loss(x, (MULTILABELS + 1).to(x.device)),
+    "multilabel target below -1": lambda x: F.multilabel_margin_loss(x, (MULTILABELS - 1).to(x.device)),
+    "multilabel half": lambda x: F.multilabel_margin_loss(x.half(), MULTILABELS.to(x.device)),
+    "multilabel backward is_target size": lambda x: aten.multilabel_margin_loss_backward(
+        x[0, 0], x, MULTILABELS.to(x.device), 1, x[:4]
+    ),
+    "multilabel backward is_target values": lambda x: aten.multilabel_margin_loss_backward(
+        x[0, 0], x, MULTILABELS.to(x.device), 1, x
+    ),
+    "multilabel backward grad size": lambda x: aten.multilabel_margin_loss_backward(
+        x[:4, 0], x, MULTILABELS.to(x.device), 0, (x > 0).float()
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MARGIN_ERRORS)
+def test_margin_loss_errors_match_cpu(strict, case):
+    assert_like_cpu(MARGIN_ERRORS[case], make((5, 4), torch.float32))
+
+
 # --- cross entropy (a composite: checked) ------------------------------------------------
 
 
@@ -405,5 +477,5 @@ def test_a_small_network_trains_like_cpu(strict, loss):
 
 def test_kernels_are_registered():
     registered = set(backend_pkg.ops.registered_ops())
-    for op in ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "_ctc_loss"]:
+    for op in ["binary_cross_entropy_with_logits", "huber_loss", "_ctc_loss", "multilabel_margin_loss_forward"]:
         assert f"aten::{op}" in registered, op

@@ -1,4 +1,4 @@
-"""Losses on the npy device: binary cross entropy, smooth L1 and Huber, CTC.
+"""Losses on the npy device: binary cross entropy, smooth L1 and Huber, CTC, margins.
 
 What PyTorch sends the device, per loss (checked with ``BACKEND_PKG_STRICT=1``
 on forward and backward, and against ``native_functions.yaml``):
@@ -20,6 +20,9 @@ on forward and backward, and against ``native_functions.yaml``):
 * ``F.ctc_loss``: ``ctc_loss`` is ``CompositeImplicitAutograd``; it reaches the
   device as ``_ctc_loss`` (lengths as Python ints, targets made int64) and, in
   the backward, ``_ctc_loss_backward``. The reduction is arithmetic on its result;
+* ``F.multi_margin_loss`` and ``F.multilabel_margin_loss``: CPU/CUDA-only
+  ``multi_margin_loss`` and ``multilabel_margin_loss_forward`` (which also
+  returns the mask of target classes its backward reads) with their backward;
 * ``F.kl_div`` is a composite of arithmetic and, with a target of
   probabilities, ``xlogy``; the gradient of ``F.binary_cross_entropy`` for its
   target (``binary_cross_entropy_target_backward`` in
@@ -268,6 +271,176 @@ def huber_loss_backward(grad_output, self, target, reduction, delta):
     x, y, _ = _distance_arrays("huber_backward_cpu", self, target, grad_output)
     grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
     return as_result(huber_gradient(grad, x, y, delta), self.dtype)
+
+
+# --- multi-class margin losses ---------------------------------------------------------------
+#
+# Both take scores (N, C), or (C,) for one sample, and count, for each sample,
+# the classes that come within a margin of a target class's score, divided by C.
+
+
+def _check_margin_input(self):
+    if not (self.dim() == 0 or (self.dim() <= 2 and self.shape[-1] != 0)):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(self.shape)}"
+        )
+
+
+def _check_margin_dtypes(op, self, target):
+    if self.dtype not in (torch.float32, torch.float64):  # CPU's kernels: float and double only
+        raise not_implemented_for(op, self.dtype)
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"expected scalar type Long but found {SCALAR_TYPE_NAMES[target.dtype]}")
+
+
+def _samples(tensor, classes):
+    """A margin loss's input or target as rows ``(N, C)`` (one row for a single sample)."""
+    return unwrap(tensor).reshape(-1, classes)
+
+
+def _check_margin_grad(grad_output, samples, reduction, self):
+    """Per-sample gradients (reduction none, batched) must be one per sample."""
+    if reduction == _NONE and self.dim() == 2 and grad_output.shape != (samples,):
+        raise RuntimeError(
+            f"Expected a tensor of dimension 1 and tensor.size[0] == {samples} but got: dimension "
+            f"{grad_output.dim()} and tensor.size[0] = {grad_output.shape[0] if grad_output.dim() else 1}"
+        )
+
+
+def multi_margin_slopes(x, labels, p, margin, weight):
+    """Each score's hinge ``margin - x[label] + x[c]`` where positive (squared for p = 2),
+    and its slope, 0 at the label's own column; each row scaled by its label's weight."""
+    rows = np.arange(x.shape[0])
+    z = margin - x[rows, labels][:, None] + x
+    active = z > 0
+    active[rows, labels] = False
+    scale = np.ones(x.shape[0], x.dtype) if weight is None else weight[labels]
+    hinge = np.where(active, z if p == 1 else z * z, 0) * scale[:, None]
+    slope = np.where(active, 1 if p == 1 else 2 * z, 0) * scale[:, None]
+    return hinge, slope
+
+
+def _multi_margin_inputs(op, self, target, p, weight):
+    _check_margin_input(self)
+    if int(p) not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    samples = self.shape[0] if self.dim() == 2 else 1
+    if target.dim() > 1 or target.numel() != samples:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size [{samples}], but got {list(target.shape)}. "
+            f"Input has shape {list(self.shape)}."
+        )
+    classes = self.shape[-1] if self.dim() else 1
+    if weight is not None and (weight.dim() > 1 or weight.numel() != classes):
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
+    _check_margin_dtypes(op, self, target)
+    if weight is not None and weight.dtype != self.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[self.dtype]} but found {SCALAR_TYPE_NAMES[weight.dtype]}"
+        )
+    labels = unwrap(target).reshape(-1).astype(np.int64)
+    if np.any((labels < 0) | (labels >= classes)):
+        raise RuntimeError("target out of range")
+    w = None if weight is None else unwrap(weight).reshape(-1)
+    return _samples(self, classes), labels, w
+
+
+@with_out("multi_margin_loss", check_out=OUT_OF_SELF_DTYPE)
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
+    x, labels, w = _multi_margin_inputs("multi_margin_loss_cpu_kernel", self, target, p, weight)
+    hinge, _ = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
+    losses = np.sum(hinge, axis=1) / x.shape[1]
+    if reduction == _NONE:
+        return as_result(losses.reshape(target.shape), self.dtype)
+    return as_result(reduced(losses, reduction), self.dtype)
+
+
+@with_out("multi_margin_loss_backward", "grad_input")
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
+    x, labels, w = _multi_margin_inputs("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
+    _check_dtypes_match(self.dtype, grad_output)
+    _check_margin_grad(grad_output, x.shape[0], reduction, self)
+    _, slope = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
+    slope[np.arange(x.shape[0]), labels] = -np.sum(slope, axis=1)
+    grad = unwrap(grad_output).astype(x.dtype, copy=False)
+    per_row = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
+    scale = 1 / (x.size if reduction == _MEAN else x.shape[1])
+    return as_result((slope * scale * per_row).reshape(self.shape), self.dtype)
+
+
+def listed_labels(labels):
+    """Which of each row's label slots count: those before its first -1."""
+    return np.cumprod(labels != -1, axis=1).astype(bool)
+
+
+def target_classes(labels, listed):
+    """Each row's mask of the classes its listed labels name."""
+    is_target = np.zeros(labels.shape, dtype=bool)
+    rows = np.broadcast_to(np.arange(labels.shape[0])[:, None], labels.shape)
+    is_target[rows[listed], labels[listed]] = True
+    return is_target
+
+
+def multilabel_margin_slopes(x, labels, listed, is_target):
+    """For each listed label j and non-target class k of a row: the hinge ``1 - x[j] + x[k]``
+    where positive, ``(N, L, C)``, and whether it is active."""
+    picked = np.take_along_axis(x, np.where(listed, labels, 0), axis=1)
+    z = 1 - picked[:, :, None] + x[:, None, :]
+    active = (z > 0) & listed[:, :, None] & ~is_target[:, None, :]
+    return np.where(active, z, 0), active
+
+
+def _multilabel_inputs(op, self, target):
+    _check_margin_input(self)
+    if target.shape != self.shape:
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
+        )
+    _check_margin_dtypes(op, self, target)
+    classes = self.shape[-1] if self.dim() else 1
+    labels = _samples(target, classes).astype(np.int64)
+    listed = listed_labels(labels)
+    if np.any(listed & ((labels < 0) | (labels >= classes))):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return _samples(self, classes), labels, listed
+
+
+@with_out("multilabel_margin_loss_forward", "output")
+def multilabel_margin_loss_forward(self, target, reduction):
+    x, labels, listed = _multilabel_inputs("multilabel_margin_loss_forward_out_frame", self, target)
+    is_target = target_classes(labels, listed)
+    hinge, _ = multilabel_margin_slopes(x, labels, listed, is_target)
+    losses = np.sum(hinge, axis=(1, 2)) / x.shape[1]
+    output = losses.reshape(self.shape[:-1]) if reduction == _NONE else reduced(losses, reduction)
+    return as_result(output, self.dtype), as_result(is_target.reshape(self.shape), self.dtype)
+
+
+@with_out("multilabel_margin_loss_backward", "grad_input")
+def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
+    """The forward's ``is_target`` says which classes are targets, as in CPU's kernel."""
+    op = "multilabel_margin_loss_backward_cpu_template"
+    if is_target.shape != target.shape:
+        raise RuntimeError(
+            "Expected tensor for argument #3 'target' to have same size as tensor for argument #5 'is_target'; "
+            f"but {list(target.shape)} does not equal {list(is_target.shape)} (while checking arguments for {op})"
+        )
+    x, labels, listed = _multilabel_inputs(op, self, target)
+    targets = _samples(is_target, x.shape[1])
+    if not np.all((targets == 0) | (targets == 1)):
+        raise RuntimeError("argument #5 'is_target' is out of range")
+    _check_dtypes_match(self.dtype, grad_output)
+    _check_margin_grad(grad_output, x.shape[0], reduction, self)
+    targets = targets == 1
+    _, active = multilabel_margin_slopes(x, labels, listed, targets)
+    slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
+    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
+    np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
+    grad = unwrap(grad_output).astype(x.dtype, copy=False)
+    per_row = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
+    scale = 1 / (x.size if reduction == _MEAN else x.shape[1])
+    return as_result((slope * scale * per_row).reshape(self.shape), self.dtype)
 
 
 # --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
