@@ -308,6 +308,13 @@ def _check_margin_grad(grad_output, samples, reduction, self):
         )
 
 
+def _margin_gradient(slope, grad_output, reduction):
+    """The slopes ``(N, C)`` over the C classes (and the N samples for a mean), times the incoming gradient."""
+    grad = unwrap(grad_output).astype(slope.dtype, copy=False)
+    per_sample = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
+    return slope * (1 / (slope.size if reduction == _MEAN else slope.shape[1])) * per_sample
+
+
 def multi_margin_slopes(x, labels, p, margin, weight):
     """Each score's hinge ``margin - x[label] + x[c]`` where positive (squared for p = 2),
     and its slope, 0 at the label's own column; each row scaled by its label's weight."""
@@ -364,10 +371,7 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None
     _check_margin_grad(grad_output, x.shape[0], reduction, self)
     _, slope = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
     slope[np.arange(x.shape[0]), labels] = -np.sum(slope, axis=1)
-    grad = unwrap(grad_output).astype(x.dtype, copy=False)
-    per_row = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
-    scale = 1 / (x.size if reduction == _MEAN else x.shape[1])
-    return as_result((slope * scale * per_row).reshape(self.shape), self.dtype)
+    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
 
 
 def listed_labels(labels):
@@ -437,10 +441,7 @@ def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_tar
     slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
     rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
     np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
-    grad = unwrap(grad_output).astype(x.dtype, copy=False)
-    per_row = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
-    scale = 1 / (x.size if reduction == _MEAN else x.shape[1])
-    return as_result((slope * scale * per_row).reshape(self.shape), self.dtype)
+    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
 
 
 # --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
