@@ -1,0 +1,51 @@
+"""Registering an op's functional kernel together with the ``out=`` overload derived from it."""
+
+from ._numpy_errors import quietly
+from ._results import write_out
+from .reductions import write_pair
+from .registry import aten, implements
+
+
+def with_out(name, out_overload="out", *, check_out=None):
+    """Register the decorated kernel for ``aten.<name>`` and, unless ``out_overload`` is
+    None, for ``aten.<name>.<out_overload>``, storing its result(s) into the out
+    arguments as PyTorch does (:func:`~._results.write_out`).
+
+    ``check_out(out, *args, **kwargs)`` refuses, before computing, an out
+    argument PyTorch refuses although the result could be cast into it
+    (see :func:`~.arithmetic.exact_dtype`).
+
+    The kernel runs without NumPy's floating-point warnings: PyTorch gives
+    inf and nan silently.
+    """
+    packet = getattr(aten, name)
+
+    def decorator(compute):
+        def kernel(*args, **kwargs):
+            return quietly(compute, *args, **kwargs)
+
+        kernel.__name__ = compute.__name__
+        implements(packet.default)(kernel)
+        if out_overload is not None:
+            out_op = getattr(packet, out_overload)
+            implements(out_op)(_out_kernel(name, kernel, out_op, check_out))
+        return compute
+
+    return decorator
+
+
+def _out_kernel(name, kernel, out_op, check_out):
+    """A kernel for ``out_op`` that stores ``kernel``'s result(s) into the out arguments
+    its schema names (``out``, ``grad_input``, or two such as ``output`` and ``buffer``)."""
+    out_names = [argument.name for argument in out_op._schema.arguments if argument.is_out]
+
+    def out_kernel(*args, **kwargs):
+        outs = [kwargs.pop(out_name) for out_name in out_names]
+        if check_out is not None:
+            for out in outs:
+                check_out(out, *args, **kwargs)
+        results = kernel(*args, **kwargs)
+        return write_out(name, outs[0], results) if len(outs) == 1 else write_pair(name, outs, results)
+
+    out_kernel.__name__ = f"{kernel.__name__}_out"
+    return out_kernel

@@ -1,0 +1,730 @@
+"""Losses on the npy device: binary cross entropy, smooth L1 and Huber, CTC, margins.
+
+What PyTorch sends the device, per loss (checked with ``BACKEND_PKG_STRICT=1``
+on forward and backward, and against ``native_functions.yaml``):
+
+* ``F.binary_cross_entropy``: ``binary_cross_entropy`` and
+  ``binary_cross_entropy_backward``, CPU/CUDA-only kernels with no composite;
+* ``F.binary_cross_entropy_with_logits``: ``binary_cross_entropy_with_logits``
+  is ``CompositeExplicitAutograd``, so its composite (``log_sigmoid`` and
+  arithmetic, ``aten/src/ATen/native/Loss.cpp``) runs at the device's key
+  unless the device has a kernel: this one computes it in one pass. Its
+  backward is a formula of ``derivatives.yaml`` (``sigmoid`` and arithmetic),
+  which the device already has;
+* ``F.smooth_l1_loss`` (``beta > 0``): structured ``smooth_l1_loss``, arriving as
+  ``.out``, and ``smooth_l1_loss_backward``, whose functional overload is a
+  composite over ``.grad_input``. With ``beta == 0`` ``F.smooth_l1_loss`` is
+  ``l1_loss``, a composite of arithmetic;
+* ``F.huber_loss``: ``huber_loss`` and ``huber_loss_backward`` (functional
+  a composite over ``.out``);
+* ``F.ctc_loss``: ``ctc_loss`` is ``CompositeImplicitAutograd``; it reaches the
+  device as ``_ctc_loss`` (lengths as Python ints, targets made int64) and, in
+  the backward, ``_ctc_loss_backward``. The reduction is arithmetic on its result;
+* ``F.multi_margin_loss`` and ``F.multilabel_margin_loss``: CPU/CUDA-only
+  ``multi_margin_loss`` and ``multilabel_margin_loss_forward`` (which also
+  returns the mask of target classes its backward reads) with their backward;
+* ``F.kl_div`` is a composite of arithmetic and, with a target of
+  probabilities, ``xlogy``; the gradient of ``F.binary_cross_entropy`` for its
+  target (``binary_cross_entropy_target_backward`` in
+  ``torch/csrc/autograd/FunctionsManual.cpp``) is ``-logit(input)``. These two
+  elementwise ops have no other home yet, so they are registered here;
+* ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
+  probabilities as targets) are composites over ops other modules implement.
+
+Each loss is NumPy functions of arrays (``*_terms``, ``*_gradient``,
+:func:`ctc_log_alpha`...) and kernels that check the inputs as PyTorch's
+CPU kernels do. Half precision is computed in float32 and rounded once;
+PyTorch's CPU loops for BCE and smooth L1, and the steps of its BCE with
+logits composite, round each half-precision step, so half results differ
+from CPU's by that rounding (npy's are the nearer to the exact values).
+"""
+
+import numpy as np
+import torch
+
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..tensor import unwrap
+from ._numpy_errors import quietly
+from ._operands import operand, promoted
+from ._out_variants import with_out
+from ._results import as_result
+from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
+from .indexing import broadcast_shapes
+from .reductions import not_implemented_for
+from .registry import aten, implements
+
+# at::Reduction: how a loss combines its per-element terms.
+_NONE, _MEAN, _SUM = 0, 1, 2
+
+
+def reduced(terms, reduction):
+    """A loss's terms kept (none), averaged (mean; nan for no terms) or added (sum)."""
+    if reduction == _NONE:
+        return terms
+    total = np.sum(terms)
+    return total / terms.size if reduction == _MEAN else total
+
+
+def _mean_scale(reduction, count):
+    """The factor a mean puts on each term's gradient."""
+    return 1 / count if reduction == _MEAN else 1
+
+
+def _array(op, tensor, np_dtype):
+    return np.asarray(operand(op, tensor)).astype(np_dtype, copy=False)
+
+
+def _check_dtypes_match(expected, *tensors):
+    """TensorIterator's check for kernels that take all operands in one dtype."""
+    for tensor in tensors:
+        if tensor is not None and tensor.dtype != expected:
+            raise RuntimeError(
+                f"Found dtype {SCALAR_TYPE_NAMES[tensor.dtype]} but expected {SCALAR_TYPE_NAMES[expected]}"
+            )
+
+
+def _check_writable_shape(shape, *others):
+    """An in-place op's check: the operands broadcast to the shape of the tensor written."""
+    shape = tuple(shape)
+    broadcast = broadcast_shapes(shape, *(tuple(other) for other in others))
+    if broadcast != shape:
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}"
+        )
+
+
+def _squeezed(shape):
+    return tuple(size for size in shape if size != 1)
+
+
+# --- binary cross entropy -------------------------------------------------------------
+
+
+def bce_terms(x, y):
+    """``-(y log x + (1 - y) log(1 - x))``, each log clamped at -100 as PyTorch does (so 0 log 0 is 0)."""
+    return (y - 1) * np.maximum(np.log1p(-x), -100) - y * np.maximum(np.log(x), -100)
+
+
+def bce_gradient(grad, x, y):
+    """``(x - y) / (x (1 - x))``, the denominator kept from 0 by PyTorch's epsilon 1e-12."""
+    return grad * (x - y) / np.maximum((1 - x) * x, 1e-12)
+
+
+def _bce_arrays(op, first, self, target, weight):
+    """The arrays of a BCE kernel, in the compute dtype of ``first``'s dtype, checked as CPU checks.
+
+    CPU squeezes input and target before its elementwise loop, so their
+    shapes need only agree without size-1 dims.
+    """
+    _check_dtypes_match(first.dtype, self, target)
+    if not first.dtype.is_floating_point:
+        raise not_implemented_for(op, first.dtype)
+    _check_writable_shape(_squeezed(self.shape), _squeezed(target.shape))
+    np_compute = to_numpy_dtype(compute_dtype(first.dtype))
+    x = _array(op, self, np_compute)
+    y = _array(op, target, np_compute).reshape(_squeezed(target.shape))
+    y = np.broadcast_to(y, _squeezed(self.shape)).reshape(self.shape)
+    w = None
+    if weight is not None:
+        _check_writable_shape(self.shape, weight.shape)
+        w = _array(op, weight, np_compute)
+    return x, y, w
+
+
+def _check_in_unit_interval(x, y):
+    if not np.all((x >= 0) & (x <= 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not np.all((y >= 0) & (y <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+
+
+@with_out("binary_cross_entropy", check_out=OUT_OF_SELF_DTYPE)
+def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
+    x, y, w = _bce_arrays("binary_cross_entropy", self, self, target, weight)
+    _check_in_unit_interval(x, y)
+    terms = bce_terms(x, y)
+    if w is not None:
+        terms = terms * w
+    return as_result(reduced(terms, reduction), self.dtype)
+
+
+@with_out("binary_cross_entropy_backward", "grad_input")
+def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=_MEAN):
+    # CPU's grad_input is made like grad_output: the other operands must have its dtype.
+    x, y, w = _bce_arrays("binary_cross_entropy_backward", grad_output, self, target, weight)
+    grad = _array("binary_cross_entropy_backward", grad_output, x.dtype)
+    slope = bce_gradient(grad, x, y) * _mean_scale(reduction, self.numel())
+    if w is not None:
+        slope = slope * w
+    return as_result(slope, grad_output.dtype)
+
+
+def bce_with_logits_terms(x, y, pos_weight=None):
+    """``(1 - y) x - (1 + (p - 1) y) log_sigmoid(x)``, PyTorch's form (``p`` is ``pos_weight``).
+
+    ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))`` cannot overflow.
+    """
+    log_sigmoid = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((pos_weight - 1) * y + 1)
+    return (1 - y) * x - log_sigmoid
+
+
+def _check_bce_with_logits(self, target, weight, pos_weight):
+    """The checks the steps of PyTorch's composite make: the loss is written into a
+    tensor like ``1 - target``, so everything must broadcast (and cast) to the target."""
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for("log_sigmoid", self.dtype)
+    if pos_weight is not None:
+        _check_writable_shape(self.shape, broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape)))
+    _check_writable_shape(target.shape, self.shape)
+    if weight is not None:
+        _check_writable_shape(target.shape, weight.shape)
+    loss_dtype = torch.result_type(target, 1)
+    computed = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
+    if not torch.can_cast(computed, loss_dtype):
+        raise RuntimeError(
+            f"result type {SCALAR_TYPE_NAMES[computed]} can't be cast to the desired output type "
+            f"{SCALAR_TYPE_NAMES[loss_dtype]}"
+        )
+    return loss_dtype
+
+
+@with_out("binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
+    dtype = _check_bce_with_logits(self, target, weight, pos_weight)
+    op = "binary_cross_entropy_with_logits"
+    np_compute = to_numpy_dtype(compute_dtype(torch.promote_types(dtype, self.dtype)))
+    x, y = _array(op, self, np_compute), _array(op, target, np_compute)
+    p = None if pos_weight is None else _array(op, pos_weight, np_compute)
+    terms = bce_with_logits_terms(x, y, p)
+    if weight is not None:
+        terms = terms * _array(op, weight, np_compute)
+    return as_result(reduced(terms, reduction), dtype)
+
+
+# --- smooth L1 and Huber --------------------------------------------------------------
+
+
+def smooth_l1_terms(x, y, beta):
+    """``|x - y|`` beyond ``beta``, ``(x - y)**2 / (2 beta)`` within it."""
+    distance = np.abs(x - y)
+    return np.where(distance < beta, 0.5 * distance * distance / beta, distance - 0.5 * beta)
+
+
+def smooth_l1_gradient(grad, x, y, beta):
+    """The difference over ``beta``, clipped to [-1, 1]; l1_loss's sign (0 at 0) for ``beta == 0``."""
+    difference = x - y
+    if beta <= 0:
+        return np.sign(difference) * grad
+    return np.clip(difference / beta, -1, 1) * grad
+
+
+def huber_terms(x, y, delta):
+    """``(x - y)**2 / 2`` within ``delta``, ``delta (|x - y| - delta / 2)`` beyond it."""
+    distance = np.abs(x - y)
+    return np.where(distance < delta, 0.5 * distance * distance, delta * (distance - 0.5 * delta))
+
+
+def huber_gradient(grad, x, y, delta):
+    """The difference clipped to [-delta, delta]."""
+    return np.clip(x - y, -delta, delta) * grad
+
+
+def _distance_arrays(op, self, target, *others):
+    """Input and target promoted together, broadcast with ``others`` as PyTorch's
+    TensorIterator does; the losses of distances exist for floating dtypes."""
+    broadcast_shapes(tuple(self.shape), tuple(target.shape), *(tuple(other.shape) for other in others))
+    (x, y), dtype = promoted(op, self, target)
+    if not dtype.is_floating_point:
+        raise not_implemented_for(op, dtype)
+    return x, y, dtype
+
+
+@with_out("smooth_l1_loss")
+def smooth_l1_loss(self, target, reduction=_MEAN, beta=1.0):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y, dtype = _distance_arrays("smooth_l1_cpu", self, target)
+    return as_result(reduced(smooth_l1_terms(x, y, beta), reduction), dtype)
+
+
+@with_out("smooth_l1_loss_backward", "grad_input")
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target, grad_output)
+    grad = _array("smooth_l1_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
+    return as_result(smooth_l1_gradient(grad, x, y, beta), self.dtype)
+
+
+@with_out("huber_loss")
+def huber_loss(self, target, reduction=_MEAN, delta=1.0):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y, _ = _distance_arrays("huber_cpu", self, target)
+    return as_result(reduced(huber_terms(x, y, delta), reduction), self.dtype)
+
+
+@with_out("huber_loss_backward")
+def huber_loss_backward(grad_output, self, target, reduction, delta):
+    # CPU's backward loop takes every operand in the input's dtype.
+    _check_dtypes_match(self.dtype, target, grad_output)
+    x, y, _ = _distance_arrays("huber_backward_cpu", self, target, grad_output)
+    grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
+    return as_result(huber_gradient(grad, x, y, delta), self.dtype)
+
+
+# --- multi-class margin losses ---------------------------------------------------------------
+#
+# Both take scores (N, C), or (C,) for one sample, and count, for each sample,
+# the classes that come within a margin of a target class's score, divided by C.
+
+
+def _check_margin_input(self):
+    if not (self.dim() == 0 or (self.dim() <= 2 and self.shape[-1] != 0)):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(self.shape)}"
+        )
+
+
+def _check_margin_dtypes(op, self, target):
+    if self.dtype not in (torch.float32, torch.float64):  # CPU's kernels: float and double only
+        raise not_implemented_for(op, self.dtype)
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"expected scalar type Long but found {SCALAR_TYPE_NAMES[target.dtype]}")
+
+
+def _samples(tensor, classes):
+    """A margin loss's input or target as rows ``(N, C)`` (one row for a single sample)."""
+    return unwrap(tensor).reshape(-1, classes)
+
+
+def _check_margin_grad(grad_output, samples, reduction, self):
+    """Per-sample gradients (reduction none, batched) must be one per sample."""
+    if reduction == _NONE and self.dim() == 2 and grad_output.shape != (samples,):
+        raise RuntimeError(
+            f"Expected a tensor of dimension 1 and tensor.size[0] == {samples} but got: dimension "
+            f"{grad_output.dim()} and tensor.size[0] = {grad_output.shape[0] if grad_output.dim() else 1}"
+        )
+
+
+def _margin_gradient(slope, grad_output, reduction):
+    """The slopes ``(N, C)`` over the C classes (and the N samples for a mean), times the incoming gradient."""
+    grad = unwrap(grad_output).astype(slope.dtype, copy=False)
+    per_sample = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
+    return slope * (1 / (slope.size if reduction == _MEAN else slope.shape[1])) * per_sample
+
+
+def multi_margin_slopes(x, labels, p, margin, weight):
+    """Each score's hinge ``margin - x[label] + x[c]`` where positive (squared for p = 2),
+    and its slope, 0 at the label's own column; each row scaled by its label's weight."""
+    rows = np.arange(x.shape[0])
+    z = margin - x[rows, labels][:, None] + x
+    active = z > 0
+    active[rows, labels] = False
+    scale = np.ones(x.shape[0], x.dtype) if weight is None else weight[labels]
+    hinge = np.where(active, z if p == 1 else z * z, 0) * scale[:, None]
+    slope = np.where(active, 1 if p == 1 else 2 * z, 0) * scale[:, None]
+    return hinge, slope
+
+
+def _multi_margin_inputs(op, self, target, p, weight):
+    _check_margin_input(self)
+    if int(p) not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    samples = self.shape[0] if self.dim() == 2 else 1
+    if target.dim() > 1 or target.numel() != samples:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size [{samples}], but got {list(target.shape)}. "
+            f"Input has shape {list(self.shape)}."
+        )
+    classes = self.shape[-1] if self.dim() else 1
+    if weight is not None and (weight.dim() > 1 or weight.numel() != classes):
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
+    _check_margin_dtypes(op, self, target)
+    if weight is not None and weight.dtype != self.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[self.dtype]} but found {SCALAR_TYPE_NAMES[weight.dtype]}"
+        )
+    labels = unwrap(target).reshape(-1).astype(np.int64)
+    if np.any((labels < 0) | (labels >= classes)):
+        raise RuntimeError("target out of range")
+    w = None if weight is None else unwrap(weight).reshape(-1)
+    return _samples(self, classes), labels, w
+
+
+@with_out("multi_margin_loss", check_out=OUT_OF_SELF_DTYPE)
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
+    x, labels, w = _multi_margin_inputs("multi_margin_loss_cpu_kernel", self, target, p, weight)
+    hinge, _ = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
+    losses = np.sum(hinge, axis=1) / x.shape[1]
+    if reduction == _NONE:
+        return as_result(losses.reshape(target.shape), self.dtype)
+    return as_result(reduced(losses, reduction), self.dtype)
+
+
+@with_out("multi_margin_loss_backward", "grad_input")
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
+    x, labels, w = _multi_margin_inputs("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
+    _check_dtypes_match(self.dtype, grad_output)
+    _check_margin_grad(grad_output, x.shape[0], reduction, self)
+    _, slope = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
+    slope[np.arange(x.shape[0]), labels] = -np.sum(slope, axis=1)
+    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
+
+
+def listed_labels(labels):
+    """Which of each row's label slots count: those before its first -1."""
+    return np.cumprod(labels != -1, axis=1).astype(bool)
+
+
+def target_classes(labels, listed):
+    """Each row's mask of the classes its listed labels name."""
+    is_target = np.zeros(labels.shape, dtype=bool)
+    rows = np.broadcast_to(np.arange(labels.shape[0])[:, None], labels.shape)
+    is_target[rows[listed], labels[listed]] = True
+    return is_target
+
+
+def multilabel_margin_slopes(x, labels, listed, is_target):
+    """For each listed label j and non-target class k of a row: the hinge ``1 - x[j] + x[k]``
+    where positive, ``(N, L, C)``, and whether it is active."""
+    picked = np.take_along_axis(x, np.where(listed, labels, 0), axis=1)
+    z = 1 - picked[:, :, None] + x[:, None, :]
+    active = (z > 0) & listed[:, :, None] & ~is_target[:, None, :]
+    return np.where(active, z, 0), active
+
+
+def _multilabel_inputs(op, self, target):
+    _check_margin_input(self)
+    if target.shape != self.shape:
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
+        )
+    _check_margin_dtypes(op, self, target)
+    classes = self.shape[-1] if self.dim() else 1
+    labels = _samples(target, classes).astype(np.int64)
+    listed = listed_labels(labels)
+    if np.any(listed & ((labels < 0) | (labels >= classes))):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return _samples(self, classes), labels, listed
+
+
+@with_out("multilabel_margin_loss_forward", "output")
+def multilabel_margin_loss_forward(self, target, reduction):
+    x, labels, listed = _multilabel_inputs("multilabel_margin_loss_forward_out_frame", self, target)
+    is_target = target_classes(labels, listed)
+    hinge, _ = multilabel_margin_slopes(x, labels, listed, is_target)
+    losses = np.sum(hinge, axis=(1, 2)) / x.shape[1]
+    output = losses.reshape(self.shape[:-1]) if reduction == _NONE else reduced(losses, reduction)
+    return as_result(output, self.dtype), as_result(is_target.reshape(self.shape), self.dtype)
+
+
+@with_out("multilabel_margin_loss_backward", "grad_input")
+def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
+    """The forward's ``is_target`` says which classes are targets, as in CPU's kernel."""
+    op = "multilabel_margin_loss_backward_cpu_template"
+    if is_target.shape != target.shape:
+        raise RuntimeError(
+            "Expected tensor for argument #3 'target' to have same size as tensor for argument #5 'is_target'; "
+            f"but {list(target.shape)} does not equal {list(is_target.shape)} (while checking arguments for {op})"
+        )
+    x, labels, listed = _multilabel_inputs(op, self, target)
+    targets = _samples(is_target, x.shape[1])
+    if not np.all((targets == 0) | (targets == 1)):
+        raise RuntimeError("argument #5 'is_target' is out of range")
+    _check_dtypes_match(self.dtype, grad_output)
+    _check_margin_grad(grad_output, x.shape[0], reduction, self)
+    targets = targets == 1
+    _, active = multilabel_margin_slopes(x, labels, listed, targets)
+    slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
+    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
+    np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
+    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
+
+
+# --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
+
+
+def xlogy_values(x, y):
+    """``x log y``, 0 where ``x`` is 0 (unless ``y`` is nan)."""
+    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
+
+
+@elementwise(aten.xlogy.Tensor, aten.xlogy.OutTensor, aten.xlogy_.Tensor)
+def xlogy(self, other):
+    """Integers and bools give the default float dtype, as in PyTorch."""
+    dtype = float_dtype(torch.result_type(self, other))
+    if dtype.is_complex:
+        raise not_implemented_for("xlogy", dtype)
+    np_compute = to_numpy_dtype(compute_dtype(dtype))
+    return as_result(xlogy_values(_array("xlogy", self, np_compute), _array("xlogy", other, np_compute)), dtype)
+
+
+def logit_values(x, eps=None):
+    """``log(x / (1 - x))``, ``x`` first clamped to ``[eps, 1 - eps]`` if ``eps`` is given (and not negative)."""
+    if eps is not None and eps >= 0:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(x / (1 - x))
+
+
+@elementwise(aten.logit.default, aten.logit.out, aten.logit_.default)
+def logit(self, eps=None):
+    """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
+    dtype = float_dtype(self.dtype)
+    if dtype.is_complex:
+        raise not_implemented_for("logit", dtype)
+    return as_result(logit_values(_array("logit", self, to_numpy_dtype(compute_dtype(dtype))), eps), dtype)
+
+
+# --- CTC -------------------------------------------------------------------------------
+#
+# Graves et al. 2006: the targets, with a blank before, between and after
+# their labels, make the extended sequence l' of length 2L+1. alpha[t, s]
+# sums (in log space) the probabilities of the paths that emit l'[:s+1] in
+# the first t+1 steps; beta[t, s] those that finish l' from (t, s). One step
+# of either recursion is vectorized over the batch and s; the loop is over time.
+
+_NEG_INF = -np.inf
+
+
+def _log_sum_exp(*terms):
+    """log(sum(exp(terms))), elementwise, with CPU's guard: all -inf gives -inf, not nan."""
+    peak = np.maximum.reduce(terms)
+    peak = np.where(peak == _NEG_INF, 0, peak)
+    return np.log(sum(np.exp(term - peak) for term in terms)) + peak
+
+
+def extended_targets(targets, target_lengths, blank):
+    """l' for each sample, ``(N, 2 max(L) + 1)``, blank-padded past ``2 L + 1``.
+
+    ``targets`` is ``(N, S)`` padded, or 1-D with the samples' labels one after another.
+    """
+    lengths = np.asarray(target_lengths, dtype=np.int64)
+    longest = int(lengths.max(initial=0))
+    positions = np.arange(longest)
+    if targets.ndim == 1:
+        starts = np.cumsum(lengths) - lengths
+        index = np.minimum(starts[:, None] + positions, max(targets.size - 1, 0))
+        labels = targets[index] if targets.size else np.zeros(index.shape, np.int64)
+    else:
+        labels = targets[:, :longest]
+    labels = np.where(positions < lengths[:, None], labels, blank)
+    extended = np.full((len(lengths), 2 * longest + 1), blank, dtype=np.int64)
+    extended[:, 1::2] = labels
+    return extended
+
+
+def _can_skip(extended):
+    """Whether s can be reached from s - 2 (a label different from the one before, across a blank)."""
+    skip = np.zeros(extended.shape, dtype=bool)
+    skip[:, 2:] = extended[:, 2:] != extended[:, :-2]
+    return skip
+
+
+def _emissions(log_probs, extended):
+    """``log_probs[t, b, l'[b, s]]`` as ``(T, N, S)``."""
+    return np.take_along_axis(log_probs, np.broadcast_to(extended, (log_probs.shape[0], *extended.shape)), axis=2)
+
+
+def _shifted_right(array, step):
+    """``array[..., s - step]`` at s, -inf where that is before the start."""
+    shifted = np.full_like(array, _NEG_INF)
+    shifted[..., step:] = array[..., : array.shape[-1] - step]
+    return shifted
+
+
+def _shifted_left(array, step):
+    """``array[..., s + step]`` at s, -inf past the end."""
+    shifted = np.full_like(array, _NEG_INF)
+    shifted[..., : array.shape[-1] - step] = array[..., step:]
+    return shifted
+
+
+def ctc_log_alpha(log_probs, extended, target_lengths):
+    """The forward variables, ``(N, T, S)``: -inf where no path can be."""
+    emissions = _emissions(log_probs, extended)
+    skip = _can_skip(extended)
+    log_alpha = np.full((extended.shape[0], log_probs.shape[0], extended.shape[1]), _NEG_INF, log_probs.dtype)
+    log_alpha[:, 0, 0] = emissions[0, :, 0]
+    has_labels = np.asarray(target_lengths) > 0
+    log_alpha[has_labels, 0, 1] = emissions[0, has_labels, 1]
+    for t in range(1, log_probs.shape[0]):
+        previous = log_alpha[:, t - 1]
+        from_skip = np.where(skip, _shifted_right(previous, 2), _NEG_INF)
+        log_alpha[:, t] = _log_sum_exp(previous, _shifted_right(previous, 1), from_skip) + emissions[t]
+    return log_alpha
+
+
+def ctc_negative_log_likelihood(log_alpha, input_lengths, target_lengths):
+    """Minus the log of the paths' total probability: those ending on the last label or the blank after it."""
+    samples = np.arange(log_alpha.shape[0])
+    inputs, labels = np.asarray(input_lengths), np.asarray(target_lengths)
+    last = log_alpha[samples, np.maximum(inputs - 1, 0)]
+    end_blank = last[samples, 2 * labels]
+    end_label = np.where(labels > 0, last[samples, np.maximum(2 * labels - 1, 0)], _NEG_INF)
+    log_likelihood = _log_sum_exp(end_blank, end_label)
+    # No input step: only the empty target has a path (of probability 1).
+    log_likelihood = np.where(inputs == 0, np.where(labels == 0, 0, _NEG_INF), log_likelihood)
+    return -log_likelihood
+
+
+def ctc_log_beta(log_probs, extended, input_lengths, target_lengths):
+    """The backward variables, ``(N, T, S)``: each sample's recursion starts at its own last step."""
+    emissions = _emissions(log_probs, extended)
+    skip_from = _shifted_left(_can_skip(extended).astype(log_probs.dtype), 2) > 0
+    samples = np.arange(extended.shape[0])
+    inputs, labels = np.asarray(input_lengths), np.asarray(target_lengths)
+    steps = log_probs.shape[0]
+    log_beta = np.full((extended.shape[0], steps, extended.shape[1]), _NEG_INF, log_probs.dtype)
+    start = np.full(extended.shape, _NEG_INF, log_probs.dtype)
+    last_step = np.maximum(inputs - 1, 0)
+    start[samples, 2 * labels] = emissions[last_step, samples, 2 * labels]
+    has_labels = labels > 0
+    end_label = 2 * labels[has_labels] - 1
+    start[has_labels, end_label] = emissions[last_step[has_labels], samples[has_labels], end_label]
+    following = np.full(extended.shape, _NEG_INF, log_probs.dtype)
+    for t in range(steps - 1, -1, -1):
+        from_skip = np.where(skip_from, _shifted_left(following, 2), _NEG_INF)
+        recursion = _log_sum_exp(following, _shifted_left(following, 1), from_skip) + emissions[t]
+        before_last = np.where((t < inputs - 1)[:, None], recursion, _NEG_INF)
+        log_beta[:, t] = following = np.where((t == inputs - 1)[:, None], start, before_last)
+    return log_beta
+
+
+def ctc_gradient(grad, log_probs, extended, input_lengths, nll, log_alpha, log_beta, zero_infinity):
+    """d loss / d log_probs, ``(T, N, C)``: ``exp(lp) - (sum over s with l'[s] = c of alpha beta) / (p exp(lp))``.
+
+    The sum over s of each label is a product with a one-hot ``(N, S, C)``
+    matrix, each (sample, step) scaled by its largest term first.
+    """
+    steps, _, classes = log_probs.shape
+    log_alpha_beta = log_alpha + log_beta
+    peak = np.max(log_alpha_beta, axis=2, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    one_hot = (extended[:, :, None] == np.arange(classes)).astype(log_probs.dtype)
+    collected = np.log(np.matmul(np.exp(log_alpha_beta - peak), one_hot)) + peak
+    log_probs_by_sample = log_probs.transpose(1, 0, 2)
+    occupancy = np.exp(collected + nll[:, None, None] - log_probs_by_sample)
+    gradient = (np.exp(log_probs_by_sample) - occupancy) * grad[:, None, None]
+    inside = np.arange(steps) < np.asarray(input_lengths)[:, None]
+    if zero_infinity:
+        inside = inside & (nll != np.inf)[:, None]
+    return np.where(inside[:, :, None], gradient, 0).transpose(1, 0, 2)
+
+
+def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank):
+    """ctc_loss_allocate_outputs's checks, with its messages (aten/src/ATen/native/LossCTC.cpp)."""
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
+        raise not_implemented_for("ctc_loss_cpu", log_probs.dtype)
+    if targets.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #2 'targets' to have scalar type Int; but got "
+            f"torch.{SCALAR_TYPE_NAMES[targets.dtype]}Tensor instead {where}"
+        )
+    if log_probs.dim() != 3:
+        raise RuntimeError(
+            f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
+            f"argument #1 'log_probs' {where}"
+        )
+    if not 1 <= targets.dim() <= 2:
+        raise RuntimeError(
+            f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for "
+            f"argument #2 'targets' {where}"
+        )
+    steps, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if len(input_lengths) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(target_lengths) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {length} {where}")
+    if targets.dim() == 1:
+        _check_ctc_size(targets, 0, sum(target_lengths), where)
+    else:
+        _check_ctc_size(targets, 0, batch, where)
+        longest = max(target_lengths, default=0)
+        if targets.shape[1] < longest:
+            raise RuntimeError(
+                f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                f"{targets.shape[1]} for argument #2 'targets' {where}"
+            )
+    for length in input_lengths:
+        if length < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {length} {where}")
+        if length > steps:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {steps}, but got value {length} {where}"
+            )
+
+
+def _check_ctc_size(targets, dim, size, where):
+    if targets.shape[dim] != size:
+        raise RuntimeError(
+            f"Expected tensor to have size {size} at dimension {dim}, but got size {targets.shape[dim]} "
+            f"for argument #2 'targets' {where}"
+        )
+
+
+@with_out("_ctc_loss")
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """The loss of each sample and the forward variables (the backward reads them)."""
+    _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
+    lp = unwrap(log_probs)
+    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
+    log_alpha = ctc_log_alpha(lp, extended, target_lengths)
+    nll = ctc_negative_log_likelihood(log_alpha, input_lengths, target_lengths)
+    return as_result(nll, log_probs.dtype), as_result(log_alpha, log_probs.dtype)
+
+
+@with_out("_ctc_loss_backward")
+def ctc_loss_backward(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    zero_infinity=False,
+):
+    if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
+        raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
+    lp = unwrap(log_probs)
+    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
+    log_beta = ctc_log_beta(lp, extended, input_lengths, target_lengths)
+    gradient = ctc_gradient(
+        _array("_ctc_loss_backward", grad, lp.dtype),
+        lp,
+        extended,
+        input_lengths,
+        _array("_ctc_loss_backward", neg_log_likelihood, lp.dtype),
+        unwrap(log_alpha),
+        log_beta,
+        zero_infinity,
+    )
+    return as_result(gradient, log_probs.dtype)
+
+
+def _lengths(name, lengths):
+    """A lengths tensor (on any device, of any shape) as Python ints, as CPU reads it."""
+    if not is_integral(lengths.dtype):
+        raise RuntimeError(f"{name} must be integral")
+    return lengths.to("cpu", torch.int64).reshape(-1).tolist()
+
+
+@implements(aten._ctc_loss.Tensor)
+def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    input_lengths = _lengths("input_lengths", input_lengths)
+    target_lengths = _lengths("target_lengths", target_lengths)
+    return quietly(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+
+@implements(aten._ctc_loss_backward.Tensor)
+def ctc_loss_backward_of_length_tensors(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    zero_infinity=False,
+):
+    input_lengths = _lengths("input_lengths", input_lengths)
+    target_lengths = _lengths("target_lengths", target_lengths)
+    arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
+    return quietly(ctc_loss_backward, *arguments, zero_infinity)
