@@ -62,6 +62,11 @@ def synchronize(index=None):
         _check_index(_index_of(index))
 
 
+def get_amp_supported_dtype():
+    """The dtypes ``torch.autocast("npy")`` accepts: NumPy has float16, not bfloat16."""
+    return [torch.float16]
+
+
 def _is_in_bad_fork():
     return False
 
