@@ -9,6 +9,8 @@ backends reports a single device.
 import numpy as np
 import torch
 
+from . import memory
+
 _DEVICE_COUNT = 1
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 
@@ -56,15 +58,50 @@ def get_device_name(index=0):
     return f"NumPy {np.__version__} (host CPU)"
 
 
-def synchronize(index=None):
+def _check_device(device):
+    if device is not None:
+        _check_index(_index_of(device))
+
+
+def synchronize(device=None):
     """NumPy kernels finish before they return, so there is nothing to wait for."""
-    if index is not None:
-        _check_index(_index_of(index))
+    _check_device(device)
 
 
 def get_amp_supported_dtype():
     """The dtypes ``torch.autocast("npy")`` accepts: NumPy has float16, not bfloat16."""
     return [torch.float16]
+
+
+def memory_allocated(device=None):
+    """Bytes held by live npy storages (see :mod:`backend_pkg.memory`)."""
+    _check_device(device)
+    return memory.allocated()
+
+
+def max_memory_allocated(device=None):
+    """The most bytes npy storages held at once since counting started or the last reset."""
+    _check_device(device)
+    return memory.peak()
+
+
+def reset_peak_memory_stats(device=None):
+    _check_device(device)
+    memory.reset_peak()
+
+
+def memory_stats(device=None):
+    _check_device(device)
+    return memory.stats()
+
+
+# npy caches no memory: what it holds is what tensors use.
+memory_reserved = memory_allocated
+max_memory_reserved = max_memory_allocated
+
+
+def empty_cache():
+    """Nothing to release: npy frees a tensor's memory when the tensor goes."""
 
 
 def _is_in_bad_fork():
