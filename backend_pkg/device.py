@@ -26,6 +26,11 @@ def is_initialized():
     return True
 
 
+# torch.utils.checkpoint saves and restores the RNG state only of a device
+# module that says it is initialized.
+_initialized = True
+
+
 def device_count():
     return _DEVICE_COUNT
 
@@ -126,3 +131,60 @@ def seed():
 
 def initial_seed():
     return _seed
+
+
+# The generator's state as bytes: its seed, then PCG64's 128-bit state and
+# increment and its buffered 32-bit half-draw, little-endian.
+_STATE_FIELDS = (("seed", 8), ("state", 16), ("inc", 16), ("has_uint32", 4), ("uinteger", 4))
+
+
+def get_rng_state(device=None):
+    """The npy generator's state, as a CPU ``uint8`` tensor (as ``torch.cuda.get_rng_state``)."""
+    _check_device(device)
+    pcg = generator.bit_generator.state
+    values = {"seed": _seed, **pcg["state"], "has_uint32": pcg["has_uint32"], "uinteger": pcg["uinteger"]}
+    packed = b"".join(values[name].to_bytes(size, "little") for name, size in _STATE_FIELDS)
+    return torch.frombuffer(bytearray(packed), dtype=torch.uint8)
+
+
+def set_rng_state(new_state, device=None):
+    """Restore a state :func:`get_rng_state` returned."""
+    global _seed
+    _check_device(device)
+    packed = bytes(new_state.cpu().numpy())
+    if len(packed) != sum(size for _, size in _STATE_FIELDS):
+        raise RuntimeError(f"npy device: an RNG state has {sum(size for _, size in _STATE_FIELDS)} bytes, got {len(packed)}")
+    values, start = {}, 0
+    for name, size in _STATE_FIELDS:
+        values[name] = int.from_bytes(packed[start : start + size], "little")
+        start += size
+    _seed = values["seed"]
+    generator.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": values["state"], "inc": values["inc"]},
+        "has_uint32": values["has_uint32"],
+        "uinteger": values["uinteger"],
+    }
+
+
+def get_rng_state_all():
+    return [get_rng_state()]
+
+
+def set_rng_state_all(new_states):
+    for state in new_states:
+        set_rng_state(state)
+
+
+class device:
+    """``torch.npy.device(index)``: a context that makes ``index`` current; there is one npy device."""
+
+    def __init__(self, index):
+        self.index = _index_of(index) if index is not None else 0
+        _check_index(self.index)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
