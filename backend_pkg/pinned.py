@@ -29,6 +29,7 @@ copy's storage carries the mark, so views and the storage object see it.
 
 import torch
 
+from .dtypes import SCALAR_TYPE_NAMES
 from .runtime import untraced
 from .tensor import DEVICE_NAME
 
@@ -54,11 +55,19 @@ def select_pin_memory(keyset, tensor, device=None):
 
 
 def is_pinned(tensor, device=None):
+    """Whether ``tensor`` lives in a storage :func:`pin_memory` made (never true of an npy tensor)."""
     return getattr(tensor.untyped_storage(), "_npy_pinned", False)
 
 
 def pin_memory(tensor, device=None):
-    """A copy of the host ``tensor`` in memory marked pinned, with the same strides."""
+    """A copy of the host ``tensor`` in memory marked pinned, with the same strides.
+
+    An npy tensor reaches this kernel by its own dispatch key, and is refused
+    as PyTorch's kernel refuses any device tensor.
+    """
+    if tensor.device.type != "cpu":
+        type_name = f"{DEVICE_NAME}{SCALAR_TYPE_NAMES[tensor.dtype]}Type"
+        raise RuntimeError(f"cannot pin '{type_name}' only dense CPU tensors can be pinned")
     pinned = torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype)
     pinned.copy_(tensor)
     pinned.untyped_storage()._npy_pinned = True
