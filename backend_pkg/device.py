@@ -1,9 +1,15 @@
 """``torch.npy``: the device module PyTorch looks up by the backend's name.
 
-``torch.manual_seed``, ``torch.accelerator`` and friends find these
-functions through ``getattr(torch, "npy")``. There is exactly one npy device,
-index 0: NumPy runs on the host, and the C++ device guard for Python
-backends reports a single device.
+PyTorch finds these functions through ``getattr(torch, "npy")``:
+``torch.manual_seed`` (``manual_seed_all``), ``torch.random.fork_rng`` and
+``torch.utils.checkpoint`` (``get_rng_state``, ``set_rng_state``,
+``device``, ``_initialized``), ``torch.autocast``
+(``get_amp_supported_dtype``), ``torch.accelerator`` (``device_count``...).
+The memory functions have ``torch.cuda``'s names; ``torch.accelerator``'s
+own memory functions cannot reach them (:mod:`backend_pkg.memory`).
+
+There is exactly one npy device, index 0: NumPy runs on the host, and the
+C++ device guard for Python backends reports a single device.
 """
 
 import numpy as np
