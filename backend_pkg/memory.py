@@ -29,6 +29,9 @@ import torch
 counting = False
 
 # id(root) -> the weak reference that reports it freed, for every root counted.
+# No lock: with the GIL, each counter update below is one uninterrupted
+# read-modify-write (CPython switches threads only at calls and loops), and a
+# callback that runs inside count() (a collection during _Root()) runs between them.
 _roots = {}
 _allocated = 0
 _peak = 0

@@ -55,35 +55,54 @@ def test_factory_pin_memory_is_out_of_reach():
         torch.empty(3, pin_memory=True)
 
 
-def test_training_loop_with_pinned_dataloader_and_workers():
-    """DataLoader(pin_memory=True, num_workers=2), non_blocking copies: same losses as on CPU."""
+def test_a_cuda_style_training_script_runs_on_the_current_accelerator():
+    """The device-generic idioms of a CUDA training script, with the accelerator npy:
+    pinned DataLoader batches from two workers, non_blocking copies, autocast and
+    GradScaler, activation checkpointing, peak memory, a checkpoint. Every loss
+    equals the same script's on CPU (no dropout: npy draws other random numbers)."""
     output = run_fresh(
         """
+        import io
         import torch, backend_pkg
         from torch.utils.data import DataLoader, TensorDataset
+        from torch.utils.checkpoint import checkpoint
 
         def train(device, **loader_options):
             torch.manual_seed(0)
             data = TensorDataset(torch.randn(64, 4), torch.randint(0, 3, (64,)))
-            model = torch.nn.Linear(4, 3).to(device)
+            model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).to(device)
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            scaler = torch.amp.GradScaler(device.type)
             losses = []
             for inputs, targets in DataLoader(data, batch_size=16, **loader_options):
                 if loader_options.get("pin_memory"):
                     assert inputs.is_pinned() and targets.is_pinned()
                 inputs = inputs.to(device, non_blocking=True)
                 targets = targets.to(device, non_blocking=True)
-                loss = torch.nn.functional.cross_entropy(model(inputs), targets)
+                with torch.autocast(device.type, dtype=torch.float16):
+                    logits = checkpoint(model, inputs, use_reentrant=False)
+                    loss = torch.nn.functional.cross_entropy(logits, targets)
                 optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
                 losses.append(loss.item())
+            buffer = io.BytesIO()
+            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, buffer)
+            buffer.seek(0)
+            model.load_state_dict(torch.load(buffer)["model"])
             return losses
 
-        expected = train("cpu")
+        device = torch.accelerator.current_accelerator()
+        assert device.type == "npy"
+        expected = train(torch.device("cpu"))
+        module = torch.get_device_module(device)
+        module.reset_peak_memory_stats()
         for workers in (0, 2):
-            losses = train("npy", pin_memory=True, num_workers=workers, timeout=60 if workers else 0)
+            losses = train(device, pin_memory=True, num_workers=workers, timeout=60 if workers else 0)
             torch.testing.assert_close(losses, expected)
+        module.synchronize()
+        assert module.max_memory_allocated() > module.memory_allocated()
         print("trained")
         """
     )
