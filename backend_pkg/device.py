@@ -142,6 +142,7 @@ def initial_seed():
 # The generator's state as bytes: its seed, then PCG64's 128-bit state and
 # increment and its buffered 32-bit half-draw, little-endian.
 _STATE_FIELDS = (("seed", 8), ("state", 16), ("inc", 16), ("has_uint32", 4), ("uinteger", 4))
+_STATE_BYTES = sum(size for _, size in _STATE_FIELDS)
 
 
 def get_rng_state(device=None):
@@ -158,8 +159,8 @@ def set_rng_state(new_state, device=None):
     global _seed
     _check_device(device)
     packed = bytes(new_state.cpu().numpy())
-    if len(packed) != sum(size for _, size in _STATE_FIELDS):
-        raise RuntimeError(f"npy device: an RNG state has {sum(size for _, size in _STATE_FIELDS)} bytes, got {len(packed)}")
+    if len(packed) != _STATE_BYTES:
+        raise RuntimeError(f"npy device: an RNG state has {_STATE_BYTES} bytes, got {len(packed)}")
     values, start = {}, 0
     for name, size in _STATE_FIELDS:
         values[name] = int.from_bytes(packed[start : start + size], "little")

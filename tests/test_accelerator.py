@@ -328,6 +328,11 @@ def copied(value):
     return value.clone() if isinstance(value, torch.Tensor) else value
 
 
+def tensors_in(values):
+    flat = [item for value in values for item in (value if isinstance(value, list) else [value])]
+    return [item for item in flat if isinstance(item, torch.Tensor)]
+
+
 def assert_in_place_like_cpu(op, *args):
     """``op`` changes npy copies of ``args`` as it changes them on CPU, or fails the same way."""
     cpu_args, npy_args = copied(args), to_npy(copied(args))
@@ -339,8 +344,7 @@ def assert_in_place_like_cpu(op, *args):
         assert str(npy_error.value) == str(cpu_error)
         return
     op(*npy_args)
-    flat = lambda values: [t for v in values for t in (v if isinstance(v, list) else [v]) if isinstance(t, torch.Tensor)]  # noqa: E731
-    for got, want in zip(flat(npy_args), flat(cpu_args), strict=True):
+    for got, want in zip(tensors_in(npy_args), tensors_in(cpu_args), strict=True):
         assert got.device.type == "npy"
         torch.testing.assert_close(got.cpu(), want, equal_nan=True, rtol=0, atol=0)
 
