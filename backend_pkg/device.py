@@ -1,13 +1,21 @@
 """``torch.npy``: the device module PyTorch looks up by the backend's name.
 
-``torch.manual_seed``, ``torch.accelerator`` and friends find these
-functions through ``getattr(torch, "npy")``. There is exactly one npy device,
-index 0: NumPy runs on the host, and the C++ device guard for Python
-backends reports a single device.
+PyTorch finds these functions through ``getattr(torch, "npy")``:
+``torch.manual_seed`` (``manual_seed_all``), ``torch.random.fork_rng`` and
+``torch.utils.checkpoint`` (``get_rng_state``, ``set_rng_state``,
+``device``, ``_initialized``), ``torch.autocast``
+(``get_amp_supported_dtype``), ``torch.accelerator`` (``device_count``...).
+The memory functions have ``torch.cuda``'s names; ``torch.accelerator``'s
+own memory functions cannot reach them (:mod:`backend_pkg.memory`).
+
+There is exactly one npy device, index 0: NumPy runs on the host, and the
+C++ device guard for Python backends reports a single device.
 """
 
 import numpy as np
 import torch
+
+from . import memory
 
 _DEVICE_COUNT = 1
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
@@ -22,6 +30,11 @@ def is_available():
 
 def is_initialized():
     return True
+
+
+# torch.utils.checkpoint saves and restores the RNG state only of a device
+# module that says it is initialized.
+_initialized = True
 
 
 def device_count():
@@ -56,10 +69,50 @@ def get_device_name(index=0):
     return f"NumPy {np.__version__} (host CPU)"
 
 
-def synchronize(index=None):
+def _check_device(device):
+    if device is not None:
+        _check_index(_index_of(device))
+
+
+def synchronize(device=None):
     """NumPy kernels finish before they return, so there is nothing to wait for."""
-    if index is not None:
-        _check_index(_index_of(index))
+    _check_device(device)
+
+
+def get_amp_supported_dtype():
+    """The dtypes ``torch.autocast("npy")`` accepts: NumPy has float16, not bfloat16."""
+    return [torch.float16]
+
+
+def memory_allocated(device=None):
+    """Bytes held by live npy storages (see :mod:`backend_pkg.memory`)."""
+    _check_device(device)
+    return memory.allocated()
+
+
+def max_memory_allocated(device=None):
+    """The most bytes npy storages held at once since counting started or the last reset."""
+    _check_device(device)
+    return memory.peak()
+
+
+def reset_peak_memory_stats(device=None):
+    _check_device(device)
+    memory.reset_peak()
+
+
+def memory_stats(device=None):
+    _check_device(device)
+    return memory.stats()
+
+
+# npy caches no memory: what it holds is what tensors use.
+memory_reserved = memory_allocated
+max_memory_reserved = max_memory_allocated
+
+
+def empty_cache():
+    """Nothing to release: npy frees a tensor's memory when the tensor goes."""
 
 
 def _is_in_bad_fork():
@@ -84,3 +137,61 @@ def seed():
 
 def initial_seed():
     return _seed
+
+
+# The generator's state as bytes: its seed, then PCG64's 128-bit state and
+# increment and its buffered 32-bit half-draw, little-endian.
+_STATE_FIELDS = (("seed", 8), ("state", 16), ("inc", 16), ("has_uint32", 4), ("uinteger", 4))
+_STATE_BYTES = sum(size for _, size in _STATE_FIELDS)
+
+
+def get_rng_state(device=None):
+    """The npy generator's state, as a CPU ``uint8`` tensor (as ``torch.cuda.get_rng_state``)."""
+    _check_device(device)
+    pcg = generator.bit_generator.state
+    values = {"seed": _seed, **pcg["state"], "has_uint32": pcg["has_uint32"], "uinteger": pcg["uinteger"]}
+    packed = b"".join(values[name].to_bytes(size, "little") for name, size in _STATE_FIELDS)
+    return torch.frombuffer(bytearray(packed), dtype=torch.uint8)
+
+
+def set_rng_state(new_state, device=None):
+    """Restore a state :func:`get_rng_state` returned."""
+    global _seed
+    _check_device(device)
+    packed = bytes(new_state.cpu().numpy())
+    if len(packed) != _STATE_BYTES:
+        raise RuntimeError(f"npy device: an RNG state has {_STATE_BYTES} bytes, got {len(packed)}")
+    values, start = {}, 0
+    for name, size in _STATE_FIELDS:
+        values[name] = int.from_bytes(packed[start : start + size], "little")
+        start += size
+    _seed = values["seed"]
+    generator.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": values["state"], "inc": values["inc"]},
+        "has_uint32": values["has_uint32"],
+        "uinteger": values["uinteger"],
+    }
+
+
+def get_rng_state_all():
+    return [get_rng_state()]
+
+
+def set_rng_state_all(new_states):
+    for state in new_states:
+        set_rng_state(state)
+
+
+class device:
+    """``torch.npy.device(index)``: a context that makes ``index`` current; there is one npy device."""
+
+    def __init__(self, index):
+        self.index = _index_of(index) if index is not None else 0
+        _check_index(self.index)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False

@@ -8,6 +8,12 @@ allocator, which a Python backend does not have. :func:`restore` builds the
 storage from a NumPy copy instead, so ``torch.load`` works with no
 ``map_location``, with ``map_location="npy"``, and with
 ``map_location="cpu"`` (which needs nothing from this module).
+
+The pickle itself holds only PyTorch's classes and rebuild functions
+(:meth:`backend_pkg.tensor.NpyTensor.__reduce_ex__`), so the default
+``torch.load(weights_only=True)`` accepts it. A process that has not
+imported backend_pkg loads an npy file with ``map_location="cpu"``; without
+it, PyTorch does not know the ``npy:0`` location tag.
 """
 
 import numpy as np

@@ -33,10 +33,12 @@ Two shortcuts make a small op cheap (measured by ``make bench``):
 """
 
 import copy
+from collections import OrderedDict
 
 import numpy as np
 import torch
 
+from . import memory
 from .dtypes import NUMPY_TO_TORCH, to_numpy_dtype, to_torch_dtype
 
 DEVICE_NAME = "npy"
@@ -82,16 +84,32 @@ class NpyTensor(torch.Tensor):
             self.__class__ = NpyTensor
 
     def __reduce_ex__(self, protocol):
-        """Pickle as a plain tensor: ``torch.load(weights_only=True)`` trusts only PyTorch's
-        own classes, and loading onto npy makes an NpyTensor again anyway."""
+        """Pickle as PyTorch pickles a CPU tensor or parameter, with no trace of NumPy.
+
+        ``torch.load(weights_only=True)`` trusts only PyTorch's own classes and
+        rebuild functions, and loading onto npy makes an NpyTensor again anyway.
+        An npy parameter is an NpyTensor marked ``_is_param`` (``nn.Parameter``
+        keeps the class of a tensor subclass); it pickles as ``nn.Parameter``
+        does, so that ``map_location="cpu"`` gives real parameters. The NumPy
+        view kept on the tensor (``_npy_array``) is left out: it is a cache,
+        and the state PyTorch pickles is the tensor's live ``__dict__``.
+        """
+        state = {name: value for name, value in self.__dict__.items() if name not in ("_npy_array", "_is_param")}
+        if self.__dict__.get("_is_param"):
+            data = self.detach()
+            if state:
+                return torch._utils._rebuild_parameter_with_state, (data, self.requires_grad, OrderedDict(), state)
+            return torch._utils._rebuild_parameter, (data, self.requires_grad, OrderedDict())
         materialize(self)
-        array = forget_array(self)
         self.__class__ = torch.Tensor
         try:
-            return torch.Tensor.__reduce_ex__(self, protocol)
+            rebuild = self._reduce_ex_internal(protocol)
         finally:
             self.__class__ = NpyTensor
-            self._npy_array = array
+        if state:
+            rebuild_tensor, args = rebuild
+            return torch._tensor._rebuild_from_type_v2, (rebuild_tensor, torch.Tensor, args, state)
+        return rebuild
 
     def __deepcopy__(self, memo):
         """A copy in new npy memory. (PyTorch's version copies the storage, which needs
@@ -168,6 +186,8 @@ def _descriptor(root):
 def _new_storage(root):
     storage = _descriptor(root)
     storage._npy_root = root
+    if memory.counting:
+        memory.count(root)
     return storage
 
 
@@ -270,6 +290,8 @@ def _wrap_fresh(array, root):
         dtype = to_torch_dtype(array.dtype)  # refuses it by name
     tensor = _create_empty(array.shape, dtype)
     _storage_as_is(tensor)._npy_root = root
+    if memory.counting:
+        memory.count(root)
     return _as_npy_tensor(tensor, array)
 
 
@@ -344,9 +366,9 @@ def storage_array(tensor):
 
     Storage offsets and strides count from its first element.
     """
-    memory = _bytes_of(_root_of(tensor))
+    flat = _bytes_of(_root_of(tensor))
     np_dtype = to_numpy_dtype(tensor.dtype)
-    return memory[: memory.size - memory.size % np_dtype.itemsize].view(np_dtype)
+    return flat[: flat.size - flat.size % np_dtype.itemsize].view(np_dtype)
 
 
 def unwrap(tensor):

@@ -46,3 +46,86 @@ def test_deepcopy_makes_new_memory():
     assert_matches_cpu(copied.detach(), torch.arange(4.0))
     model = copy.deepcopy(torch.nn.Linear(2, 2).to("npy"))
     assert model.weight.device.type == "npy" and isinstance(model.weight, torch.nn.Parameter)
+
+
+class Net(torch.nn.Module):
+    """A model class of the program's own, as torch.load(weights_only=True) meets them."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+        self.register_buffer("scale", torch.full((3,), 2.0))
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+@pytest.mark.parametrize("map_location", [None, "npy", "cpu"])
+def test_whole_module_loads_with_weights_only_in_safe_globals(map_location):
+    torch.manual_seed(0)
+    model = Net().to("npy")
+    with torch.serialization.safe_globals([Net, torch.nn.Linear]):
+        loaded = torch.load(saved(model), map_location=map_location)
+    device = "cpu" if map_location == "cpu" else "npy"
+    for name, param in loaded.named_parameters():
+        assert isinstance(param, torch.nn.Parameter) and param.requires_grad and param.device.type == device, name
+    assert loaded.scale.device.type == device and not isinstance(loaded.scale, torch.nn.Parameter)
+    x = torch.randn(2, 4)
+    torch.testing.assert_close(loaded(x.to(device)).detach().cpu(), model(x.to("npy")).detach().cpu())
+
+
+def test_npy_files_hold_no_numpy_objects():
+    """weights_only refuses NumPy's reconstructors; nothing of NumPy or backend_pkg is pickled."""
+    import zipfile
+
+    model = Net().to("npy")
+    model.fc.weight.note = "kept"  # Python state on a parameter is pickled, as on CPU
+    archive = zipfile.ZipFile(saved({"model": model, "tensor": torch.ones(2, device="npy")}))
+    pickle = archive.read(next(name for name in archive.namelist() if name.endswith("data.pkl")))
+    assert b"numpy" not in pickle and b"backend_pkg" not in pickle and b"_npy_array" not in pickle
+    with torch.serialization.safe_globals([Net, torch.nn.Linear]):
+        assert torch.load(saved(model)).fc.weight.note == "kept"
+
+
+@pytest.mark.parametrize("map_location", [None, "npy", "cpu"])
+def test_adam_state_round_trips(map_location):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 3).to("npy")
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.randn(2, 4, device="npy")).sum().backward()
+    optimizer.step()
+    state = torch.load(saved(optimizer.state_dict()), map_location=map_location)
+    resumed = torch.optim.Adam(model.parameters())
+    resumed.load_state_dict(state)
+    for name in ("exp_avg", "exp_avg_sq"):
+        assert resumed.state[model.weight][name].device.type == "npy"  # moved to the parameter's device
+        torch.testing.assert_close(resumed.state[model.weight][name].cpu(), optimizer.state[model.weight][name].cpu())
+    resumed.step()
+
+
+def test_loading_without_backend_pkg():
+    """Another process without backend_pkg loads an npy file with map_location="cpu" only."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = f"{directory}/model.pt"
+        torch.save(torch.nn.Linear(4, 3).to("npy"), path)
+        code = f"""
+import sys, torch
+with torch.serialization.safe_globals([torch.nn.Linear]):
+    print(type(torch.load({path!r}, map_location="cpu").weight).__name__)
+    try:
+        torch.load({path!r})
+    except RuntimeError as error:
+        print(error)
+print("backend_pkg" in sys.modules)
+"""
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "Parameter",
+        "don't know how to restore data location of torch.storage.UntypedStorage (tagged with npy:0)",
+        "False",
+    ]
