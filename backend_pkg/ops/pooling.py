@@ -36,7 +36,7 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from . import _axis_maps as axis_maps
 from ._results import as_result, write_out
@@ -95,7 +95,8 @@ def _adaptive_map(size, out):
     outputs = np.arange(out)
     starts = outputs * size // out
     ends = -(-(outputs + 1) * size // out)
-    widest = int((ends - starts).max(initial=0))
+    # An empty output still gets one (unused) column, so that every map has one.
+    widest = int((ends - starts).max(initial=1))
     positions = starts[:, None] + np.arange(widest)
     inside = positions < ends[:, None]
     return (np.minimum(positions, size - 1), inside), ends - starts
@@ -115,6 +116,17 @@ def _flat_positions(positions, spatial):
     for axis, (along_dim, size) in enumerate(zip(positions, spatial)):
         flat = flat * size + along_dim.reshape((-1,) + (1,) * (len(spatial) - axis - 1))
     return flat
+
+
+def _filled(positions, shape):
+    """A new C-contiguous int64 array of ``shape`` holding ``positions`` broadcast.
+
+    (``astype`` of a broadcast array keeps its odd memory order, which npy's
+    ``wrap`` mishandles: see the report of this branch.)
+    """
+    result = np.empty(shape, np.int64)
+    result[...] = positions
+    return result
 
 
 def _lowest(dtype):
@@ -149,7 +161,7 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode):
     best = np.full(x.shape[: -len(kernel)] + tuple(outs), lowest, x.dtype)
     # Before any value beats the lowest, a window reports its first in-bounds position.
     firsts = [np.where(st < 0, st + d * ((-st + d - 1) // d), st) for st, d in zip(starts, dilation)]
-    index = np.broadcast_to(_flat_positions(firsts, spatial), best.shape).astype(np.int64)
+    index = _filled(_flat_positions(firsts, spatial), best.shape)
     for offsets in itertools.product(*(range(k) for k in kernel)):
         window = tuple(
             slice(j * d, j * d + (o - 1) * s + 1, s) for j, d, o, s in zip(offsets, dilation, outs, stride)
@@ -224,11 +236,10 @@ def adaptive_max_pool(x, output_size):
     """Adaptive max pooling of the last ``len(output_size)`` axes: maxima and flat positions per plane."""
     spatial = x.shape[-len(output_size) :]
     maps = [_adaptive_map(n, out)[0] for n, out in zip(spatial, output_size)]
-    planes = x.reshape(x.shape[: -len(spatial)] + (-1,))
+    planes = x.reshape(x.shape[: -len(spatial)] + (math.prod(spatial),))
     lowest = _lowest(x.dtype)
     best = np.full(planes.shape[:-1] + tuple(output_size), lowest, x.dtype)
-    index = np.broadcast_to(_flat_positions([sources[:, 0] for sources, _ in maps], spatial), best.shape)
-    index = index.astype(np.int64)
+    index = _filled(_flat_positions([sources[:, 0] for sources, _ in maps], spatial), best.shape)
     for offsets in itertools.product(*(range(sources.shape[1]) for sources, _ in maps)):
         positions = _flat_positions([sources[:, j] for (sources, _), j in zip(maps, offsets)], spatial)
         inside = np.ones((), bool)
@@ -341,9 +352,31 @@ def _check_dims(self, dims, message):
         raise RuntimeError(message)
 
 
-def _check_grad(grad_output, self):
+# The C++ names of dtypes, as PyTorch's "expected dtype float ... but got dtype double" messages print them.
+_CPP_TYPE_NAMES = {
+    torch.bool: "bool",
+    torch.uint8: "unsigned char",
+    torch.int8: "signed char",
+    torch.int16: "short int",
+    torch.int32: "int",
+    torch.int64: "long int",
+    torch.float16: "c10::Half",
+    torch.float32: "float",
+    torch.float64: "double",
+    torch.complex64: "c10::complex<float>",
+    torch.complex128: "c10::complex<double>",
+}
+# How each backward words a gradient whose dtype is not the input's.
+_GRAD_OUTPUT = "expected dtype {expected} for `gradOutput` but got dtype {got}"
+_GRAD_OUTPUT_SNAKE = "expected dtype {expected} for `grad_output` but got dtype {got}"
+_SCALAR_TYPE = "expected scalar type {expected} but found {got}"
+
+
+def _check_grad(grad_output, self, template=_GRAD_OUTPUT):
     if grad_output.dtype != self.dtype:
-        raise RuntimeError(f"expected dtype {self.dtype} for `gradOutput` but got dtype {grad_output.dtype}")
+        names = SCALAR_TYPE_NAMES if template == _SCALAR_TYPE else _CPP_TYPE_NAMES
+        expected, got = (names.get(t.dtype, str(t.dtype)) for t in (self, grad_output))
+        raise RuntimeError(template.format(expected=expected, got=got))
 
 
 def _checked_grad_shape(grad_output, self, outs, op):
@@ -499,6 +532,7 @@ def _avg_pool_nd(op, kernel_op, dims, allowed, self, kernel_size, stride, paddin
 def _avg_pool_nd_backward(
     op, kernel_op, dims, allowed, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):
+    _check_grad(grad_output, self, _GRAD_OUTPUT if dims == 2 else _SCALAR_TYPE)
     kernel, stride, padding, outs = _avg_pool_arguments(
         op, dims, self, kernel_size, stride, padding, ceil_mode, divisor_override
     )
@@ -636,8 +670,14 @@ def _adaptive_avg_pool_nd(dims, self, output_size):
     return as_result(adaptive_avg_pool(x, list(output_size)), self.dtype)
 
 
+_ADAPTIVE_AVG_GRAD_DTYPE = {
+    2: "adaptive_avg_pool2d_backward_out_cpu_template: E" + _GRAD_OUTPUT_SNAKE[1:],
+    3: _SCALAR_TYPE,
+}
+
+
 def _adaptive_avg_pool_nd_backward(dims, grad_output, self):
-    _check_grad(grad_output, self)
+    _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
     _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
     return as_result(adaptive_avg_pool_backward(grad, self.shape[-dims:]), self.dtype)
@@ -691,7 +731,7 @@ def _adaptive_max_pool_nd(dims, self, output_size):
 
 
 def _adaptive_max_pool_nd_backward(dims, grad_output, self, indices):
-    _check_grad(grad_output, self)
+    _check_grad(grad_output, self, _GRAD_OUTPUT_SNAKE if dims == 2 else _GRAD_OUTPUT)
     _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims] + "_backward", self, _floating)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
