@@ -76,6 +76,14 @@ def test_interpolate_per_dim_sizes_and_unequal_scales():
     assert_backward_like_cpu(interpolate("bicubic", True, size=(9, 2)), x[0])
 
 
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "bilinear", "bicubic"])
+def test_interpolate_axis_keeping_its_size(mode):
+    """A scale that leaves an axis's size unchanged: linear modes copy that axis, the others still scale."""
+    x = make((1, 2, 5, 6), torch.float32)
+    align_corners = None if mode.startswith("nearest") else False
+    assert_backward_like_cpu(interpolate(mode, align_corners, scale_factor=(1.1, 2.0)), x, **tolerance(mode, x.dtype))
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])
 @pytest.mark.parametrize("mode, dims", [p for p in MODE_DIMS if p.values[0].startswith("nearest")] + [
     pytest.param("linear", 1, id="linear-1d"), pytest.param("trilinear", 3, id="trilinear-3d")

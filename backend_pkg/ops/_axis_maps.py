@@ -24,35 +24,44 @@ def gather(array, axis, sources, weights=None):
     """Output ``o`` along ``axis`` is ``sum_k array[sources[o, k]] * weights[o, k]``."""
     if weights is None:
         return np.take(array, sources[:, 0], axis=axis)
-    result = 0
-    for column in range(sources.shape[1]):
-        result = result + np.take(array, sources[:, column], axis=axis) * along(weights[:, column], axis)
+    result = np.take(array, sources[:, 0], axis=axis) * along(weights[:, 0], axis)
+    for column in range(1, sources.shape[1]):
+        result += np.take(array, sources[:, column], axis=axis) * along(weights[:, column], axis)
     return result
 
 
-def add_sorted(values, index, size, axis):
-    """``values`` summed into ``size`` bins along ``axis``: element ``o`` goes to bin ``index[o]``.
+def add_sorted(result, values, index, axis):
+    """Add ``values`` into ``result`` along ``axis``: element ``o`` to element ``index[o]``.
 
-    ``index`` never decreases, so each bin's elements are one run, which
-    ``np.add.reduceat`` sums.
+    ``index`` never decreases, so the elements bound for one place are one
+    run, which ``np.add.reduceat`` sums.
     """
-    shape = list(values.shape)
-    shape[axis] = size
-    result = np.zeros(shape, values.dtype)
     if values.shape[axis] == 0:
-        return result
+        return
     firsts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-    bins = (slice(None),) * (values.ndim + axis) + (index[firsts],)
-    result[bins] = np.add.reduceat(values, firsts, axis=axis)
-    return result
+    if firsts.size < index.size:
+        values = np.add.reduceat(values, firsts, axis=axis)
+    result[(Ellipsis, _as_slice(index[firsts])) + (slice(None),) * (-axis - 1)] += values
+
+
+def _as_slice(positions):
+    """Increasing ``positions`` as a slice when evenly spaced: NumPy adds into a slice
+    in place, but into fancy-indexed positions through a temporary copy."""
+    steps = np.diff(positions)
+    if positions.size == 1 or (steps == steps[0]).all():
+        step = int(steps[0]) if steps.size else 1
+        return slice(int(positions[0]), int(positions[-1]) + 1, step)
+    return positions
 
 
 def scatter(array, axis, sources, weights, size):
     """The transpose of :func:`gather`: ``size`` elements along ``axis``."""
-    result = 0
+    shape = list(array.shape)
+    shape[axis] = size
+    result = np.zeros(shape, array.dtype)
     for column in range(sources.shape[1]):
         share = array if weights is None else array * along(weights[:, column], axis)
-        result = result + add_sorted(share, sources[:, column], size, axis)
+        add_sorted(result, share, sources[:, column], axis)
     return result
 
 

@@ -54,9 +54,11 @@ def _area_scale(size, out, align_corners, scale, float_type):
     return _scale(size, out, scale, float_type)
 
 
-def _source_coordinates(size, out, align_corners, scale, float_type, cubic=False):
-    """ATen's ``area_pixel_compute_source_index`` for every output element."""
-    step = _area_scale(size, out, align_corners, scale, float_type)
+def _source_coordinates(size, out, align_corners, scale, float_type, cubic=False, step=None):
+    """ATen's ``area_pixel_compute_source_index`` for every output element
+    (``step``, if given, replaces ``area_pixel_compute_scale``'s)."""
+    if step is None:
+        step = _area_scale(size, out, align_corners, scale, float_type)
     outputs = np.arange(out).astype(float_type)
     if align_corners:
         return step * outputs
@@ -66,19 +68,17 @@ def _source_coordinates(size, out, align_corners, scale, float_type, cubic=False
 
 
 def nearest_map(size, out, align_corners, scale, float_type, exact=False):
-    """``nearest``: the element at ``floor(o * scale)``; ``nearest-exact``: at ``floor((o + 0.5) * scale)``."""
-    outputs = np.arange(out)
-    if not exact and out == size:
-        return outputs[:, None], None
-    if not exact and out == 2 * size:
-        return (outputs >> 1)[:, None], None
-    step = _scale(size, out, scale, np.float32)
+    """``nearest``: the element at ``floor(o * scale)``; ``nearest-exact``: at ``round((o + 0.5) * scale - 0.5)``.
+
+    As ``HelperInterpNearest`` computes them: the coordinate in the compute
+    type, rounded to float32 before the floor (C++ ``floorf``).
+    """
     if exact:
-        # C++ adds the 0.5 in double, multiplies in double, and floors as float.
-        positions = np.floor(((outputs + 0.5) * np.float64(step)).astype(np.float32))
+        coordinates = _source_coordinates(size, out, False, scale, float_type).astype(np.float64) + 0.5
     else:
-        positions = np.floor(outputs.astype(np.float32) * step)
-    return np.minimum(positions.astype(np.int64), size - 1)[:, None], None
+        coordinates = _source_coordinates(size, out, True, scale, float_type, step=_scale(size, out, scale, float_type))
+    positions = np.floor(coordinates.astype(np.float32)).astype(np.int64)
+    return np.minimum(positions, size - 1)[:, None], None
 
 
 def nearest_exact_map(size, out, align_corners, scale, float_type):
@@ -86,7 +86,11 @@ def nearest_exact_map(size, out, align_corners, scale, float_type):
 
 
 def linear_map(size, out, align_corners, scale, float_type):
-    """The two neighbours of each output's source coordinate, weighted by distance (``guard_index_and_lambda``)."""
+    """The two neighbours of each output's source coordinate, weighted by distance
+    (``compute_source_index_and_lambda``, which copies an axis whose size does not change,
+    whatever the scale)."""
+    if out == size:
+        return np.arange(out)[:, None], np.ones((out, 1), float_type)
     coordinates = _source_coordinates(size, out, align_corners, scale, float_type)
     lower = np.minimum(np.floor(coordinates.astype(np.float32)).astype(np.int64), size - 1)
     upper_weight = np.clip(coordinates - lower.astype(float_type), 0, 1).astype(float_type)
