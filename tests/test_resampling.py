@@ -84,6 +84,21 @@ def test_interpolate_axis_keeping_its_size(mode):
     assert_backward_like_cpu(interpolate(mode, align_corners, scale_factor=(1.1, 2.0)), x, **tolerance(mode, x.dtype))
 
 
+def test_nearest_shortcuts_like_cpu():
+    """An unchanged or doubled size ignores the scale in CPU's 2d nearest forward and in every
+    nearest backward, but not in the 1d and 3d forwards (nor in nearest-exact)."""
+    x = make((1, 2, 10), torch.float32)
+    for size in (10, 20):
+        assert_like_cpu(lambda x: aten.upsample_nearest1d(x, [size], 0.3), x)
+        assert_like_cpu(lambda x: aten.upsample_nearest2d(x[None], [1, size], None, 0.3), x)
+        assert_like_cpu(lambda x: aten.upsample_nearest3d(x[None, None], [1, 1, size], None, None, 0.3), x)
+        assert_like_cpu(lambda x: aten._upsample_nearest_exact2d(x[None], [1, size], None, 0.3), x)
+        grad = make((1, 2, size), torch.float32)
+        assert_like_cpu(lambda g: aten.upsample_nearest1d_backward(g, [size], [1, 2, 10], 0.3), grad)
+        assert_like_cpu(lambda g: aten.upsample_nearest3d_backward(g.reshape(1, 2, 1, 1, size), [1, 1, size], [1, 2, 1, 1, 10], None, None, 0.3), grad)
+        assert_like_cpu(lambda g: aten._upsample_nearest_exact1d_backward(g, [size], [1, 2, 10], 0.3), grad)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])
 @pytest.mark.parametrize("mode, dims", [p for p in MODE_DIMS if p.values[0].startswith("nearest")] + [
     pytest.param("linear", 1, id="linear-1d"), pytest.param("trilinear", 3, id="trilinear-3d")

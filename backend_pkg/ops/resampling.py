@@ -81,6 +81,16 @@ def nearest_map(size, out, align_corners, scale, float_type, exact=False):
     return np.minimum(positions, size - 1)[:, None], None
 
 
+def shortcut_nearest_map(size, out, align_corners, scale, float_type):
+    """``nearest`` as ATen's ``nearest_idx`` computes it: an unchanged size copies and a
+    doubled size repeats each element, whatever the scale; other sizes as :func:`nearest_map`."""
+    if out == size:
+        return np.arange(out)[:, None], None
+    if out == 2 * size:
+        return (np.arange(out) >> 1)[:, None], None
+    return nearest_map(size, out, align_corners, scale, float_type)
+
+
 def nearest_exact_map(size, out, align_corners, scale, float_type):
     return nearest_map(size, out, align_corners, scale, float_type, exact=True)
 
@@ -222,8 +232,19 @@ def _float_type(dtype):
     return to_numpy_dtype(compute_dtype(dtype)).type if dtype.is_floating_point else np.float32
 
 
+def _forward_map(mode, dims):
+    """The map of a forward op. CPU's 2d nearest kernel takes ``nearest_idx``'s shortcuts, its 1d
+    and 3d kernels do not (``HelperInterpNearest``); every nearest backward takes them."""
+    return shortcut_nearest_map if mode == "nearest" and dims == 2 else _MODES[mode][0]
+
+
+def _backward_map(mode):
+    return shortcut_nearest_map if mode == "nearest" else _MODES[mode][0]
+
+
 def _resample(mode, dims, self, output_size, align_corners, scales):
-    builder, _, integer_dtypes = _MODES[mode]
+    _, _, integer_dtypes = _MODES[mode]
+    builder = _forward_map(mode, dims)
     _check_input(dims, self, output_size)
     if not (self.dtype.is_floating_point or self.dtype in integer_dtypes):
         raise not_implemented_for(_dispatch_name(mode, dims), self.dtype)
@@ -235,7 +256,7 @@ def _resample(mode, dims, self, output_size, align_corners, scales):
 
 
 def _resample_backward(mode, dims, op, grad_output, output_size, input_size, align_corners, scales):
-    builder = _MODES[mode][0]
+    builder = _backward_map(mode)
     _check_grad_output(dims, grad_output, output_size, input_size)
     if not grad_output.dtype.is_floating_point:
         raise not_implemented_for(op, grad_output.dtype)
