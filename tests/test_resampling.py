@@ -85,8 +85,9 @@ def test_interpolate_axis_keeping_its_size(mode):
 
 
 def test_nearest_shortcuts_like_cpu():
-    """An unchanged or doubled size ignores the scale in CPU's 2d nearest forward and in every
-    nearest backward, but not in the 1d and 3d forwards (nor in nearest-exact)."""
+    """An unchanged or doubled size ignores the scale in every nearest backward, and in the
+    forward where CPU runs its channels-last kernel: 2d outputs of height plus width up to 128,
+    channels-last inputs of more than 3 channels. Not in nearest-exact."""
     x = make((1, 2, 10), torch.float32)
     for size in (10, 20):
         assert_like_cpu(lambda x: aten.upsample_nearest1d(x, [size], 0.3), x)
@@ -97,6 +98,15 @@ def test_nearest_shortcuts_like_cpu():
         assert_like_cpu(lambda g: aten.upsample_nearest1d_backward(g, [size], [1, 2, 10], 0.3), grad)
         assert_like_cpu(lambda g: aten.upsample_nearest3d_backward(g.reshape(1, 2, 1, 1, size), [1, 1, size], [1, 2, 1, 1, 10], None, None, 0.3), grad)
         assert_like_cpu(lambda g: aten._upsample_nearest_exact1d_backward(g, [size], [1, 2, 10], 0.3), grad)
+    wide = make((1, 2, 1, 100), torch.float32)
+    for size in (100, 200):
+        assert_like_cpu(lambda x: aten.upsample_nearest2d(x, [1, size], None, 0.3), wide)
+    for shape in [(1, 4, 1, 100), (1, 3, 1, 100), (2, 5, 2, 3, 100), (2, 3, 2, 3, 100)]:
+        images = make(shape, torch.float32)
+        layout = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+        sizes, scales = list(shape[2:-1]) + [200], [None] * (len(shape) - 3) + [0.3]
+        op = aten.upsample_nearest2d if len(shape) == 4 else aten.upsample_nearest3d
+        assert_like_cpu(lambda x: op(x.contiguous(memory_format=layout), sizes, *scales), images)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])

@@ -232,10 +232,21 @@ def _float_type(dtype):
     return to_numpy_dtype(compute_dtype(dtype)).type if dtype.is_floating_point else np.float32
 
 
-def _forward_map(mode, dims):
-    """The map of a forward op. CPU's 2d nearest kernel takes ``nearest_idx``'s shortcuts, its 1d
-    and 3d kernels do not (``HelperInterpNearest``); every nearest backward takes them."""
-    return shortcut_nearest_map if mode == "nearest" and dims == 2 else _MODES[mode][0]
+def _forward_map(mode, dims, self, output_size):
+    """The map of a forward op.
+
+    Legacy nearest takes ``nearest_idx``'s shortcuts where CPU runs its
+    channels-last kernel: for channels-last inputs of more than 3 channels,
+    and in 2d also whenever the output's height plus width is at most 128
+    (``_use_vectorized_kernel_cond_2d``/``_3d`` in ``UpSampleKernel.cpp``).
+    Every nearest backward takes them.
+    """
+    if mode != "nearest":
+        return _MODES[mode][0]
+    layout = torch.channels_last if dims == 2 else torch.channels_last_3d
+    vectorized = dims > 1 and self.is_contiguous(memory_format=layout) and self.shape[1] > 3
+    small = dims == 2 and sum(output_size) <= 128
+    return shortcut_nearest_map if vectorized or small else nearest_map
 
 
 def _backward_map(mode):
@@ -244,7 +255,7 @@ def _backward_map(mode):
 
 def _resample(mode, dims, self, output_size, align_corners, scales):
     _, _, integer_dtypes = _MODES[mode]
-    builder = _forward_map(mode, dims)
+    builder = _forward_map(mode, dims, self, output_size)
     _check_input(dims, self, output_size)
     if not (self.dtype.is_floating_point or self.dtype in integer_dtypes):
         raise not_implemented_for(_dispatch_name(mode, dims), self.dtype)
