@@ -120,6 +120,43 @@ def test_interpolate_integers_like_cpu(mode, dims, dtype):
     assert_like_cpu(interpolate(mode, align_corners, scale_factor=1.7), x)
 
 
+ANTIALIAS_SIZES = [
+    pytest.param(dict(scale_factor=0.37), id="x0.37"),
+    pytest.param(dict(size=(4, 20)), id="down-and-up"),
+    pytest.param(dict(scale_factor=(1.0, 0.5)), id="one-axis"),
+    pytest.param(dict(size=(13, 11)), id="same-size"),
+]
+
+
+@pytest.mark.parametrize("kwargs", ANTIALIAS_SIZES)
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_interpolate_antialias(mode, align_corners, kwargs):
+    x = make((2, 3, 13, 11), torch.float64)
+    assert_backward_like_cpu(interpolate(mode, align_corners, antialias=True, **kwargs), x)
+    assert_backward_like_cpu(interpolate(mode, align_corners, antialias=True, **kwargs), x.float())
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.int64])
+def test_interpolate_antialias_refuses_like_cpu(dtype):
+    x = make((2, 3, 6, 6), dtype)
+    assert_like_cpu(interpolate("bilinear", False, antialias=True, size=(3, 3)), x)
+    grad = make((2, 3, 3, 3), dtype)
+    assert_like_cpu(lambda g: aten._upsample_bicubic2d_aa_backward(g, [3, 3], [2, 3, 6, 6], False), grad)
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("channels", [3, 5])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_interpolate_uint8_images_exactly_like_cpu(mode, channels, antialias):
+    """CPU resizes uint8 images as PIL does (int16 fixed-point weights, one uint8 pass per axis,
+    with AVX2 code for up to 4 channels): npy gives the same pixels."""
+    x = torch.randint(0, 256, (2, channels, 13, 11), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
+    for kwargs in [dict(scale_factor=2), dict(scale_factor=0.37), dict(size=(4, 20)), dict(scale_factor=(1.0, 0.6))]:
+        for align_corners in [False, True]:
+            assert_like_cpu(interpolate(mode, align_corners, antialias=antialias, **kwargs), x)
+
+
 UPSAMPLE_ERRORS = [
     pytest.param(aten.upsample_nearest1d, (2, 3, 5), ([2, 2],), id="nearest1d-two-sizes"),
     pytest.param(aten.upsample_nearest1d, (2, 3, 5, 5), ([2],), id="nearest1d-4d-input"),

@@ -23,6 +23,8 @@ them, in the same precision: nearest in float32 (``nearest_idx``,
 ``get_cubic_upsample_coefficients``), so the same pixels are picked.
 """
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 import torch
 
@@ -33,7 +35,9 @@ from ._results import as_result, write_out
 from .reductions import not_implemented_for
 from .registry import aten, implements
 
-_CUBIC_A = -0.75  # the cubic convolution constant PyTorch (and OpenCV) use
+# The cubic convolution constant: -0.75 as OpenCV, without antialiasing; -0.5 (Keys, as PIL) with it.
+_CUBIC_A = -0.75
+_KEYS_CUBIC_A = -0.5
 _DIM_LETTERS = {1: "W", 2: "HW", 3: "DHW"}
 
 
@@ -110,14 +114,14 @@ def linear_map(size, out, align_corners, scale, float_type):
     return sources, weights
 
 
-def _cubic_near(x):
+def _cubic_near(x, a=_CUBIC_A):
     """The cubic convolution kernel for ``|x| <= 1``."""
-    return ((_CUBIC_A + 2) * x - (_CUBIC_A + 3)) * x * x + 1
+    return ((a + 2) * x - (a + 3)) * x * x + 1
 
 
-def _cubic_far(x):
+def _cubic_far(x, a=_CUBIC_A):
     """The cubic convolution kernel for ``1 < |x| < 2``."""
-    return ((_CUBIC_A * x - 5 * _CUBIC_A) * x + 8 * _CUBIC_A) * x - 4 * _CUBIC_A
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
 
 def cubic_map(size, out, align_corners, scale, float_type):
@@ -151,6 +155,105 @@ def upsample_backward(grad, input_spatial, builder, align_corners=False, scales=
     output_size = grad.shape[-len(input_spatial) :]
     maps = _maps(builder, input_spatial, output_size, align_corners, scales, float_type)
     return axis_maps.scatter_last(grad, maps, input_spatial)
+
+
+# --- the separable kernels: antialiasing, and uint8 bilinear/bicubic ------------------------
+#
+# CPU resamples these one axis at a time, the last axis first, skipping axes
+# whose size stays (``separable_upsample_generic_Nd_kernel_impl``). Each
+# output element is a window of input elements weighted by a filter
+# (``HelperInterpBase``); uint8 weights become int16 fixed point and each
+# pass rounds to uint8, as PIL does.
+
+
+def triangle_filter(x):
+    x = np.abs(x)
+    return np.where(x < 1, 1 - x, 0)
+
+
+def keys_cubic_filter(x, a=_KEYS_CUBIC_A):
+    x = np.abs(x)
+    return np.where(x < 1, _cubic_near(x, a), np.where(x < 2, _cubic_far(x, a), 0))
+
+
+def opencv_cubic_filter(x):
+    return keys_cubic_filter(x, _CUBIC_A)
+
+
+def antialias_window(size, out, align_corners, scale, float_type, filter_fn, interp_size):
+    """``_compute_indices_min_size_weights_aa``: each output's window, its normalized weights,
+    and the largest weight. Downscaling widens the filter by the scale, which is the antialiasing."""
+    step = _area_scale(size, out, align_corners, scale, float_type)
+    support = float_type(interp_size * 0.5 * step if step >= 1 else interp_size * 0.5)
+    widest = int(np.ceil(support)) * 2 + 1
+    inverse = float_type(1.0 / step if step >= 1 else 1.0)
+    centers = (np.float64(step) * (np.arange(out) + 0.5)).astype(float_type)
+    # static_cast<int64_t> truncates toward zero.
+    starts = np.maximum(np.trunc((centers - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    ends = np.minimum(np.trunc((centers + support).astype(np.float64) + 0.5).astype(np.int64), size)
+    counts = np.clip(ends - starts, 0, widest)
+    offsets = np.arange(widest)
+    distances = ((starts[:, None] + offsets - centers[:, None]).astype(np.float64) + 0.5) * inverse
+    weights = np.where(offsets < counts[:, None], filter_fn(distances.astype(float_type)), 0).astype(float_type)
+    totals = np.cumsum(weights, axis=1, dtype=float_type)[:, -1:]  # C++ adds left to right
+    weights = np.where(totals != 0, weights / np.where(totals != 0, totals, 1), weights).astype(float_type)
+    sources = np.minimum(starts[:, None] + offsets, size - 1)
+    return sources, weights, max(float(weights.max(initial=0)), 0.0)
+
+
+def folded_window(size, out, align_corners, scale, filter_fn, interp_size):
+    """``_compute_indices_min_size_weights`` (uint8 without antialiasing), in float64: the
+    ``interp_size`` neighbours of the source coordinate, those past an edge folded onto the edge
+    element; and the largest weight seen while folding."""
+    coordinates = _source_coordinates(size, out, align_corners, scale, np.float64, cubic=interp_size > 2)
+    nearest = np.minimum(np.floor(coordinates.astype(np.float32)).astype(np.int64), size - 1)
+    fraction = np.clip(coordinates - nearest, 0, 1)
+    offsets = np.arange(interp_size)
+    unfolded = nearest[:, None] - interp_size // 2 + 1 + offsets
+    raw = filter_fn((offsets + 1 - interp_size // 2).astype(np.float64) - fraction[:, None])
+    firsts = np.maximum(unfolded[:, 0], 0)
+    slots = np.clip(unfolded, 0, size - 1) - firsts[:, None]
+    weights = np.zeros((out, interp_size))
+    np.add.at(weights, (np.arange(out)[:, None], slots), raw)  # in order, as C++ adds
+    sources = np.minimum(firsts[:, None] + offsets, size - 1)
+    return sources, weights, max(float(_running_slot_sums(raw, slots).max(initial=0)), 0.0)
+
+
+def _running_slot_sums(raw, slots):
+    """Each weight's slot total so far: neighbours folded into one slot are consecutive."""
+    totals = np.cumsum(raw, axis=1)
+    run_starts = np.diff(slots, axis=1, prepend=-1) != 0
+    first_of_run = np.maximum.accumulate(np.where(run_starts, np.arange(raw.shape[1]), 0), axis=1)
+    before_run = np.take_along_axis(totals - raw, first_of_run, axis=1)
+    return totals - before_run
+
+
+def fixed_point(weights, largest):
+    """Weights as int16 fixed point with as many fraction bits as the largest allows
+    (``_compute_index_ranges_int16_weights``), and that number of bits."""
+    precision = next((bits for bits in range(22) if int(0.5 + largest * (1 << (bits + 1))) >= 1 << 15), 22)
+    scaled = weights * (1 << precision)
+    return np.trunc(scaled + np.where(scaled < 0, -0.5, 0.5)).astype(np.int64), precision
+
+
+def fixed_point_pass(x, axis, sources, weights, precision):
+    """One uint8 pass: integer products, rounded by adding half, shifted back, clamped."""
+    total = np.int64(1 << (precision - 1))
+    for column in range(sources.shape[1]):
+        total = total + np.take(x, sources[:, column], axis=axis).astype(np.int64) * axis_maps.along(
+            weights[:, column], axis
+        )
+    return np.clip(total >> precision, 0, 255).astype(np.uint8)
+
+
+def separable_resample(x, output_size, axis_pass):
+    """``x`` resampled by ``axis_pass(x, axis, size, out)`` along each of its last axes whose size
+    changes, the last axis first (a copy if none does)."""
+    result = x.copy()
+    for axis in range(-1, -len(output_size) - 1, -1):
+        if result.shape[axis] != output_size[axis]:
+            result = axis_pass(result, axis, result.shape[axis], output_size[axis])
+    return result
 
 
 # --- checks, as ATen's upsample meta functions make them --------------------------------
@@ -208,28 +311,27 @@ def _check_grad_output(dims, grad_output, output_size, input_size):
 
 # --- the kernels ---------------------------------------------------------------------------
 
-# Each mode: its axis map, whether it takes align_corners, the dtypes CPU resamples beyond
-# floating point, and the name CPU's dtype dispatch gives per dims (for "not implemented for").
+
+class _Mode(NamedTuple):
+    """How one interpolation mode reads its input, and which dtypes CPU lets it read."""
+
+    map: Callable  # the per-axis map of the float kernels
+    takes_align_corners: bool
+    uint8: str | None  # "gathered" (nearest copies pixels), "fixed_point" (PIL's integer passes), None (refused)
+    filter: Callable | None = None  # the separable kernels' filter, and its width
+    interp_size: int = 0
+    dispatch_name: str = ""  # what CPU's "not implemented for" messages call the op
+
+
 _MODES = {
-    "nearest": (nearest_map, False, {torch.uint8}),
-    "nearest_exact": (nearest_exact_map, False, {torch.uint8}),
-    "linear": (linear_map, True, set()),
-    "cubic": (cubic_map, True, set()),
+    "nearest": _Mode(nearest_map, False, "gathered", dispatch_name="compute_indices_weights_nearest"),
+    "nearest_exact": _Mode(nearest_exact_map, False, "gathered", dispatch_name="compute_indices_weights_nearest"),
+    "linear": _Mode(linear_map, True, None, dispatch_name="compute_indices_weights_linear"),
+    "bilinear": _Mode(linear_map, True, "fixed_point", triangle_filter, 2, "upsample_bilinear2d_channels_last"),
+    "bicubic": _Mode(cubic_map, True, "fixed_point", opencv_cubic_filter, 4, "compute_indices_weights_cubic"),
+    "bilinear_aa": _Mode(None, True, "fixed_point", triangle_filter, 2, "compute_index_ranges_weights"),
+    "bicubic_aa": _Mode(None, True, "fixed_point", keys_cubic_filter, 4, "compute_index_ranges_weights"),
 }
-_DISPATCH_NAMES = {
-    ("nearest", 2): "upsample_nearest2d_channels_last",
-    ("nearest_exact", 2): "upsample_nearest2d_channels_last",
-    ("linear", 2): "upsample_bilinear2d_channels_last",
-}
-_INDEX_NAMES = {"nearest": "nearest", "nearest_exact": "nearest", "linear": "linear", "cubic": "cubic"}
-
-
-def _dispatch_name(mode, dims):
-    return _DISPATCH_NAMES.get((mode, dims), f"compute_indices_weights_{_INDEX_NAMES[mode]}")
-
-
-def _float_type(dtype):
-    return to_numpy_dtype(compute_dtype(dtype)).type if dtype.is_floating_point else np.float32
 
 
 def _forward_map(mode, dims, self, output_size):
@@ -242,7 +344,7 @@ def _forward_map(mode, dims, self, output_size):
     Every nearest backward takes them.
     """
     if mode != "nearest":
-        return _MODES[mode][0]
+        return _MODES[mode].map
     layout = torch.channels_last if dims == 2 else torch.channels_last_3d
     vectorized = dims > 1 and self.is_contiguous(memory_format=layout) and self.shape[1] > 3
     small = dims == 2 and sum(output_size) <= 128
@@ -250,30 +352,76 @@ def _forward_map(mode, dims, self, output_size):
 
 
 def _backward_map(mode):
-    return shortcut_nearest_map if mode == "nearest" else _MODES[mode][0]
+    return shortcut_nearest_map if mode == "nearest" else _MODES[mode].map
+
+
+def _antialias_map(mode):
+    """The float map of an antialiased mode: its windows and weights, in the input's precision."""
+    spec = _MODES[mode]
+
+    def window(size, out, align_corners, scale, float_type):
+        sources, weights, _ = antialias_window(size, out, align_corners, scale, float_type, spec.filter, spec.interp_size)
+        return sources, weights
+
+    return window
+
+
+def _fixed_point_resample(mode, x, output_size, align_corners, scales):
+    """uint8 bilinear/bicubic, with or without antialiasing, as CPU's integer passes compute it."""
+    spec = _MODES[mode]
+    scale_of_axis = dict(zip(range(-len(output_size), 0), scales))
+
+    def axis_pass(array, axis, size, out):
+        if mode.endswith("_aa"):
+            window = antialias_window(size, out, align_corners, scale_of_axis[axis], np.float64, spec.filter, spec.interp_size)
+        else:
+            window = folded_window(size, out, align_corners, scale_of_axis[axis], spec.filter, spec.interp_size)
+        sources, weights, largest = window
+        return fixed_point_pass(array, axis, sources, *fixed_point(weights, largest))
+
+    return separable_resample(x, output_size, axis_pass)
+
+
+def _float_type(dtype):
+    return to_numpy_dtype(compute_dtype(dtype)).type if dtype.is_floating_point else np.float32
+
+
+def _refused(mode, dtype):
+    if mode.endswith("_aa"):
+        return dtype not in (torch.float32, torch.float64, torch.uint8)
+    return not (dtype.is_floating_point or (dtype == torch.uint8 and _MODES[mode].uint8))
 
 
 def _resample(mode, dims, self, output_size, align_corners, scales):
-    _, _, integer_dtypes = _MODES[mode]
-    builder = _forward_map(mode, dims, self, output_size)
     _check_input(dims, self, output_size)
-    if not (self.dtype.is_floating_point or self.dtype in integer_dtypes):
-        raise not_implemented_for(_dispatch_name(mode, dims), self.dtype)
-    x = unwrap(self)
+    if _refused(mode, self.dtype):
+        name = "upsample_nearest2d_channels_last" if mode.startswith("nearest") and dims == 2 else _MODES[mode].dispatch_name
+        raise not_implemented_for(name, self.dtype)
+    x, output_size = unwrap(self), list(output_size)
+    if self.dtype == torch.uint8 and _MODES[mode].uint8 == "fixed_point":
+        return as_result(_fixed_point_resample(mode, x, output_size, align_corners, scales), self.dtype)
     if self.dtype.is_floating_point:
         x = x.astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
-    result = upsample(x, list(output_size), builder, align_corners, list(scales), _float_type(self.dtype))
+    float_type = _float_type(self.dtype)
+    if mode.endswith("_aa"):
+        antialias = _antialias_map(mode)
+        result = separable_resample(
+            x, output_size, lambda array, axis, size, out: axis_maps.gather(array, axis, *antialias(size, out, align_corners, dict(zip(range(-dims, 0), scales))[axis], float_type))
+        )
+    else:
+        result = upsample(x, output_size, _forward_map(mode, dims, self, output_size), align_corners, scales, float_type)
     return as_result(np.ascontiguousarray(result), self.dtype)
 
 
 def _resample_backward(mode, dims, op, grad_output, output_size, input_size, align_corners, scales):
-    builder = _backward_map(mode)
     _check_grad_output(dims, grad_output, output_size, input_size)
-    if not grad_output.dtype.is_floating_point:
+    allowed = (torch.float32, torch.float64) if mode.endswith("_aa") else (torch.float16, torch.float32, torch.float64)
+    if grad_output.dtype not in allowed:
         raise not_implemented_for(op, grad_output.dtype)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(grad_output.dtype)), copy=False)
+    builder = _antialias_map(mode) if mode.endswith("_aa") else _backward_map(mode)
     result = upsample_backward(
-        grad, list(input_size[2:]), builder, align_corners, list(scales), _float_type(grad_output.dtype)
+        grad, list(input_size[2:]), builder, align_corners, scales, _float_type(grad_output.dtype)
     )
     return as_result(np.ascontiguousarray(result), grad_output.dtype)
 
@@ -282,40 +430,25 @@ def _scales(dims, scales):
     return list(scales) + [None] * (dims - len(scales))
 
 
-def _nearest_kernels(mode, dims, name):
-    def forward(self, output_size, *scales):
-        return _resample(mode, dims, self, output_size, False, _scales(dims, scales))
+def _kernels(mode, dims, name):
+    """The forward, backward and ``out`` kernels of one ``upsample_*`` op. Modes with
+    ``align_corners`` take it between the sizes and the scales."""
+    corners = _MODES[mode].takes_align_corners
 
-    def forward_out(self, output_size, *scales, out):
-        return write_out(name, out, forward(self, output_size, *scales))
+    def split(args):
+        return (args[0], _scales(dims, args[1:])) if corners else (False, _scales(dims, args))
 
-    def backward(grad_output, output_size, input_size, *scales):
-        return _resample_backward(
-            mode, dims, f"{name}_backward", grad_output, output_size, input_size, False, _scales(dims, scales)
-        )
+    def forward(self, output_size, *args):
+        return _resample(mode, dims, self, output_size, *split(args))
 
-    def backward_out(grad_output, output_size, input_size, *scales, grad_input):
-        return write_out(f"{name}_backward", grad_input, backward(grad_output, output_size, input_size, *scales))
+    def forward_out(self, output_size, *args, out):
+        return write_out(name, out, forward(self, output_size, *args))
 
-    return forward, forward_out, backward, backward_out
+    def backward(grad_output, output_size, input_size, *args):
+        return _resample_backward(mode, dims, f"{name}_backward", grad_output, output_size, input_size, *split(args))
 
-
-def _interpolating_kernels(mode, dims, name):
-    def forward(self, output_size, align_corners, *scales):
-        return _resample(mode, dims, self, output_size, align_corners, _scales(dims, scales))
-
-    def forward_out(self, output_size, align_corners, *scales, out):
-        return write_out(name, out, forward(self, output_size, align_corners, *scales))
-
-    def backward(grad_output, output_size, input_size, align_corners, *scales):
-        return _resample_backward(
-            mode, dims, f"{name}_backward", grad_output, output_size, input_size, align_corners,
-            _scales(dims, scales),
-        )
-
-    def backward_out(grad_output, output_size, input_size, align_corners, *scales, grad_input):
-        result = backward(grad_output, output_size, input_size, align_corners, *scales)
-        return write_out(f"{name}_backward", grad_input, result)
+    def backward_out(grad_output, output_size, input_size, *args, grad_input):
+        return write_out(f"{name}_backward", grad_input, backward(grad_output, output_size, input_size, *args))
 
     return forward, forward_out, backward, backward_out
 
@@ -323,14 +456,12 @@ def _interpolating_kernels(mode, dims, name):
 def _register(name, mode, dims):
     """Register the forward, backward and their ``out`` overloads of one ``upsample_*`` op."""
     packet, backward_packet = getattr(aten, name), getattr(aten, f"{name}_backward")
-    make = _interpolating_kernels if _MODES[mode][1] else _nearest_kernels
-    forward, forward_out, backward, backward_out = make(mode, dims, name.lstrip("_"))
-    for kernel, suffix in [(forward, "forward"), (forward_out, "forward_out"), (backward, "backward"), (backward_out, "backward_out")]:
+    kernels = _kernels(mode, dims, name.lstrip("_"))
+    for kernel, suffix in zip(kernels, ["forward", "forward_out", "backward", "backward_out"]):
         kernel.__name__ = kernel.__qualname__ = f"{name.lstrip('_')}_{suffix}"
-    implements(packet.default)(forward)
-    implements(packet.out)(forward_out)
-    implements(backward_packet.default)(backward)
-    implements(backward_packet.grad_input)(backward_out)
+    overloads = [packet.default, packet.out, backward_packet.default, backward_packet.grad_input]
+    for overload, kernel in zip(overloads, kernels):
+        implements(overload)(kernel)
 
 
 for _name, _mode, _dims in [
@@ -341,8 +472,10 @@ for _name, _mode, _dims in [
     ("_upsample_nearest_exact2d", "nearest_exact", 2),
     ("_upsample_nearest_exact3d", "nearest_exact", 3),
     ("upsample_linear1d", "linear", 1),
-    ("upsample_bilinear2d", "linear", 2),
+    ("upsample_bilinear2d", "bilinear", 2),
     ("upsample_trilinear3d", "linear", 3),
-    ("upsample_bicubic2d", "cubic", 2),
+    ("upsample_bicubic2d", "bicubic", 2),
+    ("_upsample_bilinear2d_aa", "bilinear_aa", 2),
+    ("_upsample_bicubic2d_aa", "bicubic_aa", 2),
 ]:
     _register(_name, _mode, _dims)
