@@ -91,7 +91,8 @@ def _average_map(size, out, kernel, pad, stride):
 
 
 def _adaptive_map(size, out):
-    """The 0/1 map summing each adaptive window of one dim (``floor(o*n/out)`` to ``ceil((o+1)*n/out)``), and its counts."""
+    """The 0/1 map summing each adaptive window of one dim, from ``floor(o*n/out)`` to
+    ``ceil((o+1)*n/out)``, and the windows' sizes."""
     outputs = np.arange(out)
     starts = outputs * size // out
     ends = -(-(outputs + 1) * size // out)
@@ -111,7 +112,7 @@ def _outer(vectors):
 
 
 def _flat_positions(positions, spatial):
-    """Flat positions in a plane of shape ``spatial`` from per-dim positions (broadcast to the output grid)."""
+    """Flat positions in a plane of shape ``spatial`` from per-dim positions (broadcast to the grid)."""
     flat = 0
     for axis, (along_dim, size) in enumerate(zip(positions, spatial)):
         flat = flat * size + along_dim.reshape((-1,) + (1,) * (len(spatial) - axis - 1))
@@ -213,7 +214,9 @@ def avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_o
     return _divided(axis_maps.gather_last(x, maps), divisor)
 
 
-def avg_pool_backward(grad, input_spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+def avg_pool_backward(
+    grad, input_spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
     maps, divisor = _average_geometry(
         input_spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
     )
@@ -407,27 +410,28 @@ def _floating(dtype):
 def _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode):
     """The expanded arguments and output sizes of a max pooling, checked as ATen's meta checks them."""
     kernel, stride, padding, dilation = _pool_arguments(op, dims, kernel_size, stride, padding, dilation)
-    _check_dims(
-        self, dims, f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected for input"
-    )
+    _check_dims(self, dims, f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected for input")
     outs = _output_sizes(self.shape[-dims:], kernel, stride, padding, dilation, ceil_mode)
     if dims == 2:
         _check_pool2d(self, kernel, stride, padding, dilation, outs)
     else:
-        _check_pool3d("max_pool3d_with_indices_out_cpu_template()", self, kernel, stride, padding, dilation, outs)
+        fn_name = "max_pool3d_with_indices_out_cpu_template()"
+        _check_pool3d(fn_name, self, kernel, stride, padding, dilation, outs)
     return kernel, stride, padding, dilation, outs
 
 
-def _max_pool_nd(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode):
-    kernel, stride, padding, dilation, _ = _max_pool_arguments(
-        op, dims, self, kernel_size, stride, padding, dilation, ceil_mode
-    )
+def _max_pool_nd(dims, self, kernel_size, stride, padding, dilation, ceil_mode):
+    op = f"max_pool{dims}d"
+    geometry = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
     _refuse(op, self, _maxable)
-    values, indices = max_pool(unwrap(self), kernel, stride, padding, dilation, ceil_mode)
+    values, indices = max_pool(unwrap(self), *geometry[:4], ceil_mode)
     return as_result(values, self.dtype), as_result(indices, torch.int64)
 
 
-def _max_pool_nd_backward(op, dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+def _max_pool_nd_backward(
+    dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
+):
+    op = f"max_pool{dims}d"
     _check_grad(grad_output, self)
     *_, outs = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
     _checked_grad_shape(grad_output, self, outs, op)
@@ -439,47 +443,52 @@ def _max_pool_nd_backward(op, dims, grad_output, self, kernel_size, stride, padd
 
 @implements(aten.max_pool2d_with_indices.default)
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    return _max_pool_nd("max_pool2d", 2, self, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool_nd(2, self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 @implements(aten.max_pool3d_with_indices.default)
 def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    return _max_pool_nd("max_pool3d", 3, self, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool_nd(3, self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 @implements(aten.max_pool2d_with_indices.out)
-def max_pool2d_with_indices_out(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False, *, out, indices):
+def max_pool2d_with_indices_out(
+    self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False, *, out, indices
+):
     results = max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
     return write_pair("max_pool2d_with_indices", (out, indices), results)
 
 
 @implements(aten.max_pool3d_with_indices.out)
-def max_pool3d_with_indices_out(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False, *, out, indices):
+def max_pool3d_with_indices_out(
+    self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False, *, out, indices
+):
     results = max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
     return write_pair("max_pool3d_with_indices", (out, indices), results)
 
 
 @implements(aten.max_pool2d_with_indices_backward.default)
-def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    return _max_pool_nd_backward(
-        "max_pool2d", 2, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-    )
+def max_pool2d_with_indices_backward(
+    grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
+):
+    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
+    return _max_pool_nd_backward(2, grad_output, self, *arguments)
 
 
 @implements(aten.max_pool3d_with_indices_backward.default)
-def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    return _max_pool_nd_backward(
-        "max_pool3d", 3, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-    )
+def max_pool3d_with_indices_backward(
+    grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
+):
+    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
+    return _max_pool_nd_backward(3, grad_output, self, *arguments)
 
 
 @implements(aten.max_pool2d_with_indices_backward.grad_input)
 def max_pool2d_with_indices_backward_out(
     grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, *, grad_input
 ):
-    result = max_pool2d_with_indices_backward(
-        grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-    )
+    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
+    result = max_pool2d_with_indices_backward(grad_output, self, *arguments)
     return write_out("max_pool2d_with_indices_backward", grad_input, result)
 
 
@@ -487,16 +496,27 @@ def max_pool2d_with_indices_backward_out(
 def max_pool3d_with_indices_backward_out(
     grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, *, grad_input
 ):
-    result = max_pool3d_with_indices_backward(
-        grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-    )
+    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
+    result = max_pool3d_with_indices_backward(grad_output, self, *arguments)
     return write_out("max_pool3d_with_indices_backward", grad_input, result)
 
 
 # --- average pooling kernels ----------------------------------------------------------
 
+# Per dims: the dtypes CPU averages, and the names its dtype dispatch gives the forward and backward.
+_AVG_POOL_DTYPES = {
+    2: (torch.float16, torch.float32, torch.float64, torch.int64),
+    3: (torch.float32, torch.float64, torch.int64),
+}
+_AVG_POOL_KERNEL_NAMES = {
+    2: ("avg_pool2d", "avg_pool2d_backward"),
+    3: ("avg_pool3d_out_frame", "avg_pool3d_backward_out_frame"),
+}
 
-def _avg_pool_arguments(op, dims, self, kernel_size, stride, padding, ceil_mode, divisor_override):
+
+def _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override):
+    """The expanded arguments and output sizes of an average pooling, checked as ATen's meta checks them."""
+    op = f"avg_pool{dims}d"
     either = "" if dims == 3 else "either "
     kernel, stride, padding, dilation = _pool_arguments(op, dims, kernel_size, stride, padding, either=either)
     if divisor_override == 0:
@@ -516,105 +536,128 @@ def _check_size_exists(self, dim):
     """The IndexError of ``self.size(dim)`` on a tensor with too few dims."""
     rank = max(self.dim(), 1)
     if not -rank <= dim < rank:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
+        )
 
 
-def _avg_pool_nd(op, kernel_op, dims, allowed, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    kernel, stride, padding, _ = _avg_pool_arguments(
-        op, dims, self, kernel_size, stride, padding, ceil_mode, divisor_override
-    )
-    _refuse(kernel_op, self, allowed)
+def _avg_pool_nd(dims, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    geometry = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    if self.dtype not in _AVG_POOL_DTYPES[dims]:
+        raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][0], self.dtype)
     x = unwrap(self).astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
-    result = avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    result = avg_pool(x, *geometry[:3], ceil_mode, count_include_pad, divisor_override)
     return as_result(result, self.dtype)
 
 
 def _avg_pool_nd_backward(
-    op, kernel_op, dims, allowed, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    dims, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):
     _check_grad(grad_output, self, _GRAD_OUTPUT if dims == 2 else _SCALAR_TYPE)
-    kernel, stride, padding, outs = _avg_pool_arguments(
-        op, dims, self, kernel_size, stride, padding, ceil_mode, divisor_override
-    )
-    _checked_grad_shape(grad_output, self, outs, op)
-    _refuse(kernel_op, self, allowed)
+    geometry = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _checked_grad_shape(grad_output, self, geometry[3], f"avg_pool{dims}d")
+    if self.dtype not in _AVG_POOL_DTYPES[dims]:
+        raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][1], self.dtype)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
-    result = avg_pool_backward(
-        grad, self.shape[-dims:], kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
-    )
+    spatial = self.shape[-dims:]
+    result = avg_pool_backward(grad, spatial, *geometry[:3], ceil_mode, count_include_pad, divisor_override)
     return as_result(result, self.dtype)
 
 
-def _avg_pool2d_dtypes(dtype):
-    return dtype.is_floating_point or dtype == torch.int64
-
-
-def _avg_pool3d_dtypes(dtype):
-    return dtype in (torch.float32, torch.float64, torch.int64)
-
-
 @implements(aten.avg_pool2d.default)
-def avg_pool2d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    return _avg_pool_nd(
-        "avg_pool2d", "avg_pool2d", 2, _avg_pool2d_dtypes,
-        self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-    )
+def avg_pool2d(
+    self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    return _avg_pool_nd(2, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 @implements(aten.avg_pool3d.default)
-def avg_pool3d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    return _avg_pool_nd(
-        "avg_pool3d", "avg_pool3d_out_frame", 3, _avg_pool3d_dtypes,
-        self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-    )
+def avg_pool3d(
+    self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    return _avg_pool_nd(3, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 @implements(aten.avg_pool2d.out)
-def avg_pool2d_out(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out):
+def avg_pool2d_out(
+    self,
+    kernel_size,
+    stride=(),
+    padding=(0,),
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+    *,
+    out,
+):
     result = avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return write_out("avg_pool2d", out, result)
 
 
 @implements(aten.avg_pool3d.out)
-def avg_pool3d_out(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out):
+def avg_pool3d_out(
+    self,
+    kernel_size,
+    stride=(),
+    padding=(0,),
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+    *,
+    out,
+):
     result = avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return write_out("avg_pool3d", out, result)
 
 
 @implements(aten.avg_pool2d_backward.default)
-def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    return _avg_pool_nd_backward(
-        "avg_pool2d", "avg_pool2d_backward", 2, _avg_pool2d_dtypes,
-        grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-    )
+def avg_pool2d_backward(
+    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool_nd_backward(2, grad_output, self, *arguments)
 
 
 @implements(aten.avg_pool3d_backward.default)
-def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    return _avg_pool_nd_backward(
-        "avg_pool3d", "avg_pool3d_backward_out_frame", 3, _avg_pool3d_dtypes,
-        grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-    )
+def avg_pool3d_backward(
+    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool_nd_backward(3, grad_output, self, *arguments)
 
 
 @implements(aten.avg_pool2d_backward.grad_input)
 def avg_pool2d_backward_out(
-    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, *, grad_input
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    *,
+    grad_input,
 ):
-    result = avg_pool2d_backward(
-        grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-    )
-    return write_out("avg_pool2d_backward", grad_input, result)
+    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return write_out("avg_pool2d_backward", grad_input, avg_pool2d_backward(grad_output, self, *arguments))
 
 
 @implements(aten.avg_pool3d_backward.grad_input)
 def avg_pool3d_backward_out(
-    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, *, grad_input
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    *,
+    grad_input,
 ):
-    result = avg_pool3d_backward(
-        grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-    )
-    return write_out("avg_pool3d_backward", grad_input, result)
+    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return write_out("avg_pool3d_backward", grad_input, avg_pool3d_backward(grad_output, self, *arguments))
 
 
 # --- adaptive pooling kernels -------------------------------------------------------

@@ -1,26 +1,29 @@
 """Resampling: ``F.interpolate``'s nearest, nearest-exact, (bi/tri)linear and bicubic modes.
 
 ``F.interpolate`` (``torch/nn/functional.py``) picks the aten op from the
-mode and the input's dims and calls its ``.vec`` overload, a composite that
-works out the output size and passes ``output_size`` and per-dim ``scales``
-(``None`` when ``recompute_scale_factor`` is set, or when a size was given)
-to the op itself, which is structured: PyTorch sends npy its ``.out``
-overload, and ``.grad_input`` for the backward. The ops are
+mode, the input's dims and ``antialias``, and calls its ``.vec`` overload, a
+composite that works out the output size and passes ``output_size`` and
+per-dim ``scales`` (``None`` when ``recompute_scale_factor`` is set or a size
+was given) to the op itself. The ops are structured, so PyTorch sends npy
+their ``.out`` overloads, and ``.grad_input`` for the backward:
 ``upsample_nearest{1,2,3}d``, ``_upsample_nearest_exact{1,2,3}d``,
 ``upsample_linear1d``, ``upsample_bilinear2d``, ``upsample_trilinear3d``,
-``upsample_bicubic2d`` and each one's ``_backward``. (``antialias=True``
-reaches ``_upsample_bilinear2d_aa``/``_upsample_bicubic2d_aa``, which npy
-does not implement: they fall back to CPU.)
+``upsample_bicubic2d``, ``_upsample_bilinear2d_aa``, ``_upsample_bicubic2d_aa``
+and each one's ``_backward``. (``mode="area"`` is adaptive average pooling,
+in :mod:`~backend_pkg.ops.pooling`.)
 
-Every mode is separable: each output element along an axis is a weighted
-sum of at most four input elements of that axis, so one
-:mod:`~backend_pkg.ops._axis_maps` map per axis gives the forward
-(gathers) and its transpose the backward (sums into the input positions).
-Source positions and weights are computed as ATen's ``UpSample.h`` computes
-them, in the same precision: nearest in float32 (``nearest_idx``,
-``nearest_exact_idx``), linear and cubic in the input's compute type
-(``area_pixel_compute_source_index``, ``guard_index_and_lambda``,
-``get_cubic_upsample_coefficients``), so the same pixels are picked.
+Every mode is separable. For floats, each output element along an axis is
+a weighted sum of a few input elements of that axis, so one
+:mod:`~backend_pkg.ops._axis_maps` map per axis gives the forward (gathers)
+and its transpose the backward (sums into the input positions). Source
+positions and weights are computed as ``UpSample.h`` and
+``cpu/UpSampleKernel.cpp`` compute them, in the same precision, so the same
+pixels are picked, including CPU's quirks: legacy nearest ignores the scale
+of an unchanged or doubled size only in some kernels (see
+:func:`_forward_map`), and linear modes copy an axis whose size stays.
+Antialiased modes, and uint8 bilinear/bicubic, resample one axis at a time
+as CPU does (PIL's algorithm; uint8 in int16 fixed point with a uint8
+rounding after each axis), which npy reproduces exactly.
 """
 
 from typing import Callable, NamedTuple
@@ -72,7 +75,8 @@ def _source_coordinates(size, out, align_corners, scale, float_type, cubic=False
 
 
 def nearest_map(size, out, align_corners, scale, float_type, exact=False):
-    """``nearest``: the element at ``floor(o * scale)``; ``nearest-exact``: at ``round((o + 0.5) * scale - 0.5)``.
+    """``nearest``: the element at ``floor(o * scale)``; ``nearest-exact``: the one nearest
+    ``(o + 0.5) * scale - 0.5``.
 
     As ``HelperInterpNearest`` computes them: the coordinate in the compute
     type, rounded to float32 before the floor (C++ ``floorf``).
@@ -80,7 +84,8 @@ def nearest_map(size, out, align_corners, scale, float_type, exact=False):
     if exact:
         coordinates = _source_coordinates(size, out, False, scale, float_type).astype(np.float64) + 0.5
     else:
-        coordinates = _source_coordinates(size, out, True, scale, float_type, step=_scale(size, out, scale, float_type))
+        step = _scale(size, out, scale, float_type)
+        coordinates = _source_coordinates(size, out, True, scale, float_type, step=step)
     positions = np.floor(coordinates.astype(np.float32)).astype(np.int64)
     return np.minimum(positions, size - 1)[:, None], None
 
@@ -130,7 +135,9 @@ def cubic_map(size, out, align_corners, scale, float_type):
     start = np.floor(coordinates.astype(np.float32)).astype(np.int64)
     t = (coordinates - start.astype(float_type)).astype(float_type)
     one = float_type(1)
-    weights = np.stack([_cubic_far(t + one), _cubic_near(t), _cubic_near(one - t), _cubic_far(one - t + one)], axis=1)
+    weights = np.stack(
+        [_cubic_far(t + one), _cubic_near(t), _cubic_near(one - t), _cubic_far(one - t + one)], axis=1
+    )
     sources = np.clip(start[:, None] + np.arange(-1, 3), 0, size - 1)
     return sources, weights.astype(float_type)
 
@@ -194,7 +201,8 @@ def antialias_window(size, out, align_corners, scale, float_type, filter_fn, int
     counts = np.clip(ends - starts, 0, widest)
     offsets = np.arange(widest)
     distances = ((starts[:, None] + offsets - centers[:, None]).astype(np.float64) + 0.5) * inverse
-    weights = np.where(offsets < counts[:, None], filter_fn(distances.astype(float_type)), 0).astype(float_type)
+    inside = offsets < counts[:, None]
+    weights = np.where(inside, filter_fn(distances.astype(float_type)), 0).astype(float_type)
     totals = np.cumsum(weights, axis=1, dtype=float_type)[:, -1:]  # C++ adds left to right
     weights = np.where(totals != 0, weights / np.where(totals != 0, totals, 1), weights).astype(float_type)
     sources = np.minimum(starts[:, None] + offsets, size - 1)
@@ -246,14 +254,56 @@ def fixed_point_pass(x, axis, sources, weights, precision):
     return np.clip(total >> precision, 0, 255).astype(np.uint8)
 
 
-def separable_resample(x, output_size, axis_pass):
-    """``x`` resampled by ``axis_pass(x, axis, size, out)`` along each of its last axes whose size
-    changes, the last axis first (a copy if none does)."""
+def _separably(x, output_size, scales, axis_pass):
+    """``x`` resampled by ``axis_pass(x, axis, size, out, scale)`` along each of its last axes
+    whose size changes, the last axis first (a copy if none does)."""
     result = x.copy()
     for axis in range(-1, -len(output_size) - 1, -1):
-        if result.shape[axis] != output_size[axis]:
-            result = axis_pass(result, axis, result.shape[axis], output_size[axis])
+        size, out = result.shape[axis], output_size[axis]
+        if size != out:
+            result = axis_pass(result, axis, size, out, scales[axis])
     return result
+
+
+def antialiased(
+    x, output_size, filter_fn, interp_size, align_corners=False, scales=None, float_type=np.float32
+):
+    """Antialiased resampling of floats: each axis's windows, weighted in ``float_type``."""
+    scales = scales or [None] * len(output_size)
+
+    def axis_pass(array, axis, size, out, scale):
+        window = antialias_window(size, out, align_corners, scale, float_type, filter_fn, interp_size)
+        return axis_maps.gather(array, axis, *window[:2])
+
+    return _separably(x, output_size, scales, axis_pass)
+
+
+def antialiased_backward(
+    grad, input_spatial, filter_fn, interp_size, align_corners=False, scales=None, float_type=np.float32
+):
+    """The gradient of :func:`antialiased` with respect to its input."""
+    scales = scales or [None] * len(input_spatial)
+    output_size = grad.shape[-len(input_spatial) :]
+    maps = [
+        antialias_window(size, out, align_corners, scale, float_type, filter_fn, interp_size)[:2]
+        for size, out, scale in zip(input_spatial, output_size, scales)
+    ]
+    return axis_maps.scatter_last(grad, maps, input_spatial)
+
+
+def fixed_point_resample(x, output_size, filter_fn, interp_size, antialias, align_corners=False, scales=None):
+    """uint8 bilinear or bicubic resampling, as CPU's (and PIL's) integer passes compute it."""
+    scales = scales or [None] * len(output_size)
+
+    def axis_pass(array, axis, size, out, scale):
+        if antialias:
+            window = antialias_window(size, out, align_corners, scale, np.float64, filter_fn, interp_size)
+        else:
+            window = folded_window(size, out, align_corners, scale, filter_fn, interp_size)
+        sources, weights, largest = window
+        return fixed_point_pass(array, axis, sources, *fixed_point(weights, largest))
+
+    return _separably(x, output_size, scales, axis_pass)
 
 
 # --- checks, as ATen's upsample meta functions make them --------------------------------
@@ -299,7 +349,8 @@ def _check_grad_output(dims, grad_output, output_size, input_size):
         return
     if grad_output.dim() != dims + 2:
         raise RuntimeError(
-            f"Expected grad_output to be a tensor of dimension {dims + 2} but got: dimension {grad_output.dim()}"
+            f"Expected grad_output to be a tensor of dimension {dims + 2} but got: "
+            f"dimension {grad_output.dim()}"
         )
     for dim, size in enumerate(expected):
         if grad_output.shape[dim] != size:
@@ -313,24 +364,25 @@ def _check_grad_output(dims, grad_output, output_size, input_size):
 
 
 class _Mode(NamedTuple):
-    """How one interpolation mode reads its input, and which dtypes CPU lets it read."""
+    """How one ``F.interpolate`` mode reads its input, and which dtypes CPU lets it read."""
 
-    map: Callable  # the per-axis map of the float kernels
+    map: Callable | None  # the per-axis map of its float kernels; None for the antialiased modes
+    filter: Callable | None  # the filter of its separable kernels (antialiasing, uint8), and its width
+    interp_size: int
     takes_align_corners: bool
-    uint8: str | None  # "gathered" (nearest copies pixels), "fixed_point" (PIL's integer passes), None (refused)
-    filter: Callable | None = None  # the separable kernels' filter, and its width
-    interp_size: int = 0
-    dispatch_name: str = ""  # what CPU's "not implemented for" messages call the op
+    resamples_uint8: bool
+    dispatch_name: str  # what CPU's "not implemented for" messages call it
 
 
 _MODES = {
-    "nearest": _Mode(nearest_map, False, "gathered", dispatch_name="compute_indices_weights_nearest"),
-    "nearest_exact": _Mode(nearest_exact_map, False, "gathered", dispatch_name="compute_indices_weights_nearest"),
-    "linear": _Mode(linear_map, True, None, dispatch_name="compute_indices_weights_linear"),
-    "bilinear": _Mode(linear_map, True, "fixed_point", triangle_filter, 2, "upsample_bilinear2d_channels_last"),
-    "bicubic": _Mode(cubic_map, True, "fixed_point", opencv_cubic_filter, 4, "compute_indices_weights_cubic"),
-    "bilinear_aa": _Mode(None, True, "fixed_point", triangle_filter, 2, "compute_index_ranges_weights"),
-    "bicubic_aa": _Mode(None, True, "fixed_point", keys_cubic_filter, 4, "compute_index_ranges_weights"),
+    "nearest": _Mode(nearest_map, None, 1, False, True, "compute_indices_weights_nearest"),
+    "nearest-exact": _Mode(nearest_exact_map, None, 1, False, True, "compute_indices_weights_nearest"),
+    "linear": _Mode(linear_map, None, 2, True, False, "compute_indices_weights_linear"),
+    "bilinear": _Mode(linear_map, triangle_filter, 2, True, True, "upsample_bilinear2d_channels_last"),
+    "trilinear": _Mode(linear_map, None, 2, True, False, "compute_indices_weights_linear"),
+    "bicubic": _Mode(cubic_map, opencv_cubic_filter, 4, True, True, "compute_indices_weights_cubic"),
+    "bilinear-antialias": _Mode(None, triangle_filter, 2, True, True, "compute_index_ranges_weights"),
+    "bicubic-antialias": _Mode(None, keys_cubic_filter, 4, True, True, "compute_index_ranges_weights"),
 }
 
 
@@ -355,88 +407,65 @@ def _backward_map(mode):
     return shortcut_nearest_map if mode == "nearest" else _MODES[mode].map
 
 
-def _antialias_map(mode):
-    """The float map of an antialiased mode: its windows and weights, in the input's precision."""
-    spec = _MODES[mode]
-
-    def window(size, out, align_corners, scale, float_type):
-        sources, weights, _ = antialias_window(size, out, align_corners, scale, float_type, spec.filter, spec.interp_size)
-        return sources, weights
-
-    return window
-
-
-def _fixed_point_resample(mode, x, output_size, align_corners, scales):
-    """uint8 bilinear/bicubic, with or without antialiasing, as CPU's integer passes compute it."""
-    spec = _MODES[mode]
-    scale_of_axis = dict(zip(range(-len(output_size), 0), scales))
-
-    def axis_pass(array, axis, size, out):
-        if mode.endswith("_aa"):
-            window = antialias_window(size, out, align_corners, scale_of_axis[axis], np.float64, spec.filter, spec.interp_size)
-        else:
-            window = folded_window(size, out, align_corners, scale_of_axis[axis], spec.filter, spec.interp_size)
-        sources, weights, largest = window
-        return fixed_point_pass(array, axis, sources, *fixed_point(weights, largest))
-
-    return separable_resample(x, output_size, axis_pass)
-
-
 def _float_type(dtype):
+    """The precision CPU computes coordinates and weights in: the input's compute type."""
     return to_numpy_dtype(compute_dtype(dtype)).type if dtype.is_floating_point else np.float32
 
 
-def _refused(mode, dtype):
-    if mode.endswith("_aa"):
+def _refuses(spec, dtype):
+    if spec.map is None:  # the antialiased kernels have no half version
         return dtype not in (torch.float32, torch.float64, torch.uint8)
-    return not (dtype.is_floating_point or (dtype == torch.uint8 and _MODES[mode].uint8))
+    return not (dtype.is_floating_point or (dtype == torch.uint8 and spec.resamples_uint8))
 
 
 def _resample(mode, dims, self, output_size, align_corners, scales):
+    spec, output_size = _MODES[mode], list(output_size)
     _check_input(dims, self, output_size)
-    if _refused(mode, self.dtype):
-        name = "upsample_nearest2d_channels_last" if mode.startswith("nearest") and dims == 2 else _MODES[mode].dispatch_name
-        raise not_implemented_for(name, self.dtype)
-    x, output_size = unwrap(self), list(output_size)
-    if self.dtype == torch.uint8 and _MODES[mode].uint8 == "fixed_point":
-        return as_result(_fixed_point_resample(mode, x, output_size, align_corners, scales), self.dtype)
+    if _refuses(spec, self.dtype):
+        raise not_implemented_for(spec.dispatch_name, self.dtype)
+    x = unwrap(self)
+    if self.dtype == torch.uint8 and spec.filter is not None:
+        antialias = spec.map is None
+        result = fixed_point_resample(
+            x, output_size, spec.filter, spec.interp_size, antialias, align_corners, scales
+        )
+        return as_result(result, self.dtype)
+    float_type = _float_type(self.dtype)
     if self.dtype.is_floating_point:
         x = x.astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
-    float_type = _float_type(self.dtype)
-    if mode.endswith("_aa"):
-        antialias = _antialias_map(mode)
-        result = separable_resample(
-            x, output_size, lambda array, axis, size, out: axis_maps.gather(array, axis, *antialias(size, out, align_corners, dict(zip(range(-dims, 0), scales))[axis], float_type))
-        )
+    if spec.map is None:
+        result = antialiased(x, output_size, spec.filter, spec.interp_size, align_corners, scales, float_type)
     else:
-        result = upsample(x, output_size, _forward_map(mode, dims, self, output_size), align_corners, scales, float_type)
+        builder = _forward_map(mode, dims, self, output_size)
+        result = upsample(x, output_size, builder, align_corners, scales, float_type)
     return as_result(np.ascontiguousarray(result), self.dtype)
 
 
 def _resample_backward(mode, dims, op, grad_output, output_size, input_size, align_corners, scales):
+    spec, input_spatial = _MODES[mode], list(input_size[2:])
     _check_grad_output(dims, grad_output, output_size, input_size)
-    allowed = (torch.float32, torch.float64) if mode.endswith("_aa") else (torch.float16, torch.float32, torch.float64)
-    if grad_output.dtype not in allowed:
+    if not grad_output.dtype.is_floating_point or (spec.map is None and grad_output.dtype == torch.float16):
         raise not_implemented_for(op, grad_output.dtype)
+    float_type = _float_type(grad_output.dtype)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(grad_output.dtype)), copy=False)
-    builder = _antialias_map(mode) if mode.endswith("_aa") else _backward_map(mode)
-    result = upsample_backward(
-        grad, list(input_size[2:]), builder, align_corners, scales, _float_type(grad_output.dtype)
-    )
+    if spec.map is None:
+        result = antialiased_backward(
+            grad, input_spatial, spec.filter, spec.interp_size, align_corners, scales, float_type
+        )
+    else:
+        builder = _backward_map(mode)
+        result = upsample_backward(grad, input_spatial, builder, align_corners, scales, float_type)
     return as_result(np.ascontiguousarray(result), grad_output.dtype)
-
-
-def _scales(dims, scales):
-    return list(scales) + [None] * (dims - len(scales))
 
 
 def _kernels(mode, dims, name):
     """The forward, backward and ``out`` kernels of one ``upsample_*`` op. Modes with
-    ``align_corners`` take it between the sizes and the scales."""
-    corners = _MODES[mode].takes_align_corners
+    ``align_corners`` take it between the sizes and the scales; the scales may be left out."""
 
     def split(args):
-        return (args[0], _scales(dims, args[1:])) if corners else (False, _scales(dims, args))
+        if not _MODES[mode].takes_align_corners:
+            args = (False, *args)
+        return args[0], list(args[1:]) + [None] * (dims - len(args[1:]))
 
     def forward(self, output_size, *args):
         return _resample(mode, dims, self, output_size, *split(args))
@@ -445,37 +474,39 @@ def _kernels(mode, dims, name):
         return write_out(name, out, forward(self, output_size, *args))
 
     def backward(grad_output, output_size, input_size, *args):
-        return _resample_backward(mode, dims, f"{name}_backward", grad_output, output_size, input_size, *split(args))
+        op = f"{name}_backward"
+        return _resample_backward(mode, dims, op, grad_output, output_size, input_size, *split(args))
 
     def backward_out(grad_output, output_size, input_size, *args, grad_input):
-        return write_out(f"{name}_backward", grad_input, backward(grad_output, output_size, input_size, *args))
+        result = backward(grad_output, output_size, input_size, *args)
+        return write_out(f"{name}_backward", grad_input, result)
 
     return forward, forward_out, backward, backward_out
 
 
-def _register(name, mode, dims):
+def _register(op_name, mode, dims):
     """Register the forward, backward and their ``out`` overloads of one ``upsample_*`` op."""
-    packet, backward_packet = getattr(aten, name), getattr(aten, f"{name}_backward")
-    kernels = _kernels(mode, dims, name.lstrip("_"))
-    for kernel, suffix in zip(kernels, ["forward", "forward_out", "backward", "backward_out"]):
-        kernel.__name__ = kernel.__qualname__ = f"{name.lstrip('_')}_{suffix}"
-    overloads = [packet.default, packet.out, backward_packet.default, backward_packet.grad_input]
-    for overload, kernel in zip(overloads, kernels):
+    forward, backward = getattr(aten, op_name), getattr(aten, f"{op_name}_backward")
+    name = op_name.lstrip("_")
+    kernels = _kernels(mode, dims, name)
+    overloads = [forward.default, forward.out, backward.default, backward.grad_input]
+    for overload, kernel, suffix in zip(overloads, kernels, ["", "_out", "_backward", "_backward_out"]):
+        kernel.__name__ = kernel.__qualname__ = name + suffix
         implements(overload)(kernel)
 
 
-for _name, _mode, _dims in [
+for _op_name, _mode, _dims in [
     ("upsample_nearest1d", "nearest", 1),
     ("upsample_nearest2d", "nearest", 2),
     ("upsample_nearest3d", "nearest", 3),
-    ("_upsample_nearest_exact1d", "nearest_exact", 1),
-    ("_upsample_nearest_exact2d", "nearest_exact", 2),
-    ("_upsample_nearest_exact3d", "nearest_exact", 3),
+    ("_upsample_nearest_exact1d", "nearest-exact", 1),
+    ("_upsample_nearest_exact2d", "nearest-exact", 2),
+    ("_upsample_nearest_exact3d", "nearest-exact", 3),
     ("upsample_linear1d", "linear", 1),
     ("upsample_bilinear2d", "bilinear", 2),
-    ("upsample_trilinear3d", "linear", 3),
+    ("upsample_trilinear3d", "trilinear", 3),
     ("upsample_bicubic2d", "bicubic", 2),
-    ("_upsample_bilinear2d_aa", "bilinear_aa", 2),
-    ("_upsample_bicubic2d_aa", "bicubic_aa", 2),
+    ("_upsample_bilinear2d_aa", "bilinear-antialias", 2),
+    ("_upsample_bicubic2d_aa", "bicubic-antialias", 2),
 ]:
-    _register(_name, _mode, _dims)
+    _register(_op_name, _mode, _dims)
