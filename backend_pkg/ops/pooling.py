@@ -111,19 +111,25 @@ def _outer(vectors):
     return result
 
 
+def _on_grid(per_dim):
+    """Per-dim vectors shaped to broadcast over the output grid (one axis each)."""
+    dims = len(per_dim)
+    return [vector.reshape((-1,) + (1,) * (dims - axis - 1)) for axis, vector in enumerate(per_dim)]
+
+
 def _flat_positions(positions, spatial):
-    """Flat positions in a plane of shape ``spatial`` from per-dim positions (broadcast to the grid)."""
+    """Flat positions in a plane of shape ``spatial`` from per-dim positions, over the output grid."""
     flat = 0
-    for axis, (along_dim, size) in enumerate(zip(positions, spatial)):
-        flat = flat * size + along_dim.reshape((-1,) + (1,) * (len(spatial) - axis - 1))
+    for along_dim, size in zip(_on_grid(positions), spatial):
+        flat = flat * size + along_dim
     return flat
 
 
 def _filled(positions, shape):
     """A new C-contiguous int64 array of ``shape`` holding ``positions`` broadcast.
 
-    (``astype`` of a broadcast array keeps its odd memory order, which npy's
-    ``wrap`` mishandles: see the report of this branch.)
+    ``astype`` of a broadcast array would keep its memory order, neither C nor
+    Fortran, and ``wrap`` reads such an array as if it were C-ordered.
     """
     result = np.empty(shape, np.int64)
     result[...] = positions
@@ -246,8 +252,8 @@ def adaptive_max_pool(x, output_size):
     for offsets in itertools.product(*(range(sources.shape[1]) for sources, _ in maps)):
         positions = _flat_positions([sources[:, j] for (sources, _), j in zip(maps, offsets)], spatial)
         inside = np.ones((), bool)
-        for axis, ((_, mask), j) in enumerate(zip(maps, offsets)):
-            inside = inside & mask[:, j].reshape((-1,) + (1,) * (len(spatial) - axis - 1))
+        for mask in _on_grid([mask[:, j] for (_, mask), j in zip(maps, offsets)]):
+            inside = inside & mask
         values = np.where(inside, np.take(planes, positions, axis=-1), lowest).astype(x.dtype, copy=False)
         _take_larger(best, index, values, positions)
     return best, index
