@@ -178,6 +178,46 @@ def test_backward_called_directly(name):
     assert expected.shape == x.shape
 
 
+def backward_case(name, grad_shape, input_shape, indices_shape=None):
+    """A direct call of a pooling backward: ``BACKWARDS[name]`` and its three tensors."""
+    indices_shape = indices_shape or grad_shape
+    indices = torch.zeros(indices_shape, dtype=torch.int64)
+    args = (make(grad_shape, torch.float32), make(input_shape, torch.float32), indices)
+    return pytest.param(name, args, id=f"{name}-{'x'.join(map(str, grad_shape))}-{'x'.join(map(str, indices_shape))}")
+
+
+BACKWARD_SHAPES = [
+    backward_case("max_pool2d", (2, 3, 3, 4), (2, 3, 6, 6), (2, 3, 3, 3)),
+    backward_case("max_pool2d", (1, 3, 3, 3), (2, 3, 6, 6), (2, 3, 3, 3)),
+    backward_case("max_pool2d", (2, 4, 3, 3), (2, 3, 6, 6), (2, 3, 3, 3)),
+    backward_case("max_pool2d", (2, 3, 3, 3), (2, 3, 6, 6), (2, 3, 2, 3)),
+    backward_case("max_pool2d", (2, 3, 3, 3), (2, 3, 6, 6), (1, 3, 3, 3)),
+    backward_case("max_pool3d", (2, 3, 2, 2, 3), (2, 3, 4, 4, 4), (2, 3, 2, 2, 2)),
+    backward_case("max_pool3d", (2, 3, 2, 2, 2), (2, 3, 4, 4, 4), (2, 3, 2, 2, 1)),
+    backward_case("avg_pool2d", (2, 3, 3, 4), (2, 3, 6, 6)),
+    backward_case("avg_pool3d", (2, 3, 2, 2, 3), (2, 3, 4, 4, 4)),
+    backward_case("adaptive_avg_pool2d", (2, 3, 3, 4), (2, 3, 6, 6)),
+    backward_case("adaptive_avg_pool3d", (2, 3, 2, 2, 3), (2, 3, 4, 4, 4)),
+    backward_case("adaptive_max_pool2d", (2, 3, 3, 4), (2, 3, 6, 6), (2, 3, 3, 3)),
+    backward_case("adaptive_max_pool2d", (3, 3, 3), (2, 3, 6, 6), (2, 3, 3, 3)),
+    backward_case("adaptive_max_pool3d", (2, 3, 2, 2, 3), (2, 3, 4, 4, 4), (2, 3, 2, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("name, args", BACKWARD_SHAPES)
+def test_backward_checks_shapes_like_cpu(name, args):
+    """Including adaptive average pooling's backward, which takes its output size from the gradient."""
+    assert_like_cpu(BACKWARDS[name], *args)
+
+
+@pytest.mark.parametrize("name", ["avg_pool2d", "adaptive_avg_pool2d"])
+def test_backward_refuses_other_batch_sizes(name):
+    """CPU checks neither; it reads the smaller gradient out of bounds."""
+    grad, x = make((1, 3, 3, 3), torch.float32), make((2, 3, 6, 6), torch.float32)
+    with pytest.raises(RuntimeError, match="does not fit an input of shape"):
+        BACKWARDS[name](npy(grad), npy(x), None)
+
+
 # --- average pooling ---------------------------------------------------------------
 
 AVG_POOL_CASES = [

@@ -388,12 +388,30 @@ def _check_grad(grad_output, self, template=_GRAD_OUTPUT):
         raise RuntimeError(template.format(expected=expected, got=got))
 
 
-def _checked_grad_shape(grad_output, self, outs, op):
-    """The gradient's shape must be the forward's output shape (ATen's ``check_dim_size``)."""
-    expected = tuple(self.shape[: self.dim() - len(outs)]) + tuple(outs)
-    if tuple(grad_output.shape) != expected:
+def _check_dim_size(tensor, ndim, dim, size):
+    """ATen's ``check_dim_size``."""
+    if tensor.dim() != ndim or tensor.shape[dim] != size:
         raise RuntimeError(
-            f"{op}: expected grad_output of shape {list(expected)}, but got {list(grad_output.shape)}"
+            f"Expected a tensor of dimension {ndim} and tensor.size[{dim}] == {size} but got: "
+            f"dimension {tensor.dim()} and tensor.size[{dim}] = {tensor.shape[dim]}"
+        )
+
+
+def _check_sizes(tensor, self, outs, first_dim):
+    """``check_dim_size`` of ``tensor``'s planes and spatial dims against the forward's output."""
+    ndim = self.dim()
+    for dim in range(first_dim, ndim):
+        expected = outs[dim - ndim + len(outs)] if dim >= ndim - len(outs) else self.shape[dim]
+        _check_dim_size(tensor, ndim, dim, expected)
+
+
+def _check_same_planes(op, grad_output, self, dims):
+    """CPU reads a gradient with other batch or plane sizes than the input out of bounds; npy refuses it."""
+    planes = self.dim() - dims
+    if grad_output.dim() != self.dim() or grad_output.shape[:planes] != self.shape[:planes]:
+        raise RuntimeError(
+            f"{op}: grad_output of shape {list(grad_output.shape)} does not fit an input of shape "
+            f"{list(self.shape)}"
         )
 
 
@@ -439,9 +457,22 @@ def _max_pool_nd_backward(
 ):
     op = f"max_pool{dims}d"
     _check_grad(grad_output, self)
-    *_, outs = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
-    _checked_grad_shape(grad_output, self, outs, op)
-    _checked_grad_shape(indices, self, outs, op)
+    if dims == 2:
+        *_, outs = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
+        # max_pool2d_backward_shape_check: planes and sizes of both, then batch sizes.
+        for tensor in (grad_output, indices):
+            _check_sizes(tensor, self, outs, self.dim() - 3)
+        for tensor in (grad_output, indices) if self.dim() == 4 else ():
+            _check_dim_size(tensor, 4, 0, self.shape[0])
+    else:
+        # max_pool3d_backward_shape_check checks the indices against the gradient's sizes.
+        outs = list(grad_output.shape[-3:])
+        arguments = _pool_arguments(op, dims, kernel_size, stride, padding, dilation)
+        _check_dims(self, dims, "non-empty 4D or 5D (batch mode) tensor expected for input")
+        _check_pool3d("max_pool3d_with_indices_backward_out_cpu_template()", self, *arguments, outs)
+        for tensor in (grad_output, indices):
+            _check_sizes(tensor, self, outs, self.dim() - 4)
+    _check_same_planes(op, grad_output, self, dims)
     _refuse(f"{op}_backward", self, _floating)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
@@ -561,7 +592,8 @@ def _avg_pool_nd_backward(
 ):
     _check_grad(grad_output, self, _GRAD_OUTPUT if dims == 2 else _SCALAR_TYPE)
     geometry = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
-    _checked_grad_shape(grad_output, self, geometry[3], f"avg_pool{dims}d")
+    _check_sizes(grad_output, self, geometry[3], self.dim() - dims - 1)
+    _check_same_planes(f"avg_pool{dims}d_backward", grad_output, self, dims)
     if self.dtype not in _AVG_POOL_DTYPES[dims]:
         raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][1], self.dtype)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
@@ -727,6 +759,7 @@ _ADAPTIVE_AVG_GRAD_DTYPE = {
 
 def _adaptive_avg_pool_nd_backward(dims, grad_output, self):
     _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
+    _check_same_planes(f"adaptive_avg_pool{dims}d_backward", grad_output, self, dims)
     _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
     return as_result(adaptive_avg_pool_backward(grad, self.shape[-dims:]), self.dtype)
@@ -781,6 +814,12 @@ def _adaptive_max_pool_nd(dims, self, output_size):
 
 def _adaptive_max_pool_nd_backward(dims, grad_output, self, indices):
     _check_grad(grad_output, self, _GRAD_OUTPUT_SNAKE if dims == 2 else _GRAD_OUTPUT)
+    if grad_output.shape != indices.shape:
+        name = "`grad_output`" if dims == 2 else "`gradOutput`"
+        raise RuntimeError(
+            f"expected sizes {list(indices.shape)} for {name} but got sizes {list(grad_output.shape)}"
+        )
+    _check_same_planes(f"adaptive_max_pool{dims}d_backward", grad_output, self, dims)
     _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims] + "_backward", self, _floating)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
