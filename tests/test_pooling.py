@@ -347,6 +347,19 @@ def test_adaptive_max_pool_nan_and_ties():
     assert_like_cpu(lambda x: aten.adaptive_max_pool2d(x, [1, 4]), x)
 
 
+def test_windows_never_read_past_their_edges():
+    """An inf or NaN makes only the windows that hold it inf or NaN, forward and backward."""
+    x = make((1, 2, 7, 9), torch.float64)
+    x[0, 0, 0, 0], x[0, 0, 6, 8], x[0, 1, 3, 4] = float("inf"), float("-inf"), float("nan")
+    assert_like_cpu(lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), x)
+    assert_like_cpu(lambda x: F.adaptive_avg_pool2d(x, (3, 4)), x)
+    assert_like_cpu(lambda x: F.adaptive_avg_pool2d(x, (9, 11)), x)
+    grad = make((1, 2, 4, 5), torch.float64)
+    grad[0, 0, 0, 0], grad[0, 1, 3, 4] = float("inf"), float("nan")
+    assert_like_cpu(lambda g, x: aten.avg_pool2d_backward(g, x, [3], [2], [1], False, False, None), grad, x)
+    assert_like_cpu(lambda g, x: aten._adaptive_avg_pool2d_backward(g, x), grad, x)
+
+
 ADAPTIVE_ERRORS = [
     pytest.param((2, 3, 5, 5), [0, 2], id="zero-output"),
     pytest.param((2, 3, 5, 5), [-1, 2], id="negative-output"),

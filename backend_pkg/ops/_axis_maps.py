@@ -1,15 +1,18 @@
 """Linear maps along one axis, the building block of separable pooling and resampling.
 
 Average pooling, adaptive average pooling and every interpolation mode
-compute each output element of an axis as a weighted sum of a few input
-elements of that axis, and do so axis after axis. One such map is a pair of
-``(outputs, K)`` arrays: ``sources`` (input positions, kept in range) and
-``weights`` (0 for the entries a window does not use). :func:`gather` applies
-the map, :func:`scatter` its transpose, which is the map's backward.
+compute each output element of an axis from a few input elements of that
+axis, and do so axis after axis. One such map is a pair of ``(outputs, K)``
+arrays: ``sources``, the input positions each output reads, and
+``weights``, either numbers (a weighted sum) or booleans (a plain sum of the
+entries marked ``True``; an unmarked entry adds nothing, even if its input
+is inf or NaN, as a window never reads past its edges). ``weights=None``
+means one source per output, copied.
 
-Every map here has sources that never decrease along the outputs (windows
-and interpolation points move forward with the output index), which is what
-lets :func:`scatter` add with ``np.add.reduceat`` instead of ``np.add.at``.
+:func:`gather` applies a map; :func:`scatter` applies its transpose, which
+is the map's backward, as another gather (:func:`transposed`): each input
+reads the outputs that read it, in output order, as CPU's backward kernels
+add them.
 """
 
 import numpy as np
@@ -21,48 +24,57 @@ def along(vector, axis):
 
 
 def gather(array, axis, sources, weights=None):
-    """Output ``o`` along ``axis`` is ``sum_k array[sources[o, k]] * weights[o, k]``."""
+    """Output ``o`` along ``axis``: the sum over ``k`` of ``array[sources[o, k]]``, weighted by or
+    selected by ``weights[o, k]``."""
     if weights is None:
         return np.take(array, sources[:, 0], axis=axis)
-    result = np.take(array, sources[:, 0], axis=axis) * along(weights[:, 0], axis)
-    for column in range(1, sources.shape[1]):
-        result += np.take(array, sources[:, column], axis=axis) * along(weights[:, column], axis)
+    result = None
+    for column in range(sources.shape[1]):
+        term = np.take(array, sources[:, column], axis=axis)
+        chosen = weights[:, column]
+        if chosen.dtype != bool:
+            term = term * along(chosen, axis)
+        elif not chosen.all():
+            term = np.where(along(chosen, axis), term, 0).astype(term.dtype, copy=False)
+        if result is None:
+            result = term
+        else:
+            result += term
     return result
 
 
-def add_sorted(result, values, index, axis):
-    """Add ``values`` into ``result`` along ``axis``: element ``o`` to element ``index[o]``.
-
-    ``index`` never decreases, so the elements bound for one place are one
-    run, which ``np.add.reduceat`` sums.
-    """
-    if values.shape[axis] == 0:
-        return
-    firsts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-    if firsts.size < index.size:
-        values = np.add.reduceat(values, firsts, axis=axis)
-    result[(Ellipsis, _as_slice(index[firsts])) + (slice(None),) * (-axis - 1)] += values
-
-
-def _as_slice(positions):
-    """Increasing ``positions`` as a slice when evenly spaced: NumPy adds into a slice
-    in place, but into fancy-indexed positions through a temporary copy."""
-    steps = np.diff(positions)
-    if positions.size == 1 or (steps == steps[0]).all():
-        step = int(steps[0]) if steps.size else 1
-        return slice(int(positions[0]), int(positions[-1]) + 1, step)
-    return positions
+def transposed(sources, weights, size):
+    """The transpose of a map from ``size`` inputs: for each input, the outputs that read it
+    (in output order) and their weights. Inputs read fewer times than the most-read one are
+    padded with reads of position ``len(sources)``, which :func:`scatter` makes a zero."""
+    outputs = len(sources)
+    if weights is None:
+        weights = np.ones(sources.shape, bool)
+    read = weights if weights.dtype == bool else np.ones(sources.shape, bool)
+    readers = np.broadcast_to(np.arange(outputs)[:, None], sources.shape)[read]
+    positions, shares = sources[read], weights[read]
+    order = np.argsort(positions, kind="stable")
+    positions, readers, shares = positions[order], readers[order], shares[order]
+    counts = np.bincount(positions, minlength=size)
+    slots = np.arange(positions.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    width = max(int(counts.max(initial=0)), 1)
+    transposed_sources = np.full((size, width), outputs)
+    transposed_weights = np.zeros((size, width), shares.dtype)
+    if shares.dtype == bool:
+        transposed_weights[...] = True  # the padding reads a zero
+    transposed_sources[positions, slots] = readers
+    transposed_weights[positions, slots] = shares
+    return transposed_sources, transposed_weights
 
 
 def scatter(array, axis, sources, weights, size):
     """The transpose of :func:`gather`: ``size`` elements along ``axis``."""
-    shape = list(array.shape)
-    shape[axis] = size
-    result = np.zeros(shape, array.dtype)
-    for column in range(sources.shape[1]):
-        share = array if weights is None else array * along(weights[:, column], axis)
-        add_sorted(result, share, sources[:, column], axis)
-    return result
+    if array.shape[axis] == 0:
+        shape = list(array.shape)
+        shape[axis] = size
+        return np.zeros(shape, array.dtype)
+    zero = np.zeros_like(np.take(array, [0], axis=axis))
+    return gather(np.concatenate([array, zero], axis=axis), axis, *transposed(sources, weights, size))
 
 
 def gather_last(array, maps):
