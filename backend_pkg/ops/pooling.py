@@ -140,10 +140,14 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-def _take_larger(best, index, values, positions):
+def _has_nan(x):
+    return x.dtype.kind == "f" and bool(np.isnan(x).any())
+
+
+def _take_larger(best, index, values, positions, nan_possible):
     """CPU's update of a running max: a larger value or any NaN replaces the one kept."""
     take = values > best
-    if values.dtype.kind == "f":
+    if nan_possible:
         take |= np.isnan(values)
     np.copyto(best, values, where=take)
     np.copyto(index, positions, where=take)
@@ -169,12 +173,14 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode):
     # Before any value beats the lowest, a window reports its first in-bounds position.
     firsts = [np.where(st < 0, st + d * ((-st + d - 1) // d), st) for st, d in zip(starts, dilation)]
     index = _filled(_flat_positions(firsts, spatial), best.shape)
+    nan_possible = _has_nan(x)
     for offsets in itertools.product(*(range(k) for k in kernel)):
         window = tuple(
             slice(j * d, j * d + (o - 1) * s + 1, s) for j, d, o, s in zip(offsets, dilation, outs, stride)
         )
         positions = [st + j * d for st, j, d in zip(starts, offsets, dilation)]
-        _take_larger(best, index, padded[(Ellipsis, *window)], _flat_positions(positions, spatial))
+        values = padded[(Ellipsis, *window)]
+        _take_larger(best, index, values, _flat_positions(positions, spatial), nan_possible)
     return best, index
 
 
@@ -249,13 +255,14 @@ def adaptive_max_pool(x, output_size):
     lowest = _lowest(x.dtype)
     best = np.full(planes.shape[:-1] + tuple(output_size), lowest, x.dtype)
     index = _filled(_flat_positions([sources[:, 0] for sources, _ in maps], spatial), best.shape)
+    nan_possible = _has_nan(x)
     for offsets in itertools.product(*(range(sources.shape[1]) for sources, _ in maps)):
         positions = _flat_positions([sources[:, j] for (sources, _), j in zip(maps, offsets)], spatial)
         inside = np.ones((), bool)
         for mask in _on_grid([mask[:, j] for (_, mask), j in zip(maps, offsets)]):
             inside = inside & mask
         values = np.where(inside, np.take(planes, positions, axis=-1), lowest).astype(x.dtype, copy=False)
-        _take_larger(best, index, values, positions)
+        _take_larger(best, index, values, positions, nan_possible)
     return best, index
 
 
