@@ -168,14 +168,41 @@ def test_backward_checks_gradient_dtype(name, grad_dtype):
 
 @pytest.mark.parametrize("name", BACKWARDS)
 def test_backward_called_directly(name):
+    """With indices no forward made: each output's gradient goes where its index says."""
     dims = 3 if name.endswith("3d") else 2
     x = make((1, 2) + (4,) * dims, torch.float32)
     grad = make((1, 2) + (2,) * dims, torch.float32)
-    indices = torch.ones((1, 2) + (2,) * dims, dtype=torch.int64)
-    op = BACKWARDS[name]
-    expected = op(grad, x, indices)
-    assert_like_cpu(op, grad, x, indices)
-    assert expected.shape == x.shape
+    indices = torch.tensor([5, 1, 1, 0, 7, 7, 2, 3][: 2**dims]).reshape((1, 1) + (2,) * dims).repeat(1, 2, *[1] * dims)
+    assert_like_cpu(BACKWARDS[name], grad, x, indices)
+
+
+OUT_OVERLOADS = {
+    "max_pool3d_with_indices": lambda x, out: aten.max_pool3d_with_indices.out(
+        x, [2], out=out, indices=torch.empty(0, dtype=torch.int64, device=x.device)
+    ),
+    "avg_pool3d": lambda x, out: aten.avg_pool3d.out(x, [2], out=out),
+    "adaptive_avg_pool2d": lambda x, out: aten._adaptive_avg_pool2d.out(x[0], [3, 2], out=out),
+    "adaptive_max_pool3d": lambda x, out: aten.adaptive_max_pool3d.out(
+        x, [3, 2, 1], out=out, indices=torch.empty(0, dtype=torch.int64, device=x.device)
+    ),
+    "max_pool2d_backward": lambda x, out: aten.max_pool2d_with_indices_backward.grad_input(
+        x[0, 0], x[0, 0], [1], [1], [0], [1], False, torch.zeros(x[0, 0].shape, dtype=torch.int64, device=x.device),
+        grad_input=out,
+    ),
+    "avg_pool2d_backward": lambda x, out: aten.avg_pool2d_backward.grad_input(
+        x[0, 0], x[0, 0], [1], [1], [0], False, True, None, grad_input=out
+    ),
+    "adaptive_avg_pool3d_backward": lambda x, out: aten._adaptive_avg_pool3d_backward.out(x, x, out=out),
+    "adaptive_max_pool2d_backward": lambda x, out: aten.adaptive_max_pool2d_backward.grad_input(
+        x[0, 0], x[0, 0], torch.zeros(x[0, 0].shape, dtype=torch.int64, device=x.device), grad_input=out
+    ),
+}
+
+
+@pytest.mark.parametrize("name", OUT_OVERLOADS)
+def test_out_overloads(name):
+    x = make((2, 3, 4, 5, 6), torch.float32)
+    assert_like_cpu(OUT_OVERLOADS[name], x, torch.empty(0))
 
 
 def backward_case(name, grad_shape, input_shape, indices_shape=None):
