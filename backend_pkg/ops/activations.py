@@ -47,6 +47,7 @@ from ._numpy_errors import quietly
 from ._operands import promoted
 from ._out_variants import with_out
 from ._results import as_result
+from ._select import select
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
 from .indexing import wrap_dim
 from .reductions import not_implemented_for
@@ -98,11 +99,11 @@ def _scalar(value, array):
 
 
 def leaky_relu_values(x, negative_slope):
-    return np.where(x > 0, x, x * negative_slope)
+    return select(x > 0, x, x * negative_slope)
 
 
 def leaky_relu_gradient(grad, x, negative_slope):
-    return np.where(x > 0, grad, grad * negative_slope)
+    return select(x > 0, grad, grad * negative_slope)
 
 
 @activation("leaky_relu")
@@ -156,7 +157,7 @@ def mish(self):
 
 
 def elu_values(x, alpha, scale, input_scale):
-    return np.where(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale)
+    return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale)
 
 
 def elu_gradient(grad, x, alpha, scale, input_scale, is_result):
@@ -165,7 +166,7 @@ def elu_gradient(grad, x, alpha, scale, input_scale, is_result):
         negative_slope = input_scale * (x + alpha * scale)
     else:
         negative_slope = input_scale * (alpha * scale) * np.exp(x * input_scale)
-    return np.where(x <= 0, grad * negative_slope, grad * scale)
+    return select(x <= 0, grad * negative_slope, grad * scale)
 
 
 @activation("elu")
@@ -205,7 +206,7 @@ def hardtanh(self, min_val=-1, max_val=1):
 
 
 def hardtanh_gradient(grad, x, min_val, max_val):
-    return np.where((x <= min_val) | (x >= max_val), 0, grad)
+    return select((x <= min_val) | (x >= max_val), 0, grad)
 
 
 @with_out("hardtanh_backward", "grad_input")
@@ -220,7 +221,7 @@ def hardsigmoid_values(x):
 
 
 def hardsigmoid_gradient(grad, x):
-    return np.where((x > -3) & (x < 3), grad / 6, 0)
+    return select((x > -3) & (x < 3), grad / 6, 0)
 
 
 def hardswish_values(x):
@@ -229,7 +230,7 @@ def hardswish_values(x):
 
 def hardswish_gradient(grad, x):
     """0 up to -3, ``x/3 + 1/2`` between, 1 from 3 on (CPU's choice at the two kinks)."""
-    return np.where(x <= -3, 0, np.where(x < 3, grad * (x / 3 + 0.5), grad))
+    return select(x <= -3, 0, select(x < 3, grad * (x / 3 + 0.5), grad))
 
 
 @activation("hardsigmoid")
@@ -260,13 +261,13 @@ def hardswish_backward(grad_output, self):
 def softplus_values(x, beta, threshold):
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x`` passes ``threshold``."""
     scaled = x * beta
-    return np.where(scaled > threshold, x, np.log1p(np.exp(scaled)) / beta)
+    return select(scaled > threshold, x, np.log1p(np.exp(scaled)) / beta)
 
 
 def softplus_gradient(grad, x, beta, threshold):
     scaled = x * beta
     exp = np.exp(scaled)
-    return np.where(scaled > threshold, grad, grad * exp / (exp + 1))
+    return select(scaled > threshold, grad, grad * exp / (exp + 1))
 
 
 @activation("softplus", in_place=False)
@@ -296,7 +297,7 @@ def log_sigmoid_values(x):
 def log_sigmoid_gradient(grad, x, buffer):
     """``1 - sigmoid(x)``, from the buffer: ``1 - b/(1+b)`` below 0, ``b/(1+b)`` above."""
     negative = x < 0
-    return (negative - np.where(negative, 1, -1) * (buffer / (1 + buffer))) * grad
+    return (negative - select(negative, 1, -1) * (buffer / (1 + buffer))) * grad
 
 
 def _check_log_sigmoid_out(out, self):
@@ -360,13 +361,13 @@ def glu_backward(grad_output, self, dim):
 
 
 def prelu_values(x, weight):
-    return np.where(x > 0, x, weight * x)
+    return select(x > 0, x, weight * x)
 
 
 def prelu_gradients(grad, x, weight):
     """The gradients of input and weight, both of the broadcast shape (autograd sums the weight's)."""
     positive = x > 0
-    return np.where(positive, grad, weight * grad), np.where(positive, 0, x * grad)
+    return select(positive, grad, weight * grad), select(positive, 0, x * grad)
 
 
 def _prelu_inputs(op, self, weight):
@@ -418,7 +419,7 @@ def _scalar_as(value, dtype):
 
 
 def threshold_values(x, threshold, value):
-    return np.where(x <= threshold, value, x)
+    return select(x <= threshold, value, x)
 
 
 @activation("threshold", check_out=None)
@@ -432,15 +433,15 @@ def threshold(self, threshold, value):
 
 def softshrink_values(x, lambd):
     """``x`` moved ``lambd`` toward 0, and 0 within ``lambd`` of it (``x * 0``: nan stays nan)."""
-    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))
+    return select(x > lambd, x - lambd, select(x < -lambd, x + lambd, x * 0))
 
 
 def hardshrink_values(x, lambd):
-    return np.where((x >= -lambd) & (x <= lambd), 0, x)
+    return select((x >= -lambd) & (x <= lambd), 0, x)
 
 
 def shrink_gradient(grad, x, lambd):
-    return np.where((x >= -lambd) & (x <= lambd), 0, grad)
+    return select((x >= -lambd) & (x <= lambd), 0, grad)
 
 
 @activation("softshrink", in_place=False)
@@ -477,7 +478,7 @@ def hardshrink_backward(grad_output, self, lambd):
 
 def rrelu_slopes(x, lower, upper, draw_uniform):
     """Training rrelu's slope of each element: 1 above 0, drawn from ``[lower, upper)`` at or below it."""
-    return np.where(x <= 0, draw_uniform(lower, upper, x.shape), 1).astype(x.dtype)
+    return select(x <= 0, draw_uniform(lower, upper, x.shape), 1).astype(x.dtype)
 
 
 @activation("rrelu_with_noise")

@@ -20,6 +20,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import operand, promoted
 from ._results import as_result, write_out
+from ._select import select
 from .reductions import not_implemented_for, single_axis, write_pair
 from .registry import aten, implements
 
@@ -152,7 +153,7 @@ def threshold_backward(grad_output, self, threshold):
         raise not_implemented_for("threshold_backward", dtype)
     # The threshold is compared in the tensors' dtype, as C++ converts it.
     limit = np.asarray(threshold).astype(to_numpy_dtype(dtype)).astype(x.dtype)
-    return as_result(np.where(x <= limit, 0, grad), dtype)
+    return as_result(select(x <= limit, 0, grad), dtype)
 
 
 @implements(aten.threshold_backward.grad_input)
