@@ -33,6 +33,7 @@ back (col2im), which is also a transposed convolution's forward.
 
 import itertools
 import math
+import threading
 
 import numpy as np
 import torch
@@ -107,6 +108,38 @@ def transposed_convolution_output_shape(input_shape, kernel_shape, stride, paddi
     )
 
 
+class _Workspace(threading.local):
+    """Memory for a kernel's temporaries, kept from call to call: one buffer per slot and thread.
+
+    The columns of a 3x3 convolution over 8x64x56x56 float32 take 58 MB, and
+    fresh memory of that size costs its page faults at every call: about
+    as long again as filling it. The column matrix and the zero-padded
+    input never outlive the function that made them, and no function holds
+    two of one slot, so one buffer per slot serves them all, as a cuDNN
+    workspace does. (Per thread: the autograd engine runs npy's backward on
+    a thread of its own.)
+    """
+
+    def __init__(self):
+        self.buffers = {}
+
+    def array(self, slot, shape, dtype):
+        """An uninitialized array of ``shape`` and ``dtype`` over ``slot``'s buffer, grown if need be."""
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        buffer = self.buffers.get(slot)
+        if buffer is None or buffer.nbytes < nbytes:
+            buffer = self.buffers[slot] = np.empty(nbytes, np.uint8)
+        return buffer[:nbytes].view(dtype).reshape(shape)
+
+    def zeros(self, slot, shape, dtype):
+        array = self.array(slot, shape, dtype)
+        array.fill(0)
+        return array
+
+
+_workspace = _Workspace()
+
+
 def _direct(x, weight, output_shape, stride, padding, dilation, groups):
     """The convolution of ``x`` with ``weight``, at the first ``output_shape`` positions."""
     columns = _grouped_columns(x, weight.shape[2:], output_shape, stride, padding, dilation, groups)
@@ -123,7 +156,7 @@ def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, gro
     batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
     grads = _channels_first(grad_output, groups)
     weights = _grouped_weight(weight, groups)
-    columns = np.empty((groups, weights.shape[2], grads.shape[2]), grad_output.dtype)
+    columns = _workspace.array("columns", (groups, weights.shape[2], grads.shape[2]), grad_output.dtype)
     for group, (w, g) in enumerate(zip(weights, grads)):
         np.matmul(w.T, g, out=columns[group])
     columns = columns.reshape(-1, *kernel_shape, batch, *grad_output.shape[2:])
@@ -152,8 +185,9 @@ def _channels_first(array, groups):
 
 
 def _to_batch_first(array):
-    """(channels, batch, *spatial) as a new contiguous (batch, channels, *spatial) array."""
-    return np.ascontiguousarray(np.swapaxes(array, 0, 1))
+    """(channels, batch, *spatial) as a new contiguous (batch, channels, *spatial) array, always a copy:
+    ``array`` may be workspace memory."""
+    return np.swapaxes(array, 0, 1).copy()
 
 
 def _grouped_columns(x, kernel_shape, output_shape, stride, padding, dilation, groups):
@@ -175,7 +209,7 @@ def _columns(x, kernel_shape, output_shape, stride, padding, dilation):
     ``sliding_window_view`` whose fastest axis is the kernel's.
     """
     padded = _zero_padded(np.swapaxes(x, 0, 1), padding)
-    columns = np.empty((x.shape[1], *kernel_shape, x.shape[0], *output_shape), x.dtype)
+    columns = _workspace.array("columns", (x.shape[1], *kernel_shape, x.shape[0], *output_shape), x.dtype)
     for offset in itertools.product(*map(range, kernel_shape)):
         taps = map(_taps, offset, dilation, stride, output_shape)
         columns[(slice(None), *offset)] = padded[(slice(None), slice(None), *taps)]
@@ -186,13 +220,13 @@ def _scatter_columns(columns, input_shape, stride, padding, dilation):
     """col2im, the adjoint of :func:`_columns`: each column value added back where it was read.
 
     ``columns`` is (channels, *kernel, batch, *output); the result is
-    (channels, batch, *input_shape).
+    (channels, batch, *input_shape), a view of workspace memory.
     """
     channels, batch = columns.shape[0], columns.shape[1 + len(input_shape)]
     kernel_shape = columns.shape[1 : 1 + len(input_shape)]
     output_shape = columns.shape[2 + len(input_shape) :]
     padded_shape = [size + 2 * pad for size, pad in zip(input_shape, padding)]
-    padded = np.zeros((channels, batch, *padded_shape), columns.dtype)
+    padded = _workspace.zeros("padded", (channels, batch, *padded_shape), columns.dtype)
     for offset in itertools.product(*map(range, kernel_shape)):
         taps = map(_taps, offset, dilation, stride, output_shape)
         padded[(slice(None), slice(None), *taps)] += columns[(slice(None), *offset)]
@@ -200,13 +234,13 @@ def _scatter_columns(columns, input_shape, stride, padding, dilation):
 
 
 def _zero_padded(array, padding):
-    """``array`` with ``padding`` zeros on both sides of each spatial dim (its last ones)."""
+    """``array`` with ``padding`` zeros on both sides of each spatial dim (its last ones),
+    in the workspace."""
     if not any(padding):
         return array
     spatial = array.shape[2:]
-    padded = np.zeros(
-        (*array.shape[:2], *(size + 2 * pad for size, pad in zip(spatial, padding))), array.dtype
-    )
+    padded_shape = (*array.shape[:2], *(size + 2 * pad for size, pad in zip(spatial, padding)))
+    padded = _workspace.zeros("padded", padded_shape, array.dtype)
     padded[_interior(padding, spatial)] = array
     return padded
 
