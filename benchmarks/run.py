@@ -422,6 +422,16 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
+def numpy_blas():
+    """NumPy's BLAS library, the kernel it chose for this CPU, and its threads (threadpoolctl)."""
+    from threadpoolctl import threadpool_info
+
+    for pool in threadpool_info():
+        if pool["user_api"] == "blas":
+            return f"{pool['internal_api']} {pool.get('architecture', '')}, {pool['num_threads']} threads".strip()
+    return "unknown"
+
+
 def describe_cases():
     def small_or_large(case):
         described = {"expression": case.expression, "shape": list(case.shape), "dtype": "float32"}
@@ -474,7 +484,7 @@ def run(settings, quick, progress=print):
         "quick": quick,
         "versions": {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__},
         "machine": {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "torch_threads": torch.get_num_threads(),
-                    "load_average_at_start": load_at_start},
+                    "numpy_blas": numpy_blas(), "load_average_at_start": load_at_start},
         "settings": {**asdict(settings), "outlier_share": OUTLIER_SHARE},
         "model_settings": asdict(model_settings),
         "cases": describe_cases(),
