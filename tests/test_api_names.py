@@ -20,6 +20,9 @@ SOURCES = [
     *sorted(ROOT.glob("gallery/*.rst")),
     ROOT / "README.md",
 ]
+# The package files the gallery shows with ``.. literalinclude::``: their comments are on the site too.
+INCLUDED = re.compile(r"literalinclude:: \.\./\.\./(\S+)")
+SOURCES += sorted({ROOT / shown for path in ROOT.glob("gallery/*.py") for shown in INCLUDED.findall(path.read_text())})
 DOTTED_NAME = re.compile(r"(?<![\w./])torch(?:\.\w+)+")
 # "Since PyTorch 2.10", "first shipped in PyTorch 2.10.0": claims that a feature exists from a release on.
 VERSION_CLAIM = re.compile(
@@ -53,6 +56,7 @@ def test_names_are_collected():
     names = names_shown()
     assert "torch.utils.backend_registration._setup_privateuseone_for_python_backend" in names
     assert "torch._C._acc.create_empty_tensor" in names
+    assert ROOT / "backend_pkg" / "runtime.py" in SOURCES  # shown on the hooks page
 
 
 def test_version_claims_are_not_newer_than_the_installed_torch():
