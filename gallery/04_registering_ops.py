@@ -144,6 +144,8 @@ try:
     torch.Tensor._make_wrapper_subclass(Plain, (2,), device="npy")
 except TypeError as error:
     print("TypeError:", error)
+else:
+    raise AssertionError("_make_wrapper_subclass accepted a subclass without __torch_dispatch__")
 
 # %%
 # Which ops does a backend need?
