@@ -11,10 +11,57 @@ backend turns each graph into one Python function that unwraps the inputs
 once, calls NumPy directly on arrays from op to op, and wraps the outputs
 once: one host round trip per graph instead of one per op.
 
-This page registers nothing itself: it uses the backend as ``import
-backend_pkg`` sets it up, and shows its code, its generated code, its
-results against eager ones, and its speed.
+This page uses the backend as ``import backend_pkg`` sets it up, and shows
+what that import changes in PyTorch for ``torch.compile``, the backend's
+code, its generated code, its results against eager ones, and its speed.
 """
+
+# %%
+# What ``import backend_pkg`` changes for ``torch.compile``
+# ---------------------------------------------------------
+# Three PyTorch internals, replaced for the whole process
+# (:func:`backend_pkg.compiler.install`), each because tracing an npy tensor
+# fails without it:
+#
+# * ``FakeTensor.__new__`` (``torch/_subclasses/fake_tensor.py``) is
+#   wrapped so that the fake tensor of an npy tensor is built with the Meta
+#   key in front: otherwise its ``detach`` reaches npy's Python kernel,
+#   whose result ``Tensor._make_subclass`` refuses
+#   (``backend_pkg/compiler/tracing.py`` explains it);
+# * ``torch._functorch.config.check_custom_op_aliasing`` is set to
+#   ``False``: that check runs each op under a dispatch mode that refuses
+#   every tensor subclass it does not know, and npy defines no custom ops;
+# * ``torch._TorchCompileInductorWrapper.__call__`` is wrapped to refuse
+#   graphs with npy inputs, with a message that names ``backend="npy"``
+#   (the last section of this page says why Inductor cannot compile them).
+#
+# Read back from this process:
+
+import functools
+import importlib.metadata
+import inspect
+import timeit
+from pathlib import Path
+
+import torch
+import torch._functorch.config
+from torch._subclasses.fake_tensor import FakeTensor
+
+import backend_pkg
+from backend_pkg.compiler import dynamo_backend, inductor, lowerings
+
+
+def defined_in(function):
+    """The package file and the name of the function that now answers for a PyTorch method."""
+    code = function.__code__
+    return f"{Path(code.co_filename).relative_to(Path(backend_pkg.__file__).parents[1])}: {code.co_qualname}"
+
+
+aliasing_check = torch._functorch.config._config["check_custom_op_aliasing"]
+print("FakeTensor.__new__ ->", defined_in(FakeTensor.__new__))
+print("torch._TorchCompileInductorWrapper.__call__ ->", defined_in(torch._TorchCompileInductorWrapper.__call__))
+print(f"torch._functorch.config.check_custom_op_aliasing = {torch._functorch.config.check_custom_op_aliasing}"
+      f" (PyTorch's default: {aliasing_check.default})")
 
 # %%
 # The backend, found by name
@@ -25,16 +72,6 @@ results against eager ones, and its speed.
 # ``torch.compile(fn, backend="npy")`` finds it without ``import
 # backend_pkg`` importing Dynamo, which would add over a second to every
 # import. This is the entry point as installed:
-
-import functools
-import importlib.metadata
-import inspect
-import timeit
-
-import torch
-
-import backend_pkg
-from backend_pkg.compiler import dynamo_backend, inductor, lowerings
 
 (entry_point,) = importlib.metadata.entry_points(group="torch_dynamo_backends", name="npy")
 print(entry_point.value)
