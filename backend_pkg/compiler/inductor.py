@@ -32,6 +32,7 @@ from torch._inductor.codegen.common import register_device_op_overrides
 from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
+from torch._inductor import config as inductor_config
 from torch._inductor.codegen import wrapper
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.virtualized import V
@@ -106,6 +107,12 @@ CppWrapperCodegen = CppWrapperCpu
 WrapperFxCodegen = WrapperFxCodegen
 
 register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
+# Scheduler._try_reindex_pointwise_for_reduction (torch/_inductor/scheduler.py) reads a
+# reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
+# fails on C++ ones (the cross-entropy of a training step). The rewrite it gates applies to
+# Triton kernels only, so switching it off changes nothing for CPU graphs; it is still a
+# process-wide setting, made once Inductor has asked for npy's code generation.
+inductor_config.loop_reindexing_after_fusion = False
 register_interface_for_device(DEVICE_NAME, CpuInterface)
 
 __all__ = ["NpyWrapperCodegen", "to_host", "to_npy"]
