@@ -282,11 +282,6 @@ def test_pytorch_debug_backends_trace_npy_tensors(backend):
     assert_same(torch.compile(views_and_reductions, backend=backend)(a), views_and_reductions(a))
 
 
-# Inductor's scatter_upon_const_tensor pattern (torch/_inductor/fx_passes/joint_graph.py), which
-# cross-entropy's backward meets, lowers to C++ that fails for npy (see the Compiling page).
-INDUCTOR_TRAINING = {"optimize_scatter_upon_const_tensor": False}
-
-
 def test_default_compile_runs_inductor_cpp_on_npy_memory():
     model = mlp("npy")
     x, _ = data(16, "npy")
@@ -298,8 +293,7 @@ def test_default_compile_runs_inductor_cpp_on_npy_memory():
 
 
 def test_default_compile_sgd_training_step_equals_cpu():
-    step = torch.compile(train_step, options=INDUCTOR_TRAINING)
-    assert_runs_equal(train("npy", step, torch.optim.SGD), train("cpu", train_step, torch.optim.SGD))
+    assert_runs_equal(train("npy", torch.compile(train_step), torch.optim.SGD), train("cpu", train_step, torch.optim.SGD))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])

@@ -94,6 +94,22 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         super()._generate_kernel_call_helper(kernel_name, call_args, device=device, **kwargs)
 
 
+class NpyScheduling(CppScheduling):
+    """Inductor's C++ code generation, told that its kernels are C++ ones.
+
+    While a kernel is generated, Inductor asks ``get_current_backend()``
+    (``torch/_inductor/utils.py``) which code it is writing: "cpp" only for
+    the device type "cpu", and for other devices ``config.cuda_backend``
+    ("triton"), whose dtype rules then drop the dtype of C++ index
+    expressions (``CSEProxy._default`` in ``torch/_inductor/codegen/common.py``).
+    The answer is set right for the duration of npy's kernel generation only.
+    """
+
+    def codegen_node(self, node):
+        with inductor_config.patch(cuda_backend="cpp"):
+            return super().codegen_node(node)
+
+
 def _is_npy_input(name):
     value = V.graph.graph_inputs.get(name)
     device = value.get_device() if hasattr(value, "get_device") else None
@@ -101,7 +117,7 @@ def _is_npy_input(name):
 
 
 # What torch.npy offers Inductor (see backend_pkg.device.__getattr__).
-Scheduling = CppScheduling
+Scheduling = NpyScheduling
 PythonWrapperCodegen = NpyWrapperCodegen
 CppWrapperCodegen = CppWrapperCpu
 WrapperFxCodegen = WrapperFxCodegen
