@@ -38,7 +38,6 @@ from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.virtualized import V
 
 from ..tensor import DEVICE_NAME
-from .host import to_host, to_npy
 
 _CPU = torch.device("cpu")
 
@@ -70,7 +69,7 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
 
     def write_header(self):
         super().write_header()
-        self.imports.writeline(f"from {__package__}.host import to_host, to_npy")
+        self.imports.writeline(f"from {__package__}.host import empty_host, to_host, to_npy")
 
     def write_args(self, input_names):
         super().write_args(input_names)
@@ -87,7 +86,13 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         return f"to_npy({ref})" if device is not None and device.type == DEVICE_NAME else ref
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
-        return super().make_allocation(name, _on_host(device), dtype, shape, stride, allocation_shape, is_pinned)
+        if device.type != DEVICE_NAME:
+            return super().make_allocation(name, device, dtype, shape, stride, allocation_shape, is_pinned)
+        allocation = self.codegen_python_shape_tuple(allocation_shape or shape)
+        line = f"{name} = empty_host({allocation}, {self.codegen_python_shape_tuple(stride)}, {dtype})"
+        if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
+            line += f".as_strided({self.codegen_python_shape_tuple(shape)}, {self.codegen_python_shape_tuple(stride)})"
+        return line
 
     def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None, **kwargs):
         device = _on_host(device or V.graph.get_current_device_or_throw())
@@ -131,4 +136,4 @@ register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
 inductor_config.loop_reindexing_after_fusion = False
 register_interface_for_device(DEVICE_NAME, CpuInterface)
 
-__all__ = ["NpyWrapperCodegen", "to_host", "to_npy"]
+__all__ = ["NpyScheduling", "NpyWrapperCodegen"]
