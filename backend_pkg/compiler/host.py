@@ -11,9 +11,16 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
-from ..ops.copies import host_view as to_host
+from ..ops.copies import host_view
 from ..ops.factories import allocate_strided
-from ..tensor import wrap
+from ..tensor import unwrap, wrap
+
+
+def to_host(tensor):
+    """A CPU tensor over an npy tensor's memory."""
+    if tensor.is_conj() or tensor.is_neg():  # lazy bits, which host_view carries over
+        return host_view(tensor)
+    return torch.from_numpy(unwrap(tensor))
 
 
 def empty_host(size, stride, dtype):
