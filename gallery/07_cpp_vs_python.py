@@ -85,9 +85,9 @@ read from what ``make bench`` measured last.
 #      - a Python function call per op (measured by ``make bench``, below)
 #    * - ``torch.compile``
 #      - Inductor, once the backend registers code generation for its device
-#      - ``backend="npy"``: one NumPy function per graph
-#        (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`); the default,
-#        Inductor, refuses npy tensors by name (measured below)
+#      - ``backend="npy"``: one NumPy function per graph; the default,
+#        Inductor, once the device module names its C++ code generation
+#        (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`)
 #    * - Devices
 #      - as many as the guard reports
 #      - one: the Python guard's C++ side reports a count of 1

@@ -9,7 +9,9 @@ wraps the result into a new tensor. ``torch.compile`` removes most of that.
 Dynamo captures a whole function as a graph, and the package's ``npy``
 backend turns each graph into one Python function that unwraps the inputs
 once, calls NumPy directly on arrays from op to op, and wraps the outputs
-once: one host round trip per graph instead of one per op.
+once: one host round trip per graph instead of one per op. The default
+``torch.compile(fn)`` works as well: Inductor's C++ kernels run on npy
+memory, which is host memory.
 
 This page registers nothing itself: it uses the backend as ``import
 backend_pkg`` sets it up, and shows its code, its generated code, its
@@ -306,3 +308,45 @@ try:
 except NameError as error:
     print("NameError:", error)
 print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))
+
+# %%
+# The private PyTorch this relies on
+# ----------------------------------
+# PyTorch has no public API for a backend's Inductor code generation yet;
+# each private use below is the narrowest found, with the upstream change
+# that would make it unnecessary.
+#
+# * ``torch.npy.Scheduling``, ``PythonWrapperCodegen``, ``CppWrapperCodegen``
+#   and ``WrapperFxCodegen``, read by ``init_backend_registration``
+#   (``torch/_inductor/codegen/common.py``) through
+#   ``torch.utils.backend_registration._get_custom_mod_func``; the classes
+#   are ``torch._inductor``'s own (``CppScheduling``, ``PythonWrapperCodegen``).
+#   Upstream: a documented registration function for out-of-tree devices.
+# * ``NpyWrapperCodegen`` overrides ``_generate_kernel_call_helper`` and
+#   ``make_allocation`` (``torch/_inductor/codegen/wrapper.py``), which write
+#   CPU code only for ``device.type == "cpu"``. Upstream: choose the kernel
+#   call convention by the device's registered scheduling, not its name.
+# * ``register_device_op_overrides`` with ``CpuDeviceOpOverrides``
+#   (``torch/_inductor/codegen/common.py``) and
+#   ``register_interface_for_device`` with ``CpuInterface``
+#   (``torch/_dynamo/device_interface.py``). Upstream: the same registration
+#   function as above.
+# * ``config.patch(cuda_backend="cpp")`` while ``NpyScheduling`` generates a
+#   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
+#   "cpp" for the device type "cpu" only. Upstream: ask the device's
+#   registered scheduling.
+# * ``config.loop_reindexing_after_fusion = False``, set for the rest of the
+#   process once Inductor asks for npy's code generation:
+#   ``Scheduler._try_reindex_pointwise_for_reduction``
+#   (``torch/_inductor/scheduler.py``) reads a C++ reduction's loop groups as
+#   Triton's unless ``node.is_cpu()``. Its rewrite is skipped for CPU nodes
+#   anyway, so CPU graphs compile as before; a process with a GPU graph
+#   would lose it. Upstream: skip it for every non-SIMD scheduling.
+# * ``torch._C._get_dispatch_mode`` in ``backend_pkg.ops.factories.new_tensor``,
+#   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
+#   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself
+#   plain (its ``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``).
+# * At ``import backend_pkg``, ``backend_pkg.compiler.tracing`` still wraps
+#   ``FakeTensor.__new__`` and turns off
+#   ``torch._functorch.config.check_custom_op_aliasing`` for the whole
+#   process; its docstring gives the reasons and the upstream changes.
