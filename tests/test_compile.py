@@ -292,6 +292,17 @@ def test_default_compile_runs_inductor_cpp_on_npy_memory():
     assert type(compiled) is backend_pkg.NpyTensor
 
 
+def test_inductor_caches_no_npy_graph():
+    """The generated code calls backend_pkg, which the FX graph cache's key does not cover."""
+    counters = torch._dynamo.utils.counters
+    counters.clear()
+    a = torch.ones(3, device="npy")
+    for _ in range(2):
+        torch._dynamo.reset()
+        assert_same(torch.compile(lambda t: t + 1)(a), torch.full((3,), 2.0, device="npy"))
+    assert not any(key.startswith("fxgraph_cache") for key in counters["inductor"]), counters["inductor"]
+
+
 def test_default_compile_sgd_training_step_equals_cpu():
     assert_runs_equal(train("npy", torch.compile(train_step), torch.optim.SGD), train("cpu", train_step, torch.optim.SGD))
 
@@ -343,13 +354,29 @@ def test_in_a_fresh_process_dynamo_is_quiet_and_imported_only_when_used():
     assert "Dynamo" not in result.stderr and "monotonic" not in result.stderr, result.stderr
 
 
-def test_import_leaves_inductor_entry_point_as_it_was():
+def test_import_changes_only_the_two_tracing_settings_it_documents():
+    """``import backend_pkg`` leaves Inductor's entry point and configuration as they were;
+    the process-wide changes left are the two of backend_pkg.compiler.tracing."""
     result = run_fresh(
         """
         import torch
-        before = torch._TorchCompileInductorWrapper.__call__
+        import torch._functorch.config as functorch_config
+        import torch._inductor.config as inductor_config
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        def state():
+            return {
+                "inductor entry": torch._TorchCompileInductorWrapper.__call__,
+                "FakeTensor.__new__": FakeTensor.__new__,
+                **{"functorch." + k: v for k, v in functorch_config.get_config_copy().items()},
+                **{"inductor." + k: v for k, v in inductor_config.get_config_copy().items()},
+            }
+
+        before = state()
         import backend_pkg
-        assert torch._TorchCompileInductorWrapper.__call__ is before
+        after = state()
+        print(sorted(k for k in before if before[k] is not after[k] and before[k] != after[k]))
         """
     )
     assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['FakeTensor.__new__', 'functorch.check_custom_op_aliasing']"
