@@ -336,7 +336,7 @@ print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))
 #   "cpp" for the device type "cpu" only. Upstream: ask the device's
 #   registered scheduling.
 # * ``config.loop_reindexing_after_fusion = False``, set for the rest of the
-#   process once Inductor asks for npy's code generation:
+#   process at Inductor's first compile (of any graph) after ``import backend_pkg``:
 #   ``Scheduler._try_reindex_pointwise_for_reduction``
 #   (``torch/_inductor/scheduler.py``) reads a C++ reduction's loop groups as
 #   Triton's unless ``node.is_cpu()``. Its rewrite is skipped for CPU nodes

@@ -84,6 +84,8 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "large_matmul_npy_vs_numpy": 1.1,
         "mlp_forward_compiled_npy_vs_cpu": 1.0,
         "mlp_train_step_compiled_npy_vs_cpu": 1.5,
+        "mlp_forward_inductor_npy_vs_cpu": 1.2,
+        "mlp_train_step_inductor_npy_vs_cpu": 1.3,
         "resnet_block_npy_vs_cpu": 3.0,
     }
     for name, ratio in data["ratios"].items():

@@ -21,19 +21,18 @@ then.
 :class:`NpyWrapperCodegen` runs each compiled graph on host views. At entry,
 each npy input becomes a CPU tensor over the same memory (no bytes move);
 every buffer Inductor allocates, every kernel it calls and every extern
-kernel (``mm``, ``addmm``, convolutions, ops without a lowering) is then
-the CPU's, in C++; at exit each output becomes an npy tensor over the
+kernel (``mm``, ``addmm``...) is then the CPU's, in C++; at exit each output becomes an npy tensor over the
 buffer's memory. No npy Python kernel runs inside a compiled graph.
 """
 
 import torch
 from torch._dynamo.device_interface import CpuInterface, register_interface_for_device
+from torch._inductor import config as inductor_config
+from torch._inductor.codegen import wrapper
 from torch._inductor.codegen.common import register_device_op_overrides
 from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
-from torch._inductor import config as inductor_config
-from torch._inductor.codegen import wrapper
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.virtualized import V
 
@@ -74,16 +73,12 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
     def write_args(self, input_names):
         super().write_args(input_names)
         for name in input_names:
-            if _is_npy_input(name):
+            if _on_npy(V.graph.graph_inputs.get(name)):
                 self.prefix.writeline(f"{name} = to_host({name})")
 
     def generate_return(self, output_refs):
-        super().generate_return([self._leaving(ref, node) for ref, node in zip(output_refs, V.graph.graph_outputs)])
-
-    @staticmethod
-    def _leaving(ref, node):
-        device = node.get_device() if hasattr(node, "get_device") else None
-        return f"to_npy({ref})" if device is not None and device.type == DEVICE_NAME else ref
+        outputs = zip(output_refs, V.graph.graph_outputs)
+        super().generate_return([f"to_npy({ref})" if _on_npy(node) else ref for ref, node in outputs])
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
         if device.type != DEVICE_NAME:
@@ -115,9 +110,9 @@ class NpyScheduling(CppScheduling):
             return super().codegen_node(node)
 
 
-def _is_npy_input(name):
-    value = V.graph.graph_inputs.get(name)
-    device = value.get_device() if hasattr(value, "get_device") else None
+def _on_npy(ir_node):
+    """Whether a graph input or output (an IR node, or a symbolic size) is an npy tensor."""
+    device = ir_node.get_device() if hasattr(ir_node, "get_device") else None
     return device is not None and device.type == DEVICE_NAME
 
 
@@ -132,7 +127,7 @@ register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
 # reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
 # fails on C++ ones (the cross-entropy of a training step). The rewrite it gates applies to
 # Triton kernels only, so switching it off changes nothing for CPU graphs; it is still a
-# process-wide setting, made once Inductor has asked for npy's code generation.
+# process-wide setting, made at Inductor's first compile in a process that imported backend_pkg.
 inductor_config.loop_reindexing_after_fusion = False
 register_interface_for_device(DEVICE_NAME, CpuInterface)
 
