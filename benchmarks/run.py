@@ -154,13 +154,10 @@ RATIOS = {
         "MLP training step: compiled npy / CPU eager", "mlp.train_step.npy_compiled", ("mlp.train_step.cpu_eager",), 1.5
     ),
     "mlp_forward_inductor_npy_vs_cpu": Ratio(
-        "MLP forward: default torch.compile, npy / CPU", "mlp.forward.npy_inductor", ("mlp.forward.cpu_inductor",), 1.2
+        "MLP forward: Inductor, npy / CPU", "mlp.forward.npy_inductor", ("mlp.forward.cpu_inductor",), 1.2
     ),
     "mlp_train_step_inductor_npy_vs_cpu": Ratio(
-        "MLP training step: default torch.compile, npy / CPU",
-        "mlp.train_step.npy_inductor",
-        ("mlp.train_step.cpu_inductor",),
-        1.3,
+        "MLP training step: Inductor, npy / CPU", "mlp.train_step.npy_inductor", ("mlp.train_step.cpu_inductor",), 1.3
     ),
     "resnet_block_npy_vs_cpu": Ratio(
         "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0

@@ -292,8 +292,10 @@ def test_default_compile_runs_inductor_cpp_on_npy_memory():
     assert type(compiled) is backend_pkg.NpyTensor
 
 
-def test_inductor_caches_no_npy_graph():
-    """The generated code calls backend_pkg, which the FX graph cache's key does not cover."""
+def test_inductor_caches_no_npy_graph(tmp_path, monkeypatch):
+    """The generated code calls backend_pkg, which the FX graph cache's key does not cover:
+    the second compile of a graph compiles it again, from an empty cache directory."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
     counters = torch._dynamo.utils.counters
     counters.clear()
     a = torch.ones(3, device="npy")
@@ -301,6 +303,7 @@ def test_inductor_caches_no_npy_graph():
         torch._dynamo.reset()
         assert_same(torch.compile(lambda t: t + 1)(a), torch.full((3,), 2.0, device="npy"))
     assert not any(key.startswith("fxgraph_cache") for key in counters["inductor"]), counters["inductor"]
+    assert counters["aot_autograd"]["autograd_cache_hit"] == 0, counters["aot_autograd"]
 
 
 def test_default_compile_sgd_training_step_equals_cpu():
