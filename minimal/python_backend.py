@@ -40,43 +40,30 @@ def tensor_over(storage, dtype, size, stride, offset):
     return tensor
 
 
-def numpy_dtype(dtype):
-    if dtype not in NUMPY_DTYPES:
-        raise TypeError(f"mini device: {dtype} is not supported (NumPy has no such dtype)")
-    return NUMPY_DTYPES[dtype]
-
-
 def wrap(array, dtype):
     """A mini tensor of ``dtype`` over ``array``, a new array no other tensor uses."""
-    root = np.asarray(array, dtype=numpy_dtype(dtype), order="C")
+    if dtype not in NUMPY_DTYPES:
+        raise TypeError(f"mini device: {dtype} is not supported (NumPy has no such dtype)")
+    root = np.asarray(array, dtype=NUMPY_DTYPES[dtype], order="C")
     storage = torch._C._construct_storage_from_data_pointer(root.ctypes.data, DEVICE, root.nbytes)
     storage.root = root  # the memory lives as long as the storage
     return tensor_over(storage, dtype, root.shape, [step // root.itemsize for step in root.strides], 0)
 
 
 def unwrap(tensor):
-    """The NumPy view of a tensor's memory (mini or CPU): an alias, never a copy."""
-    if tensor.device.type == "cpu":
-        return tensor.resolve_conj().resolve_neg().numpy()
+    """The NumPy view of a mini tensor's memory: an alias, never a copy."""
     root = tensor.untyped_storage().root.reshape(-1)
     return np.lib.stride_tricks.as_strided(root[tensor.storage_offset():], tensor.shape,
                                            [step * root.itemsize for step in tensor.stride()])
 
 
-class Hooks(torch._C._acc.PrivateUse1Hooks):
-    def is_built(self):
-        return True
-
-    def is_available(self):
-        return True
-
-    def has_primary_context(self, device_index):  # autograd asks before running backward
-        return device_index == 0
+class Hooks(torch._C._acc.PrivateUse1Hooks):  # what PyTorch's C++ side asks of the device
+    is_built = is_available = lambda self: True
+    has_primary_context = lambda self, index: index == 0  # autograd asks before backward
 
 
-class Guard(torch._C._acc.DeviceGuard):
-    def type_(self):
-        return torch._C._autograd.DeviceType.PrivateUse1
+class Guard(torch._C._acc.DeviceGuard):  # the C++ side supplies one device, one stream
+    type_ = lambda self: torch._C._autograd.DeviceType.PrivateUse1
 
 
 if torch._C._get_privateuse1_backend_name() != "mini":
@@ -91,7 +78,7 @@ def kernel(name):
 @kernel("empty.memory_format")
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     dtype = dtype or torch.get_default_dtype()
-    return wrap(np.empty(size, numpy_dtype(dtype)), dtype)
+    return wrap(np.empty(size, NUMPY_DTYPES.get(dtype)), dtype)
 
 
 @kernel("empty_strided")
@@ -101,8 +88,12 @@ def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory
 
 @kernel("_copy_from")
 def copy_from(source, destination, non_blocking=False):  # CPU to mini, mini to CPU, mini to mini
-    torch.from_numpy(unwrap(destination)).copy_(torch.from_numpy(unwrap(source)))
+    host_view(destination).copy_(host_view(source))  # PyTorch's CPU copy: its casts, into new memory
     return destination
+
+
+def host_view(tensor):  # a CPU tensor over the same memory
+    return tensor if tensor.device.type == "cpu" else torch.from_numpy(unwrap(tensor))
 
 
 @kernel("as_strided")
@@ -122,8 +113,7 @@ def writes_out(name, function):
     in-place forms of these ops from it, with ``out`` already of the right dtype and shape."""
     def run(*args, out, **kwargs):
         result = function(*[unwrap(a) if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
-        torch.from_numpy(unwrap(out)).copy_(torch.from_numpy(np.asarray(result)))  # casts as PyTorch does
-        return out
+        return copy_from(torch.from_numpy(np.asarray(result)), out)  # casts as PyTorch does
     library.impl(name, run, "PrivateUse1")
 
 
@@ -134,24 +124,14 @@ writes_out("div.out", np.true_divide)
 writes_out("pow.Tensor_Scalar_out", np.power)
 writes_out("mm.out", np.matmul)
 writes_out("addmm.out", lambda bias, a, b, beta=1, alpha=1: beta * bias + alpha * (a @ b))
-writes_out("sum.IntList_out", lambda a, dim, keepdim=False, dtype=None: np.sum(a, axis=tuple(dim) if dim else None, keepdims=keepdim))
-writes_out("mean.out", lambda a, dim, keepdim=False, dtype=None: np.mean(a, axis=tuple(dim) if dim else None, keepdims=keepdim))
+writes_out("sum.IntList_out", lambda a, dim, keepdim=False, dtype=None: np.sum(a, tuple(dim or ()) or None, keepdims=keepdim))
+writes_out("mean.out", lambda a, dim, keepdim=False, dtype=None: np.mean(a, tuple(dim or ()) or None, keepdims=keepdim))
 
 
-@kernel("relu")
-def relu(self):
-    return wrap(np.maximum(unwrap(self), 0), self.dtype)
-
-
-@kernel("threshold_backward")  # relu's backward
-def threshold_backward(grad_output, self, threshold):
-    return wrap(np.where(unwrap(self) <= threshold, 0, unwrap(grad_output)), grad_output.dtype)
-
-
-@kernel("fill_.Scalar")
-def fill_(self, value):
-    unwrap(self)[...] = value
-    return self
+kernel("relu")(lambda self: wrap(np.maximum(unwrap(self), 0), self.dtype))
+kernel("threshold_backward")(lambda grad, self, threshold:  # relu's backward
+                             wrap(np.where(unwrap(self) <= threshold, 0, unwrap(grad)), grad.dtype))
+kernel("fill_.Scalar")(lambda self, value: np.copyto(unwrap(self), value, casting="unsafe") or self)
 
 
 @kernel("detach")
