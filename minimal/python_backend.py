@@ -46,13 +46,15 @@ def wrap(array, dtype):
         raise TypeError(f"mini device: {dtype} is not supported (NumPy has no such dtype)")
     root = np.asarray(array, dtype=NUMPY_DTYPES[dtype], order="C")
     storage = torch._C._construct_storage_from_data_pointer(root.ctypes.data, DEVICE, root.nbytes)
-    storage.root = root  # the memory lives as long as the storage
+    storage.root = root.reshape(-1)  # the memory lives as long as the storage
     return tensor_over(storage, dtype, root.shape, [step // root.itemsize for step in root.strides], 0)
 
 
 def unwrap(tensor):
-    """The NumPy view of a mini tensor's memory: an alias, never a copy."""
-    root = tensor.untyped_storage().root.reshape(-1)
+    """The NumPy view of a tensor's memory (mini, or a CPU operand such as a 0-d tensor): an alias."""
+    if tensor.device.type == "cpu":
+        return tensor.numpy()
+    root = tensor.untyped_storage().root
     return np.lib.stride_tricks.as_strided(root[tensor.storage_offset():], tensor.shape,
                                            [step * root.itemsize for step in tensor.stride()])
 
