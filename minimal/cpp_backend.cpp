@@ -1,4 +1,4 @@
-// The C++ twin of minimal/python_backend.py: the same device, kernels and checks,
+// The C++ twin of minimal/python_backend.py: the same device pieces and kernels,
 // registered from C++. Its memory is host memory from PyTorch's CPU allocator; each
 // kernel runs PyTorch's CPU kernel on CPU views of that memory, and every other op
 // goes through PyTorch's boxed CPU fallback.

@@ -115,12 +115,13 @@ def writes_out(name, function):
     in-place forms of these ops from it, with ``out`` already of the right dtype and shape."""
     def run(*args, out, **kwargs):
         result = function(*[unwrap(a) if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
-        return copy_from(torch.from_numpy(np.asarray(result)), out)  # casts as PyTorch does
+        np.copyto(unwrap(out), result, casting="unsafe")  # into out's dtype, as PyTorch casts a result
+        return out
     library.impl(name, run, "PrivateUse1")
 
 
-writes_out("add.out", lambda a, b, alpha=1: a + alpha * b)
-writes_out("sub.out", lambda a, b, alpha=1: a - alpha * b)
+writes_out("add.out", lambda a, b, alpha=1: a + (b if alpha == 1 else alpha * b))
+writes_out("sub.out", lambda a, b, alpha=1: a - (b if alpha == 1 else alpha * b))
 writes_out("mul.out", np.multiply)
 writes_out("div.out", np.true_divide)
 writes_out("pow.Tensor_Scalar_out", np.power)
