@@ -163,7 +163,7 @@ for case, row in data["timings_us"]["backends"].items():
 build, first_import = data["cpp_vs_python"]["twin_build_seconds"], data["cpp_vs_python"]["first_import_seconds"]
 print(f"\nC++ twin build: {build['cold']:.1f} s cold, {build['cached']:.2f} s from _build/; "
       "the Python backends have no build step")
-print("first import:", ", ".join(f"{COLUMNS[name]} {seconds:.2f} s" for name, seconds in first_import.items()))
+print("first import:", ", ".join(f"{COLUMNS[name]} {seconds * 1000:.0f} ms" for name, seconds in first_import.items()))
 
 # %%
 # How much code each is, and how many aten ops each has a kernel of its own
