@@ -35,8 +35,9 @@ def check_dtypes(device):
 
 
 def check_printing(device):
-    text = repr(torch.tensor([1.5, 2.0]).to(device))
-    assert text == f"tensor([1.5000, 2.0000], device='{device}:0')", text
+    on_device = torch.tensor([1.5, 2.0]).to(device)
+    assert repr(on_device) == f"tensor([1.5000, 2.0000], device='{device}:0')", repr(on_device)
+    assert f"{on_device[1].item():.1f}" == "2.0"
 
 
 def check_view(device):

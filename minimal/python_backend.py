@@ -135,6 +135,7 @@ kernel("relu")(lambda self: wrap(np.maximum(unwrap(self), 0), self.dtype))
 kernel("threshold_backward")(lambda grad, self, threshold:  # relu's backward
                              wrap(np.where(unwrap(self) <= threshold, 0, unwrap(grad)), grad.dtype))
 kernel("fill_.Scalar")(lambda self, value: np.copyto(unwrap(self), value, casting="unsafe") or self)
+kernel("_local_scalar_dense")(lambda self: unwrap(self).item())  # item(), float(tensor)
 
 
 @kernel("detach")
