@@ -25,7 +25,16 @@ What is measured
   and ReLU, and the identity shortcut; batch 8, 64 channels, 56x56, float32)
   forward and backward in training mode, eager on ``npy`` and on CPU. Its
   calls take tens of milliseconds, so it runs fewer repeats
-  (:data:`MODEL_SETTINGS`).
+  (:data:`MODEL_SETTINGS`);
+* ``backends``: C++ against Python on the same rows (small add, mul and
+  matmul, a 1e6-element add, a small MLP's forward and training step with a
+  mean-squared-error loss, which every backend here can run): CPU eager, the
+  C++ twin of the minimal backend (``minimal/cpp_backend.cpp``), the minimal
+  Python backend (``minimal/python_backend.py``) and ``backend_pkg``. The
+  two minimal backends run in subprocesses (``--backend``): a process has one
+  PrivateUse1 backend. ``cpp_vs_python`` records the twin's build time, cold
+  (a new build directory) and cached, and the first-import time of each
+  backend, each in a new process.
 
 The floor
 ---------
@@ -59,12 +68,14 @@ doubled with 5 repeats a turn, and stayed put with 15).
 
 import argparse
 import datetime
+import importlib
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import timeit
 import warnings
@@ -75,8 +86,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-import backend_pkg
-
+# main() imports it, except in the --backend and --import-time processes, which set up
+# another PrivateUse1 backend or time the import itself: a process has one PrivateUse1 backend.
+backend_pkg = None
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "source" / "benchmarks.json"
 
@@ -120,6 +132,16 @@ OPERANDS = {
     "cpu": lambda tensor: tensor,
     "numpy": lambda tensor: tensor.numpy(),
 }
+
+# The C++ vs Python rows: the expressions are timed with ``a`` and ``b`` on the backend's device.
+BACKEND_CASES = {
+    "small_add": Case("a + b", (4,)),
+    "small_mul": Case("a * b", (4,)),
+    "small_matmul": Case("a @ b", (4, 4)),
+    "large_add": Case("a + b", (1_000_000,)),
+}
+BACKEND_MODULES = {"cpp_twin": "minimal.cpp_backend", "minimal_python": "minimal.python_backend"}
+BACKENDS = ("cpu", *BACKEND_MODULES, "backend_pkg")
 
 MLP_BATCH = 64
 RESNET_BLOCK_INPUT = (8, 64, 56, 56)
@@ -376,6 +398,77 @@ def measure_mlp(settings, quick):
     return results
 
 
+def mse_mlp_works(device):
+    """The MLP's forward and a training step with a mean-squared-error loss, as callables.
+
+    The loss is written with the ops every backend compared here has kernels for
+    (the minimal Python backend has no cross-entropy and no fallback).
+    """
+    model = make_mlp().to(device)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(MLP_BATCH, 32, generator=generator).to(device)
+    y = torch.randn(MLP_BATCH, 10, generator=generator).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def forward():
+        with torch.no_grad():
+            return model(x)
+
+    def train_step():
+        ((model(x) - y) ** 2).mean().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    return {"mlp_forward": forward, "mlp_train_step": train_step}
+
+
+def measure_backend_rows(device, settings):
+    """The C++ vs Python rows on ``device``: case -> timing row."""
+    timers = {}
+    for name, case in BACKEND_CASES.items():
+        a, b = cpu_operands(case.shape)
+        timers[name] = as_timer(case.expression, {"a": a.to(device), "b": b.to(device)})
+    timers.update({name: as_timer(work) for name, work in mse_mlp_works(device).items()})
+    return measure(timers, settings)
+
+
+def run_in_subprocess(arguments, environment=None):
+    """This script run with ``arguments`` in a new process; its standard output and how long it took."""
+    # The minimal backends are imported from the checkout: minimal/ is not an installed package.
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), *arguments], capture_output=True,
+                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": path, **(environment or {})})
+    if result.returncode:
+        raise RuntimeError(f"benchmarks/run.py {' '.join(arguments)} failed:\n{result.stderr[-3000:]}")
+    return result.stdout, time.perf_counter() - start
+
+
+def import_seconds(module, environment=None):
+    """How long ``import module`` takes in a new process, torch already imported there."""
+    output, _ = run_in_subprocess(["--import-time", module], environment)
+    return round(float(output), 3)
+
+
+def measure_backends(settings, quick):
+    """CPU eager, the C++ twin, the minimal Python backend and backend_pkg on the same rows, and the
+    twin's build and first-import times."""
+    rows = {"cpu": measure_backend_rows("cpu", settings),
+            "backend_pkg": measure_backend_rows(backend_pkg.DEVICE_NAME, settings)}
+    cold_build = None  # minutes on a busy machine: --quick skips it
+    if not quick:
+        with tempfile.TemporaryDirectory() as build_directory:
+            cold_build = import_seconds(BACKEND_MODULES["cpp_twin"], {"MINIMAL_TWIN_BUILD_DIR": build_directory})
+    import_seconds(BACKEND_MODULES["cpp_twin"])  # builds the twin in _build/ if it has no build yet
+    import_times = {"backend_pkg": import_seconds("backend_pkg")}
+    for backend in BACKEND_MODULES:
+        output, _ = run_in_subprocess(["--backend", backend, *(["--quick"] if quick else [])])
+        import_times[backend], rows[backend] = json.loads(output)
+    timings = {case: {backend: rows[backend][case] for backend in BACKENDS} for case in rows["cpu"]}
+    build = {"cold": cold_build, "cached": import_times["cpp_twin"]}
+    return timings, {"twin_build_seconds": build, "first_import_seconds": import_times}
+
+
 class BasicBlock(torch.nn.Module):
     """ResNet's basic block, with the identity shortcut."""
 
@@ -472,6 +565,11 @@ def describe_cases():
                 "step": "block(x).sum().backward() with x requiring grad; zero_grad()",
             },
         },
+        "backends": {
+            **{name: small_or_large(case) for name, case in BACKEND_CASES.items()},
+            "mlp": "the mlp model and batch; train_step: ((model(x) - y) ** 2).mean().backward(); SGD step; zero_grad()",
+            "modules": BACKEND_MODULES,
+        },
     }
 
 
@@ -494,7 +592,9 @@ def run(settings, quick, progress=print):
         progress("models: a ResNet basic block, npy and CPU")
         model_settings = settings if quick else MODEL_SETTINGS
         models = measure_models(model_settings)
-    timings = {"small": small, "large": large, "mlp": mlp, "models": models}
+        progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
+        backends, cpp_vs_python = measure_backends(settings, quick)
+    timings = {"small": small, "large": large, "mlp": mlp, "models": models, "backends": backends}
     return {
         "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -506,6 +606,7 @@ def run(settings, quick, progress=print):
         "model_settings": asdict(model_settings),
         "cases": describe_cases(),
         "timings_us": timings,
+        "cpp_vs_python": cpp_vs_python,
         "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()},
         "seconds": round(time.perf_counter() - start, 1),
     }
@@ -543,8 +644,24 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny iteration counts: checks the script, not the speed")
     parser.add_argument("--floor", action="store_true",
                         help="internal: time the small ops over no-op kernels, print the rows as JSON")
+    parser.add_argument("--backend", choices=BACKEND_MODULES,
+                        help="internal: print how long importing this minimal backend takes and the C++ vs Python rows on it, as JSON")
+    parser.add_argument("--import-time", metavar="MODULE", help="internal: print how long importing MODULE takes")
     options = parser.parse_args(argv)
     settings = QUICK if options.quick else FULL
+    if options.backend:
+        start = time.perf_counter()
+        module = importlib.import_module(BACKEND_MODULES[options.backend])
+        seconds = round(time.perf_counter() - start, 3)
+        print(json.dumps([seconds, measure_backend_rows(module.DEVICE_NAME, settings)]))
+        return 0
+    if options.import_time:
+        start = time.perf_counter()
+        importlib.import_module(options.import_time)
+        print(time.perf_counter() - start)
+        return 0
+    global backend_pkg
+    backend_pkg = importlib.import_module("backend_pkg")
     if options.floor:
         print(json.dumps(measure_floor(settings)))
         return 0

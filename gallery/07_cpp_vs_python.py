@@ -113,11 +113,11 @@ read from what ``make bench`` measured last.
 #      - C++ backend
 #      - Python backend (``backend_pkg``)
 #    * - Build step
-#      - compile an extension against one torch build
+#      - compile an extension against one torch build (timed below)
 #      - none: ``pip install`` a pure-Python package
 #    * - Per-op cost
-#      - a C++ call
-#      - a Python function call per op (measured by ``make bench``, below)
+#      - a C++ call (timed below)
+#      - a Python function call per op (timed below)
 #    * - ``torch.compile``
 #      - Inductor, once the backend registers code generation for its device
 #      - the default, Inductor: C++ kernels on npy memory, once the device
@@ -176,6 +176,63 @@ print("private:", torch.utils.backend_registration._setup_privateuseone_for_pyth
 package = Path(backend_pkg.__file__).parent
 compiled = [path.name for path in package.rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
 print(f"build step: backend_pkg is {len(list(package.rglob('*.py')))} Python files, {len(compiled)} compiled")
+
+# %%
+# Measured side by side: a C++ backend and two Python ones
+# ---------------------------------------------------------
+# Two backends written alike, one in C++ and one in Python, are the
+# minimal ones of :ref:`sphx_glr_auto_examples_14_minimal_backend.py`: the
+# same device pieces and the same kernels, over host memory. ``make bench``
+# times the same rows on CPU eager (no PrivateUse1 backend at all), on the
+# C++ twin, on the minimal Python backend and on ``backend_pkg``, each
+# backend in a process of its own, and times the twin's build (in a new
+# build directory, then from ``_build/``) and each backend's first import
+# (in a new process, torch already imported).
+
+data = json.loads(BENCHMARKS.read_text())
+COLUMNS = {"cpu": "CPU eager", "cpp_twin": "C++ twin", "minimal_python": "minimal Python",
+           "backend_pkg": "backend_pkg"}
+print(f"{'µs per call':16}" + "".join(f"{title:>16}" for title in COLUMNS.values()))
+for case, row in data["timings_us"]["backends"].items():
+    print(f"{case:16}" + "".join(f"{row[backend]['us']:>16,.1f}" for backend in COLUMNS))
+build, first_import = data["cpp_vs_python"]["twin_build_seconds"], data["cpp_vs_python"]["first_import_seconds"]
+print(f"\nC++ twin build: {build['cold']:.1f} s cold, {build['cached']:.2f} s from _build/; "
+      "the Python backends have no build step")
+print("first import:", ", ".join(f"{COLUMNS[name]} {seconds * 1000:.0f} ms" for name, seconds in first_import.items()))
+
+# %%
+# How much code each is, and how many aten ops each has a kernel of its own
+# for (PrivateUse1 registrations, counted in a new process per backend; the
+# C++ twin runs every other op through ``at::native::cpu_fallback``, the
+# minimal Python backend has no fallback, ``backend_pkg`` has a Python one):
+
+import subprocess
+import sys
+
+ROOT = BENCHMARKS.parents[1]
+COUNT_KERNELS = ("import importlib, sys, torch; importlib.import_module(sys.argv[1]); "
+                 "print(sum(name.startswith('aten::') for name in "
+                 "torch._C._dispatch_get_registrations_for_dispatch_key('PrivateUse1')))")
+
+
+def native_kernels(module):
+    command = [sys.executable, "-c", COUNT_KERNELS, module]
+    return int(subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True, timeout=900).stdout)
+
+
+def lines_of(*paths):
+    return sum(len(path.read_text().splitlines()) for path in paths)
+
+
+code = {
+    "C++ twin": (lines_of(ROOT / "minimal" / "cpp_backend.cpp", ROOT / "minimal" / "cpp_backend.py"),
+                 "minimal/cpp_backend.cpp and .py", native_kernels("minimal.cpp_backend")),
+    "minimal Python": (lines_of(ROOT / "minimal" / "python_backend.py"),
+                       "minimal/python_backend.py", native_kernels("minimal.python_backend")),
+    "backend_pkg": (lines_of(*package.rglob("*.py")), "backend_pkg/**/*.py", native_kernels("backend_pkg")),
+}
+for name, (lines, files, kernels) in code.items():
+    print(f"{name:15} {lines:6,} lines ({files}), {kernels:4} aten kernels")
 
 # %%
 # The ``torch.compile`` row: the default backend, Inductor, compiles a

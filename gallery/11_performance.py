@@ -52,8 +52,11 @@ LABELS = {
     "cpu_eager": "CPU eager",
     "cpu_inductor": "CPU compiled, Inductor",
     "cpu_dynamo_only": "CPU, Dynamo only",
+    "cpp_twin": "C++ twin",
+    "minimal_python": "minimal Python",
+    "backend_pkg": "backend_pkg",
 }
-COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6"]))
+COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C7", "C8", "C0"]))
 
 
 def us(row):
@@ -190,6 +193,27 @@ figure.tight_layout()
 
 block = timings["models"]["resnet_block"]
 print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 1e3:.1f} ms per step")
+
+# %%
+# Python against C++
+# ------------------
+# The same rows on four implementations: CPU eager; the C++ twin of the
+# minimal backend, whose kernels call PyTorch's CPU kernels on host memory
+# from C++; the minimal Python backend, whose kernels are NumPy calls in
+# Python; and ``backend_pkg`` (both minimal backends:
+# :ref:`sphx_glr_auto_examples_14_minimal_backend.py`). The MLP is the one
+# above, trained with a mean-squared-error loss, which all four can run.
+
+print_rows("backends")
+figure, axes = plt.subplots(figsize=(8, 3.8))
+grouped_bars(axes, "backends", "µs per call (log scale)")
+axes.set_yscale("log")
+axes.tick_params(axis="x", labelsize=7)
+axes.set_title("Python and C++ PrivateUse1 backends, and CPU eager")
+figure.tight_layout()
+
+build = results["cpp_vs_python"]["twin_build_seconds"]
+print(f"C++ twin build: {build['cold']:.1f} s cold, {build['cached']:.2f} s cached")
 
 # %%
 # Targets

@@ -10,10 +10,10 @@ NOPLOT = ["-D", "plot_gallery=0", "-D", "nb_execution_mode=off"]
 
 
 def copy_sources(work):
-    """conf.py, source/, gallery/ and the package the pages include, into ``work``."""
+    """conf.py, source/, gallery/ and the code the pages include, into ``work``."""
     shutil.copy(ROOT / "conf.py", work)
     ignore = shutil.ignore_patterns("__pycache__", "auto_examples", "sg_execution_times.rst")
-    for tree in ("source", "gallery", "backend_pkg"):
+    for tree in ("source", "gallery", "backend_pkg", "minimal"):
         shutil.copytree(ROOT / tree, work / tree, ignore=ignore)
     return work
 
