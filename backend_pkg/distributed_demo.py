@@ -34,13 +34,14 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def _run_rank(rank, world_size, port, function, args, results):
+def _run_rank(rank, world_size, port, backend, function, args, results):
     """One process: join the group, run ``function(rank, world_size, *args)``, hand back its result."""
     import backend_pkg  # noqa: F401  (a spawned process starts without the npy device)
 
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     torch.set_num_threads(1)  # what torchrun sets (OMP_NUM_THREADS=1) for several processes on one machine
     try:
+        dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                                world_size=world_size, timeout=datetime.timedelta(seconds=30))
         outcome = ("ok", function(rank, world_size, *args))
     except Exception:  # the parent raises it, with this traceback
         outcome = ("error", traceback.format_exc())
@@ -53,17 +54,17 @@ def _run_rank(rank, world_size, port, function, args, results):
     results.put((rank, serialized.getvalue()))
 
 
-def launch(function, *args, world_size=2, timeout=60.0):
+def launch(function, *args, backend=PROCESS_GROUPS["npy"], world_size=2, timeout=60.0):
     """``[function(rank, world_size, *args) for rank in range(world_size)]``, each rank in a process of its own.
 
-    ``function`` must be importable by name (a spawned process imports it);
-    it finds MASTER_ADDR and MASTER_PORT set for ``init_process_group``.
+    Each process first joins the default process group, made by ``backend``.
+    ``function`` must be importable by name: a spawned process imports it.
     """
     context = mp.get_context("spawn")
     results = context.SimpleQueue()
     port = free_port()
     processes = [
-        context.Process(target=_run_rank, args=(rank, world_size, port, function, args, results), daemon=True)
+        context.Process(target=_run_rank, args=(rank, world_size, port, backend, function, args, results), daemon=True)
         for rank in range(world_size)
     ]
     for process in processes:
@@ -91,11 +92,6 @@ def launch(function, *args, world_size=2, timeout=60.0):
     if failures:
         raise RuntimeError("\n".join(failures))
     return [outcomes[rank][1] for rank in range(world_size)]
-
-
-def init_process_group(rank, world_size, device):
-    dist.init_process_group(PROCESS_GROUPS[device], rank=rank, world_size=world_size,
-                            timeout=datetime.timedelta(seconds=30))
 
 
 def make_mlp():
@@ -134,13 +130,12 @@ def train_single_process(steps):
 
 
 def train_ddp(rank, world_size, device, steps):
-    """The MLP trained with DDP on ``device``, this rank's share of each micro-batch.
+    """The MLP trained with DDP on ``device`` (in the default process group), this rank's share of each micro-batch.
 
     Several gradient buckets, gradients that are views of them, and
     ``no_sync`` on every micro-batch but the last. Rank 0 then saves a
     checkpoint and every rank loads it into a fresh model.
     """
-    init_process_group(rank, world_size, device)
     model = DistributedDataParallel(make_mlp().to(device), bucket_cap_mb=BUCKET_CAP_MB,
                                     gradient_as_bucket_view=True)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -175,7 +170,6 @@ def _checkpoint_round_trip(module, rank, device):
 
 def time_ddp_step(rank, world_size, device, steps):
     """Seconds per DDP training step (forward, backward with the all-reduce, SGD step) on ``device``, the median."""
-    init_process_group(rank, world_size, device)
     model = DistributedDataParallel(make_mlp().to(device))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     inputs, labels = global_batch(0)
