@@ -168,18 +168,36 @@ def _checkpoint_round_trip(module, rank, device):
     return {name: value.cpu() for name, value in fresh.state_dict().items()}
 
 
-def time_ddp_step(rank, world_size, device, steps):
-    """Seconds per DDP training step (forward, backward with the all-reduce, SGD step) on ``device``, the median."""
-    model = DistributedDataParallel(make_mlp().to(device))
+def time_ddp_steps(rank, world_size, steps, rounds=5):
+    """Seconds of each DDP training step (forward, backward with the all-reduce, SGD step), on npy and on CPU.
+
+    npy's model reduces through the default group (``npy_gloo``), CPU's
+    through a plain gloo group; the two take turns, ``rounds`` times
+    ``steps`` steps each, so that a slow spell of the machine falls on both.
+    """
+    groups = {"npy": dist.group.WORLD, "cpu": dist.new_group(backend="gloo")}
+    steppers = {device: _ddp_stepper(rank, world_size, device, group) for device, group in groups.items()}
+    times = {device: [] for device in steppers}
+    for step in steppers.values():
+        step()  # the first step builds DDP's buckets
+    for _ in range(rounds):
+        for device, step in steppers.items():
+            for _ in range(steps):
+                dist.barrier()
+                start = time.perf_counter()
+                step()
+                times[device].append(time.perf_counter() - start)
+    return times
+
+
+def _ddp_stepper(rank, world_size, device, group):
+    model = DistributedDataParallel(make_mlp().to(device), process_group=group)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    inputs, labels = global_batch(0)
-    inputs, labels = inputs.chunk(world_size)[rank].to(device), labels.chunk(world_size)[rank].to(device)
-    times = []
-    for _ in range(steps):
-        dist.barrier()
-        start = time.perf_counter()
+    inputs, labels = (tensor.chunk(world_size)[rank].to(device) for tensor in global_batch(0))
+
+    def step():
         torch.nn.functional.cross_entropy(model(inputs), labels).backward()
         optimizer.step()
         optimizer.zero_grad()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
+
+    return step

@@ -25,7 +25,13 @@ What is measured
   and ReLU, and the identity shortcut; batch 8, 64 channels, 56x56, float32)
   forward and backward in training mode, eager on ``npy`` and on CPU. Its
   calls take tens of milliseconds, so it runs fewer repeats
-  (:data:`MODEL_SETTINGS`).
+  (:data:`MODEL_SETTINGS`);
+* ``distributed``: one ``DistributedDataParallel`` training step of an MLP
+  (forward, backward with the gradients' all-reduce, SGD step) in two
+  processes on this machine, on ``npy`` through the ``npy_gloo`` process
+  group and on CPU through gloo (:func:`backend_pkg.distributed_demo.time_ddp_steps`).
+  Each step is timed once (a step includes waiting for the other rank), rank
+  0's steps make the row.
 
 The floor
 ---------
@@ -76,6 +82,7 @@ import torch
 import torch.nn.functional as F
 
 import backend_pkg
+from backend_pkg import distributed_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "source" / "benchmarks.json"
@@ -155,6 +162,9 @@ RATIOS = {
     ),
     "resnet_block_npy_vs_cpu": Ratio(
         "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0
+    ),
+    "ddp_step_npy_vs_cpu": Ratio(
+        "DDP training step, 2 processes: npy / CPU gloo", "distributed.ddp_step.npy", ("distributed.ddp_step.cpu",), 4.0
     ),
 }
 
@@ -393,6 +403,14 @@ def measure_models(settings):
     return {"resnet_block": measure(works, settings)}
 
 
+def measure_distributed(settings):
+    """The DDP step on npy and on CPU, from rank 0 of two processes; a step is slow enough to time alone."""
+    steps_per_turn = settings.repeat
+    seconds = distributed_demo.launch(distributed_demo.time_ddp_steps, steps_per_turn, settings.rounds,
+                                      timeout=300)[0]
+    return {"ddp_step": {device: timing_row([step * 1e6 for step in steps], 1) for device, steps in seconds.items()}}
+
+
 # Results.
 
 def row_at(timings, path):
@@ -455,6 +473,17 @@ def describe_cases():
                 "step": "block(x).sum().backward() with x requiring grad; zero_grad()",
             },
         },
+        "distributed": {
+            "ddp_step": {
+                "model": f"Linear({distributed_demo.FEATURES}, {distributed_demo.HIDDEN}), ReLU, "
+                         f"Linear({distributed_demo.HIDDEN}, {distributed_demo.HIDDEN}), ReLU, "
+                         f"Linear({distributed_demo.HIDDEN}, {distributed_demo.CLASSES}), float32",
+                "processes": 2,
+                "batch_per_rank": distributed_demo.GLOBAL_BATCH // 2,
+                "step": "DDP: cross_entropy(model(x), y).backward() (gradients all-reduced); SGD step; zero_grad()",
+                "process_groups": {"npy": "npy_gloo (backend_pkg.distributed)", "cpu": "gloo"},
+            },
+        },
     }
 
 
@@ -477,7 +506,9 @@ def run(settings, quick, progress=print):
         progress("models: a ResNet basic block, npy and CPU")
         model_settings = settings if quick else MODEL_SETTINGS
         models = measure_models(model_settings)
-    timings = {"small": small, "large": large, "mlp": mlp, "models": models}
+        progress("distributed: a DDP step in two processes, npy and CPU")
+        distributed = measure_distributed(settings)
+    timings = {"small": small, "large": large, "mlp": mlp, "models": models, "distributed": distributed}
     return {
         "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

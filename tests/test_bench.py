@@ -56,7 +56,8 @@ def expected_rows():
     large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
     mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
     models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
-    return small + large + mlp + models
+    distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
+    return small + large + mlp + models + distributed
 
 
 def test_quick_run_takes_seconds(quick_run):
@@ -85,6 +86,7 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "mlp_forward_compiled_npy_vs_cpu": 1.0,
         "mlp_train_step_compiled_npy_vs_cpu": 1.5,
         "resnet_block_npy_vs_cpu": 3.0,
+        "ddp_step_npy_vs_cpu": 4.0,
     }
     for name, ratio in data["ratios"].items():
         if ratio["value"] is None:
