@@ -9,23 +9,23 @@ same MLP on the whole batches in one process, the result DDP must match.
 
 import contextlib
 import datetime
-import io
 import os
+import pickle
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel
 
 FEATURES, HIDDEN, CLASSES = 16, 64, 4
 GLOBAL_BATCH = 32
 MICRO_BATCHES = 2  # per optimizer step: DDP reduces gradients once, after the last (``no_sync``)
 BUCKET_CAP_MB = 0.002  # a few kilobytes: the MLP's gradients fill several buckets
-PROCESS_GROUPS = {"npy": "cpu:gloo,npy:npy_gloo", "cpu": "gloo"}
 
 
 def free_port():
@@ -34,64 +34,77 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def _run_rank(rank, world_size, port, backend, function, args, results):
-    """One process: join the group, run ``function(rank, world_size, *args)``, hand back its result."""
-    import backend_pkg  # noqa: F401  (a spawned process starts without the npy device)
-
-    torch.set_num_threads(1)  # what torchrun sets (OMP_NUM_THREADS=1) for several processes on one machine
-    try:
-        dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                                world_size=world_size, timeout=datetime.timedelta(seconds=30))
-        outcome = ("ok", function(rank, world_size, *args))
-    except Exception:  # the parent raises it, with this traceback
-        outcome = ("error", traceback.format_exc())
-    finally:
-        if dist.is_initialized():
-            dist.destroy_process_group()
-    # As bytes: a tensor put on a queue as it is lives in this process's shared memory, gone when it exits.
-    serialized = io.BytesIO()
-    torch.save(outcome, serialized)
-    results.put((rank, serialized.getvalue()))
-
-
-def launch(function, *args, backend=PROCESS_GROUPS["npy"], world_size=2, timeout=60.0):
+def launch(function, *args, backend="npy_gloo", world_size=2, timeout=60.0):
     """``[function(rank, world_size, *args) for rank in range(world_size)]``, each rank in a process of its own.
 
-    Each process first joins the default process group, made by ``backend``.
-    ``function`` must be importable by name: a spawned process imports it.
+    Each process runs this module (``python -m backend_pkg.distributed_demo``),
+    joins the default process group, made by ``backend``, then calls
+    ``function``, which it imports by name. A fresh interpreter rather than
+    ``multiprocessing``'s spawn, which runs the parent's main script again in
+    every child: a page or a notebook cell would launch itself.
     """
-    context = mp.get_context("spawn")
-    results = context.SimpleQueue()
     port = free_port()
-    processes = [
-        context.Process(target=_run_rank, args=(rank, world_size, port, backend, function, args, results), daemon=True)
-        for rank in range(world_size)
-    ]
-    for process in processes:
-        process.start()
-    deadline = time.monotonic() + timeout
-    outcomes = {}
-    try:
-        while len(outcomes) < world_size:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{function.__name__} on {world_size} processes took over {timeout} s")
-            if results.empty():
-                if any(process.exitcode not in (None, 0) for process in processes):
-                    raise RuntimeError(f"a rank of {function.__name__} died: exit codes "
-                                       f"{[process.exitcode for process in processes]}")
-                time.sleep(0.01)
-                continue
-            rank, serialized = results.get()
-            outcomes[rank] = torch.load(io.BytesIO(serialized))
-    finally:
-        for process in processes:
-            process.join(timeout=5)
-            if process.is_alive():
+    with tempfile.TemporaryDirectory() as directory:
+        job = os.path.join(directory, "job.pkl")
+        with open(job, "wb") as file:
+            pickle.dump((function, args), file)
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        ranks = [_start_rank(directory, job, rank, world_size, port, backend, environment)
+                 for rank in range(world_size)]
+        try:
+            finished = _wait([process for process, _ in ranks], time.monotonic() + timeout)
+        finally:
+            for process, _ in ranks:
                 process.kill()
-    failures = [f"rank {rank}:\n{value}" for rank, (status, value) in sorted(outcomes.items()) if status == "error"]
-    if failures:
-        raise RuntimeError("\n".join(failures))
-    return [outcomes[rank][1] for rank in range(world_size)]
+                process.wait()
+        if not finished:
+            raise TimeoutError(f"{function.__name__} on {world_size} processes took over {timeout} s")
+        failures = [_failure(rank, process, output) for rank, (process, output) in enumerate(ranks)
+                    if process.returncode != 0]
+        if failures:
+            raise RuntimeError(f"{function.__name__} failed:\n" + "\n".join(failures))
+        return [torch.load(f"{output}.pt") for _, output in ranks]
+
+
+def _wait(processes, deadline):
+    """Until all ``processes`` exit or one fails (the others then wait for it forever); False past the deadline."""
+    while time.monotonic() < deadline:
+        exit_codes = [process.poll() for process in processes]
+        if None not in exit_codes or any(code not in (None, 0) for code in exit_codes):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _start_rank(directory, job, rank, world_size, port, backend, environment):
+    output = os.path.join(directory, f"rank{rank}")
+    with open(f"{output}.log", "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", __name__, job, str(rank), str(world_size), str(port), backend, f"{output}.pt"],
+            stdout=log, stderr=subprocess.STDOUT, env=environment,
+        )
+    return process, output
+
+
+def _failure(rank, process, output):
+    with open(f"{output}.log", encoding="utf-8", errors="replace") as log:
+        return f"rank {rank}, exit code {process.returncode}:\n{log.read()[-4000:]}"
+
+
+def _run_rank(job, rank, world_size, port, backend, output):
+    """One process of :func:`launch`: join the group, run the function, save what it returned.
+
+    ``python -m backend_pkg.distributed_demo`` has imported ``backend_pkg``, which registered npy.
+    """
+    torch.set_num_threads(1)  # what torchrun sets (OMP_NUM_THREADS=1) for several processes on one machine
+    with open(job, "rb") as file:
+        function, args = pickle.load(file)
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world_size, timeout=datetime.timedelta(seconds=30))
+    try:
+        torch.save(function(rank, world_size, *args), output)
+    finally:
+        dist.destroy_process_group()
 
 
 def make_mlp():
@@ -201,3 +214,54 @@ def _ddp_stepper(rank, world_size, device, group):
         optimizer.zero_grad()
 
     return step
+
+
+def _error_text(error):
+    return f"{type(error).__name__}: {error}".splitlines()[0]
+
+
+def gloo_on_npy(rank, world_size):
+    """What gloo groups say to an npy tensor: backend spelling -> the error of an all-reduce."""
+    outcomes = {}
+    for backend in ("gloo", "cpu:gloo,npy:gloo"):
+        try:
+            dist.all_reduce(torch.ones(2, device="npy"), group=dist.new_group(backend=backend))
+            outcomes[backend] = "works"
+        except RuntimeError as error:
+            outcomes[backend] = _error_text(error)
+    return outcomes
+
+
+def try_ddp_options(rank, world_size, options):
+    """For each set of DistributedDataParallel keyword arguments: "trains", or the error of the first step."""
+    outcomes = {}
+    for name, kwargs in options.items():
+        model = DistributedDataParallel(make_mlp().to("npy"), **kwargs)
+        inputs, labels = (tensor.chunk(world_size)[rank].to("npy") for tensor in global_batch(0))
+        try:
+            torch.nn.functional.cross_entropy(model(inputs), labels).backward()
+            outcomes[name] = "trains"
+        except Exception as error:
+            outcomes[name] = _error_text(error)
+    return outcomes
+
+
+def try_fully_shard(rank, world_size):
+    """FSDP2 on npy: "trains", or the error, with the PyTorch file and line that raised it."""
+    from torch.distributed.fsdp import fully_shard
+
+    model = make_mlp().to("npy")
+    try:
+        fully_shard(model)
+        inputs, labels = (tensor.chunk(world_size)[rank].to("npy") for tensor in global_batch(0))
+        torch.nn.functional.cross_entropy(model(inputs), labels).backward()
+        return "trains"
+    except Exception as error:
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        where = frame.filename.split("site-packages/")[-1]
+        return f"{_error_text(error)}\n  raised at {where}:{frame.lineno}, in {frame.name}"
+
+
+if __name__ == "__main__":
+    job_file, rank_arg, world_size_arg, port_arg, backend_arg, output_file = sys.argv[1:]
+    _run_rank(job_file, int(rank_arg), int(world_size_arg), int(port_arg), backend_arg, output_file)

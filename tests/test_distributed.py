@@ -27,7 +27,7 @@ def ddp_and_collectives(rank, world_size):
 
 @pytest.fixture(scope="module")
 def ranks():
-    return distributed_demo.launch(ddp_and_collectives)
+    return distributed_demo.launch(ddp_and_collectives, backend="cpu:gloo,npy:npy_gloo")
 
 
 def test_ddp_on_npy_trains_like_one_cpu_process_on_the_whole_batch(ranks):
