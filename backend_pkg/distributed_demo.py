@@ -76,6 +76,16 @@ def _wait(processes, deadline):
     return False
 
 
+@contextlib.contextmanager
+def process_group_of_one(backend="npy_gloo"):
+    """This process as the only rank of the default process group: an in-memory store, no other process."""
+    dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
 def _start_rank(directory, job, rank, world_size, port, backend, environment):
     output = os.path.join(directory, f"rank{rank}")
     with open(f"{output}.log", "wb") as log:

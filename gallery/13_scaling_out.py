@@ -16,13 +16,10 @@ from this page, and shows where PyTorch still stops a Python backend.
 # What torch.distributed offers npy
 # ---------------------------------
 # ``init_process_group`` creates, for each device type, a process group of
-# the backend named for it: ``gloo`` for CPU, ``nccl`` for CUDA. Nothing is
-# named for ``npy``, and gloo does not accept its tensors. Each call of
-# :func:`backend_pkg.distributed_demo.launch` below starts two processes on
-# 127.0.0.1 (a free port, a deadline), has each join a process group and
-# run a function of ``backend_pkg.distributed_demo``, and returns what each
-# rank returned. Here the function asks plain gloo groups for an all-reduce
-# of an npy tensor:
+# the backend named for it: ``gloo`` for CPU, ``nccl`` for CUDA. PyTorch
+# names nothing for ``npy``, and gloo does not accept its tensors. To see it, this
+# process joins a process group as its only rank (an in-memory store, no
+# network) and asks two gloo groups for an all-reduce of an npy tensor:
 
 import inspect
 import statistics
@@ -33,8 +30,9 @@ import torch.distributed as dist
 import backend_pkg
 from backend_pkg import distributed, distributed_demo
 
-for backend, outcome in distributed_demo.launch(distributed_demo.gloo_on_npy)[0].items():
-    print(f"new_group(backend={backend!r}): {outcome}")
+with distributed_demo.process_group_of_one():
+    for backend, outcome in distributed_demo.gloo_on_npy(rank=0, world_size=1).items():
+        print(f"new_group(backend={backend!r}): {outcome}")
 
 # %%
 # A process group for npy
@@ -43,7 +41,7 @@ for backend, outcome in distributed_demo.launch(distributed_demo.gloo_on_npy)[0]
 # subclassed from Python, but ``torch.distributed.ProcessGroup`` can: a
 # pybind trampoline sends each collective that C++ calls on a group, DDP's
 # all-reduce among them, to the Python method of the same name. npy memory
-# is host memory, so :class:`backend_pkg.distributed.NpyProcessGroup`
+# is host memory, so ``backend_pkg.distributed.NpyProcessGroup``
 # hands gloo CPU tensors over the same memory (``host_view``, no copy):
 # gloo does the communication, and its results land in the npy tensors.
 # Each collective is one line, for example:
@@ -87,7 +85,11 @@ print("default for npy:", dist.Backend.default_device_backend_map[backend_pkg.DE
 #
 # DDP on npy, against one CPU process
 # -----------------------------------
-# :func:`~backend_pkg.distributed_demo.train_ddp` wraps an MLP moved to
+# ``backend_pkg.distributed_demo.launch`` starts two processes on
+# 127.0.0.1 (a free port, a deadline), each a fresh interpreter that joins
+# the default process group (``npy_gloo``) and runs a function of
+# ``backend_pkg.distributed_demo``, and returns what each rank returned.
+# ``backend_pkg.distributed_demo.train_ddp`` wraps an MLP moved to
 # ``npy`` in ``DistributedDataParallel``, with a bucket size small enough
 # for several buckets and gradients that are views into them
 # (``gradient_as_bucket_view=True``). Each step has two micro-batches: the
@@ -127,12 +129,14 @@ for name, expected in reference["state"].items():
 # %%
 # Where PyTorch stops npy
 # -----------------------
-# Two DDP options fail in the first backward pass:
+# Two DDP options fail in the first backward pass, before any
+# communication, so one process shows it:
 
 options = {"find_unused_parameters=True": {"find_unused_parameters": True},
            "static_graph=True": {"static_graph": True}}
-for option, outcome in distributed_demo.launch(distributed_demo.try_ddp_options, options)[0].items():
-    print(f"{option}: {outcome}")
+with distributed_demo.process_group_of_one():
+    for option, outcome in distributed_demo.try_ddp_options(rank=0, world_size=1, options=options).items():
+        print(f"{option}: {outcome}")
 
 # %%
 # With either option DDP's reducer all-reduces a map of the parameters
@@ -178,7 +182,8 @@ for option, outcome in distributed_demo.launch(distributed_demo.try_ddp_options,
 # FSDP2 (``fully_shard``) gets further than DDP's options, into its first
 # forward pass, where it asks the device module for streams:
 
-print(distributed_demo.launch(distributed_demo.try_fully_shard)[0])
+with distributed_demo.process_group_of_one():
+    print(distributed_demo.try_fully_shard(rank=0, world_size=1))
 
 # %%
 # FSDP2 overlaps communication with computation on separate streams, and
@@ -190,7 +195,7 @@ print(distributed_demo.launch(distributed_demo.try_fully_shard)[0])
 #
 # The cost of a DDP step
 # ----------------------
-# :func:`~backend_pkg.distributed_demo.time_ddp_steps` times a DDP step
+# ``backend_pkg.distributed_demo.time_ddp_steps`` times a DDP step
 # (forward, backward with the all-reduce, SGD step) on npy through
 # ``npy_gloo`` and on CPU through gloo, in the same two processes, taking
 # turns. ``make bench`` records the same measurement with more steps in
