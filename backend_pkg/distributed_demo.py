@@ -43,6 +43,9 @@ def launch(function, *args, backend="npy_gloo", world_size=2, timeout=60.0):
     ``multiprocessing``'s spawn, which runs the parent's main script again in
     every child: a page or a notebook cell would launch itself.
     """
+    if function.__module__ == "__main__":
+        raise ValueError(f"launch imports {function.__name__} by name in each process; "
+                         "define it in a module, not in the script that calls launch")
     port = free_port()
     with tempfile.TemporaryDirectory() as directory:
         job = os.path.join(directory, "job.pkl")
