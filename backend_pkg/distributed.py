@@ -46,7 +46,11 @@ def host_views(tensors):
 
 
 class AllOf(dist.Work):
-    """One work for several: gloo has no coalesced form of some collectives, so they run one by one."""
+    """One work for several collectives run one by one.
+
+    The functional collectives (DTensor's) gather and reduce-scatter through
+    the coalesced forms, which gloo lacks.
+    """
 
     def __init__(self, works):
         super().__init__()
@@ -74,10 +78,7 @@ class NpyProcessGroup(dist.ProcessGroup):
         # functional collectives find a group by that name.
         self._register_backend(torch.device("cpu"), dist.ProcessGroup.BackendType.GLOO, self._gloo)
 
-    def name(self):
-        return BACKEND_NAME
-
-    def getBackendName(self):
+    def getBackendName(self):  # C++ asks, for DDP's logs among others
         return BACKEND_NAME
 
     def allreduce(self, tensors, opts):

@@ -188,13 +188,25 @@ block = timings["models"]["resnet_block"]
 print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 1e3:.1f} ms per step")
 
 # %%
+# A DDP step
+# ----------
+# One ``DistributedDataParallel`` training step of a small MLP in two
+# processes on this machine (see the Scaling out page): on ``npy`` through
+# the ``npy_gloo`` process group, on CPU through gloo. gloo reduces the
+# gradients in both; the rest of the step is npy's Python kernels against
+# CPU's C++ ones.
+
+ddp_step = timings["distributed"]["ddp_step"]
+print(f"npy {ddp_step['npy']['us'] / 1e3:.2f} ms | CPU {ddp_step['cpu']['us'] / 1e3:.2f} ms per step (rank 0)")
+
+# %%
 # Targets
 # -------
 # The goals the backend is measured against, each a ratio of the times
 # above (lower is faster): a small ``add`` within a small factor of CPU
 # eager and of its unavoidable part (floor plus NumPy), a large matmul at
-# NumPy's speed, the compiled MLP at or near CPU eager, and the ResNet
-# block within 3x of CPU eager.
+# NumPy's speed, the compiled MLP at or near CPU eager, the ResNet
+# block within 3x of CPU eager, and the DDP step within 4x of DDP on CPU.
 
 print(f"{'':46}{'value':>7}  {'target':>7}  result")
 for ratio in results["ratios"].values():

@@ -13,7 +13,7 @@ import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as functional
 
-from backend_pkg import distributed_demo
+from backend_pkg import distributed, distributed_demo
 
 STEPS = 3
 SHAPE = (2, 3)
@@ -221,3 +221,13 @@ def compare_collectives(rank, world_size):
 def test_every_collective_on_npy_matches_gloo_on_cpu(ranks):
     mismatches = [rank["collective mismatches"] for rank in ranks]
     assert mismatches == [[], []], "\n".join(mismatches[0] + mismatches[1])
+
+
+@pytest.mark.parametrize("backend", ["cpu:gloo,npy:npy_gloo", "npy:npy_gloo", "npy_gloo", None])
+def test_every_spelling_gives_npy_tensors_the_npy_group(backend):
+    """One rank in this process: init_process_group with each spelling, or with none (npy is the accelerator)."""
+    with distributed_demo.process_group_of_one(backend):
+        assert type(dist.group.WORLD) is distributed.NpyProcessGroup
+        tensor = torch.arange(3.0, device="npy")
+        dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
+        torch.testing.assert_close(tensor, torch.arange(3.0, device="npy"))
