@@ -1,6 +1,6 @@
 """torch.distributed on npy: DDP against one CPU process, and every collective against gloo on CPU.
 
-Two ranks in spawned processes on 127.0.0.1 (``backend_pkg.distributed_demo.launch``:
+Two ranks, each a fresh interpreter, on 127.0.0.1 (``backend_pkg.distributed_demo.launch``:
 a free port, a deadline).
 """
 
