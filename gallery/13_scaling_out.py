@@ -23,6 +23,7 @@ from this page, and shows where PyTorch still stops a Python backend.
 
 import inspect
 import statistics
+import unittest.mock
 
 import torch
 import torch.distributed as dist
@@ -129,8 +130,8 @@ for name, expected in reference["state"].items():
 # %%
 # Where PyTorch stops npy
 # -----------------------
-# Two DDP options fail in the first backward pass, before any
-# communication, so one process shows it:
+# Two DDP options fail in the first backward pass, in a group of one
+# process as in a group of two, so this process shows it alone:
 
 options = {"find_unused_parameters=True": {"find_unused_parameters": True},
            "static_graph=True": {"static_graph": True}}
@@ -179,7 +180,7 @@ with distributed_demo.process_group_of_one():
 #    declare that their device memory is host memory, in which case the
 #    map needs no device copy at all.
 #
-# FSDP2 (``fully_shard``) gets further than DDP's options, into its first
+# FSDP2 (``fully_shard``) stops earlier, in its first
 # forward pass, where it asks the device module for streams:
 
 with distributed_demo.process_group_of_one():
@@ -189,9 +190,55 @@ with distributed_demo.process_group_of_one():
 # FSDP2 overlaps communication with computation on separate streams, and
 # gets their class from the device module (``torch.npy``) by the device
 # type's name. ``backend_pkg.device`` has no ``Stream``: an npy kernel runs
-# when it is called, so there is nothing to overlap with. Going further
-# would need a stream type that PyTorch's C++ stream guard accepts for a
-# Python backend, which ``torch/csrc/acc`` does not offer.
+# when it is called and has finished when it returns, so there is nothing
+# to overlap. Streams and events that do nothing, lent to the device
+# module for this one experiment, take FSDP2 to its next step:
+
+
+class InertStream:
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        return InertEvent()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+class InertEvent:
+    def record(self, stream=None):
+        pass
+
+    def wait(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+inert_streams = {"Stream": lambda *args, **kwargs: InertStream(), "Event": lambda *args, **kwargs: InertEvent(),
+                 "current_stream": lambda *args, **kwargs: InertStream(), "stream": lambda stream: stream}
+with distributed_demo.process_group_of_one(), \
+        unittest.mock.patch.multiple(backend_pkg.device, create=True, **inert_streams):
+    print(distributed_demo.try_fully_shard(rank=0, world_size=1))
+
+# %%
+# FSDP2 frees the memory of gathered parameters by resizing their storage
+# to zero bytes, and allocates it again by resizing it back
+# (``free_storage`` and ``alloc_storage`` in
+# ``torch/distributed/fsdp/_fully_shard/_fsdp_param.py``). For a
+# PrivateUse1 storage ``UntypedStorage.resize_`` asks the device's C++
+# hooks (``resizePrivateUse1Bytes``), which Python hooks do not forward
+# (``torch/csrc/acc/Module.cpp`` forwards ``is_built``, ``is_available``
+# and ``has_primary_context``): the same wall as DDP's pinned memory, one
+# hook further on.
 #
 # The cost of a DDP step
 # ----------------------
