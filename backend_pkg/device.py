@@ -195,3 +195,17 @@ class device:
 
     def __exit__(self, *exc_info):
         return False
+
+
+# What Inductor asks the device module for, the first time it compiles a graph
+# (``init_backend_registration`` in torch/_inductor/codegen/common.py).
+_INDUCTOR_CODEGEN = ("Scheduling", "PythonWrapperCodegen", "CppWrapperCodegen", "WrapperFxCodegen")
+
+
+def __getattr__(name):
+    """Inductor's code generation for npy, imported when Inductor first asks for it."""
+    if name in _INDUCTOR_CODEGEN:
+        from .compiler import inductor
+
+        return getattr(inductor, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,6 +45,25 @@ SCALAR_TYPE_NAMES = {
     torch.complex128: "ComplexDouble",
 }
 
+# The C++ element types (``scalar_t``), which PyTorch's Scalar conversion errors name
+# ("value cannot be converted to type int64_t without overflow").
+CPP_SCALAR_NAMES = {
+    torch.bool: "bool",
+    torch.uint8: "uint8_t",
+    torch.uint16: "uint16_t",
+    torch.uint32: "uint32_t",
+    torch.uint64: "uint64_t",
+    torch.int8: "int8_t",
+    torch.int16: "int16_t",
+    torch.int32: "int",
+    torch.int64: "int64_t",
+    torch.float16: "c10::Half",
+    torch.float32: "float",
+    torch.float64: "double",
+    torch.complex64: "c10::complex<float>",
+    torch.complex128: "c10::complex<double>",
+}
+
 # The names C++ gives dtypes through caffe2::TypeMeta ("expected dtype float for `end`").
 TYPE_META_NAMES = {
     torch.bool: "bool",

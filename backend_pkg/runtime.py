@@ -30,8 +30,11 @@ from . import device
 
 QUIET_SECONDS = 0.02
 
-# What torch._dynamo.skip marks a function with, here for the frames it calls
-# too; importing Dynamo itself would add over a second to ``import backend_pkg``.
+# torch._dynamo.decorators.skip marks a function's code (skip_code in
+# torch/_dynamo/eval_frame.py) with FrameExecStrategy(SKIP, DEFAULT): its own
+# frame runs uncompiled, the frames it calls may still be compiled. This marks
+# both SKIP, and goes through torch._C directly because importing Dynamo would
+# add over a second to ``import backend_pkg``.
 _eval_frame = torch._C._dynamo.eval_frame
 _SKIP_RECURSIVELY = _eval_frame._FrameExecStrategy(_eval_frame._FrameAction.SKIP, _eval_frame._FrameAction.SKIP)
 

@@ -130,7 +130,7 @@ OPERANDS = {
 
 MLP_BATCH = 64
 RESNET_BLOCK_INPUT = (8, 64, 56, 56)
-MLP_VARIANTS = ("npy_eager", "npy_compiled", "cpu_eager", "cpu_dynamo_only")
+MLP_VARIANTS = ("npy_eager", "npy_compiled", "npy_inductor", "cpu_eager", "cpu_inductor", "cpu_dynamo_only")
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
 
 
@@ -159,6 +159,12 @@ RATIOS = {
     ),
     "mlp_train_step_compiled_npy_vs_cpu": Ratio(
         "MLP training step: compiled npy / CPU eager", "mlp.train_step.npy_compiled", ("mlp.train_step.cpu_eager",), 1.5
+    ),
+    "mlp_forward_inductor_npy_vs_cpu": Ratio(
+        "MLP forward: Inductor, npy / CPU", "mlp.forward.npy_inductor", ("mlp.forward.cpu_inductor",), 1.2
+    ),
+    "mlp_train_step_inductor_npy_vs_cpu": Ratio(
+        "MLP training step: Inductor, npy / CPU", "mlp.train_step.npy_inductor", ("mlp.train_step.cpu_inductor",), 1.3
     ),
     "resnet_block_npy_vs_cpu": Ratio(
         "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0
@@ -353,20 +359,30 @@ def mlp_works(device, backend=None):
     return {"forward": forward, "train_step": train_step}
 
 
-def measure_mlp(settings):
+INDUCTOR_VARIANTS = ("npy_inductor", "cpu_inductor")
+QUICK_SKIPS_INDUCTOR = "--quick leaves out Inductor, whose compiles take most of a minute"
+
+
+def measure_mlp(settings, quick):
     """forward and train_step -> variant -> row; compiled rows that cannot run say why."""
     works = {
         "npy_eager": mlp_works(backend_pkg.DEVICE_NAME),
         "cpu_eager": mlp_works("cpu"),
         "cpu_dynamo_only": mlp_works("cpu", backend=keep_graph),
     }
+    if not quick:
+        works["npy_inductor"] = mlp_works(backend_pkg.DEVICE_NAME, backend="inductor")
+        works["cpu_inductor"] = mlp_works("cpu", backend="inductor")
     compiled, reason = npy_compiled_works()
     if compiled:
         works["npy_compiled"] = compiled
     results = {}
     for step in ("forward", "train_step"):
         rows = measure({variant: as_timer(works[variant][step]) for variant in works}, settings)
-        results[step] = {variant: rows.get(variant) or unavailable_row(reason) for variant in MLP_VARIANTS}
+        results[step] = {
+            variant: rows.get(variant) or unavailable_row(QUICK_SKIPS_INDUCTOR if variant in INDUCTOR_VARIANTS else reason)
+            for variant in MLP_VARIANTS
+        }
     return results
 
 
@@ -465,6 +481,7 @@ def describe_cases():
             "train_step": "cross_entropy(model(x), y).backward(); SGD step; zero_grad()",
             "compiled": 'torch.compile(..., backend="npy") of the model, the loss and the SGD step',
             "dynamo_only": "CPU, compiled with a backend that runs Dynamo's graph as it is",
+            "inductor": "torch.compile's default backend, Inductor, of the model, the loss and the SGD step",
         },
         "models": {
             "resnet_block": {
@@ -501,8 +518,8 @@ def run(settings, quick, progress=print):
             small[name].update(rows)
         progress("large ops: npy, CPU, NumPy")
         large = measure_cases(LARGE, settings)
-        progress("MLP: npy eager, npy compiled, CPU eager")
-        mlp = measure_mlp(settings)
+        progress("MLP: npy and CPU, eager and compiled")
+        mlp = measure_mlp(settings, quick)
         progress("models: a ResNet basic block, npy and CPU")
         model_settings = settings if quick else MODEL_SETTINGS
         models = measure_models(model_settings)

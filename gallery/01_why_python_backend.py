@@ -9,12 +9,21 @@ hardware vendor usually fills it from C++ (see ``torch_openreg``, PyTorch's
 reference out-of-tree backend). Since PyTorch 2.10 it can also be filled
 entirely from Python, which is what this tutorial teaches.
 
-Choose Python when the device already has a Python API (JAX, MLX, a
-simulator, NumPy here), when you are prototyping, or when your kernels are
-Python anyway; choose C++ when per-operator overhead matters more than
-development speed, or when you need streams, events, several devices or
-custom allocators, which the Python route does not offer (see
-:ref:`sphx_glr_auto_examples_08_limitations.py`).
+Choose Python when the device already has a Python API that computes
+synchronously (a simulator, NumPy here), when you are prototyping, or when
+your kernels are Python anyway. Choose C++ when per-operator overhead
+matters more than development speed, or when you need streams, events,
+several devices or device generators, which the Python route does not
+offer (see :ref:`sphx_glr_auto_examples_08_limitations.py`).
+
+An asynchronous runtime, such as JAX (which dispatches asynchronously) or
+MLX (which evaluates lazily), is not a good fit as it is: the C++ side of
+the Python device guard (``PythonDeviceGuard`` in
+``torch/csrc/acc/Module.cpp``) reports every stream and every event
+complete at once and never waits. That is true of NumPy, whose kernels have
+finished when they return; for JAX or MLX it would be true only if every
+kernel and copy waited for its result (``block_until_ready``,
+``mx.eval``), giving up the overlap those runtimes exist for.
 """
 
 # %%
@@ -38,6 +47,15 @@ import backend_pkg
 
 x = torch.ones(2, device="npy")
 print(x.device, torch._C._dispatch_keys(x))
+
+# %%
+# An event recorded on ``npy`` reports itself complete at once: the guard's
+# C++ side answers every ``query`` with ``true``, whatever the device is
+# doing.
+
+event = torch.Event(device="npy")
+event.record()
+print("event complete at once:", event.query())
 
 # %%
 # What the Python route costs

@@ -5,8 +5,9 @@ Quick setup
 One function turns ``PrivateUse1`` into a device:
 ``torch.utils.backend_registration._setup_privateuseone_for_python_backend``.
 This page runs it step by step. The function first shipped in PyTorch
-2.10.0 (the 2.9.1 wheel on PyPI does not have it; 2.10.0 does); the site
-was built with the torch version printed below.
+2.10.0 (the 2.9.0 and 2.9.1 wheels on PyPI do not have it, 2.10.0 does:
+:doc:`../compatibility` shows the check); the site was built with the torch
+version printed below.
 """
 
 # %%

@@ -16,14 +16,14 @@ stream?). ``torch._C._acc`` lets Python classes play both parts.
 """
 
 # %%
-# The package's classes
-# ---------------------
+# The hooks
+# ---------
+# The hooks answer three questions. ``has_primary_context`` is the one that
+# matters in practice: the autograd engine asks it before it runs
+# ``backward()`` on the device.
 #
 # .. literalinclude:: ../../backend_pkg/runtime.py
-#
-# The guard only names its device type: the C++ side of
-# ``torch._C._acc.DeviceGuard`` fixes the rest (one device, index 0; a
-# default stream; events that complete at once).
+#    :pyobject: NpyHooks
 
 import subprocess
 import sys
@@ -34,7 +34,31 @@ import backend_pkg
 
 hooks = backend_pkg.runtime.NpyHooks()
 print(hooks.is_built(), hooks.is_available(), hooks.has_primary_context(0), hooks.has_primary_context(1))
+
+# %%
+# The device guard
+# ----------------
+# The guard only names its device type. The C++ side of
+# ``torch._C._acc.DeviceGuard`` (``PythonDeviceGuard`` in
+# ``torch/csrc/acc/Module.cpp``) fixes the rest: one device, index 0; the
+# default stream for every stream; events that are complete as soon as they
+# are recorded. :ref:`sphx_glr_auto_examples_08_limitations.py` runs each.
+#
+# .. literalinclude:: ../../backend_pkg/runtime.py
+#    :pyobject: NpyDeviceGuard
+
 print(backend_pkg.runtime.NpyDeviceGuard().type_())
+
+# %%
+# Each method is marked ``@untraced``. C++ calls these methods, the kernels
+# and the fallback at moments Python did not choose, including while a
+# function compiled by ``torch.compile`` runs; Dynamo would then try to
+# compile them as user code. The mark tells Dynamo to run them, and
+# everything they call, as they are
+# (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py` compiles):
+#
+# .. literalinclude:: ../../backend_pkg/runtime.py
+#    :pyobject: untraced
 
 # %%
 # Backward without hooks

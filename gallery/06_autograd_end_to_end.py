@@ -4,9 +4,11 @@ End to end: a gradient computed on the ``npy`` device
 
 This example fits a line ``y = w * x + b`` by gradient descent with every
 tensor on the ``npy`` device, a device whose memory is NumPy arrays and whose
-kernels are Python functions registered with ``torch.library``. Autograd
-needs nothing from the backend beyond those kernels: the backward pass runs
-the same registered ops, on the same device.
+kernels are Python functions registered with ``torch.library``. The
+backward pass runs registered ops on the same device, as the forward pass
+does; it also asks the hooks and the device guard
+(:ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py` shows backward
+failing without hooks), and this page counts those calls too.
 
 The whole run is repeated on CPU, and the two are compared.
 """
@@ -43,9 +45,52 @@ print(type(backend_pkg.unwrap(x)), backend_pkg.unwrap(x).dtype)
 # %%
 # One step of autograd
 # --------------------
-# The parameters are leaves on ``npy`` that require gradients. The forward
-# pass uses ``mul``, ``add``, ``sub`` and ``sum``; the backward pass asks the
-# backend for ``ones_like``, ``expand``, ``mul``, ``neg`` and ``sum`` again.
+# The parameters are leaves on ``npy`` that require gradients. What each
+# pass asks of the backend is recorded while it runs: the aten ops by a
+# ``TorchDispatchMode``, which sees every op below autograd (the level where
+# the PrivateUse1 kernels are looked up), and the calls into the package's
+# hooks and device guard by wrapping those two methods for the duration.
+
+import collections
+import contextlib
+
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from backend_pkg.runtime import NpyDeviceGuard, NpyHooks
+
+
+class OpTrace(TorchDispatchMode):
+    """The distinct aten ops called while the mode is active, in first-call order."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.setdefault(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def counting_calls(*methods):
+    """Count the calls to each ``(class, name)`` method while the block runs."""
+    counts = collections.Counter()
+    originals = {(cls, name): getattr(cls, name) for cls, name in methods}
+
+    def counted(label, method):
+        def call(self, *args):
+            counts[label] += 1
+            return method(self, *args)
+
+        return call
+
+    for (cls, name), method in originals.items():
+        setattr(cls, name, counted(f"{cls.__name__}.{name}", method))
+    try:
+        yield counts
+    finally:
+        for (cls, name), method in originals.items():
+            setattr(cls, name, method)
 
 
 def mean_squared_error(w, b, x, y):
@@ -55,10 +100,28 @@ def mean_squared_error(w, b, x, y):
 
 w = torch.zeros((), device="npy", requires_grad=True)
 b = torch.zeros((), device="npy", requires_grad=True)
-loss = mean_squared_error(w, b, x, y)
-loss.backward()
+with OpTrace() as forward_ops:
+    loss = mean_squared_error(w, b, x, y)
+runtime = [(NpyHooks, "has_primary_context"), (NpyDeviceGuard, "type_")]
+with OpTrace() as backward_ops, counting_calls(*runtime) as runtime_calls:
+    loss.backward()
+print("forward ops: ", ", ".join(forward_ops.ops))
+print("backward ops:", ", ".join(backward_ops.ops))
+print("backward's calls into the runtime:", dict(runtime_calls))
+assert all(runtime_calls[f"{cls.__name__}.{name}"] for cls, name in runtime)
 print(loss)
 print(w.grad, b.grad)
+
+# %%
+# ``ones_like`` is the seed gradient of ``loss``; ``expand`` spreads the
+# gradient of ``sum`` back over its input; ``detach`` is how the gradients
+# are stored into ``w.grad`` and ``b.grad`` (``AccumulateGrad`` in
+# ``torch/csrc/autograd/functions/accumulate_grad.h``). The hooks'
+# ``has_primary_context`` is asked before the engine starts work on the
+# device; the guard's ``type_`` on every device-guard operation (the C++
+# side's ``getDevice`` asks it, ``torch/csrc/acc/Module.cpp``).
+
+assert {"ones_like.default", "expand.default", "detach.default"} <= set(backward_ops.ops)
 
 # %%
 # The same on CPU

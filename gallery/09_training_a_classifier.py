@@ -98,8 +98,8 @@ axes.legend()
 figure.tight_layout()
 
 # %%
-# Which ops ran natively
-# ----------------------
+# Which ops fell back to CPU kernels
+# ----------------------------------
 # Every op of this run that has no NumPy kernel yet went through the CPU
 # fallback; these are the ones, with their call counts:
 

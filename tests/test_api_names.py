@@ -20,6 +20,9 @@ SOURCES = [
     *sorted(ROOT.glob("gallery/*.rst")),
     ROOT / "README.md",
 ]
+# The package files the gallery shows with ``.. literalinclude::``: their comments are on the site too.
+INCLUDED = re.compile(r"literalinclude:: \.\./\.\./(\S+)")
+SOURCES += sorted({ROOT / shown for path in ROOT.glob("gallery/*.py") for shown in INCLUDED.findall(path.read_text())})
 DOTTED_NAME = re.compile(r"(?<![\w./])torch(?:\.\w+)+")
 # "Since PyTorch 2.10", "first shipped in PyTorch 2.10.0": claims that a feature exists from a release on.
 VERSION_CLAIM = re.compile(
@@ -53,6 +56,7 @@ def test_names_are_collected():
     names = names_shown()
     assert "torch.utils.backend_registration._setup_privateuseone_for_python_backend" in names
     assert "torch._C._acc.create_empty_tensor" in names
+    assert ROOT / "backend_pkg" / "runtime.py" in SOURCES  # shown on the hooks page
 
 
 def test_version_claims_are_not_newer_than_the_installed_torch():
@@ -63,10 +67,31 @@ def test_version_claims_are_not_newer_than_the_installed_torch():
         assert version_tuple(claim) <= installed, f"docs claim torch {claim}, installed {torch.__version__}"
 
 
-def test_the_first_release_claim_holds_for_the_installed_torch():
-    """The docs date the API to 2.10.0 (checked against the PyPI wheels of 2.9.1 and 2.10.0)."""
+def first_release_found():
+    """The first release ``tools/check_first_release.py`` found the API in, and the releases it looked in."""
+    checked = re.findall(r"^torch (\S+) \(.*setup_privateuseone_for_python_backend (True|False), torch\._C\._acc (True|False)",
+                         (ROOT / "source" / "first_release.txt").read_text(), re.MULTILINE)
+    assert all(python == cpp for _, python, cpp in checked), "a wheel has one half of the API without the other"
+    with_api = [version for version, python, _ in checked if python == "True"]
+    return min(with_api, key=version_tuple), [version for version, _, _ in checked]
+
+
+def test_the_first_release_claim_is_what_the_wheels_showed():
+    """Every "first shipped in" / "since" claim names the first release the recorded wheel check found the API
+    in, and that check looked at an earlier release too."""
+    first, checked = first_release_found()
+    assert any(version_tuple(version) < version_tuple(first) for version in checked)
+    claims = {claim for path in SOURCES for claim in VERSION_CLAIM.findall(path.read_text())}
+    for claim in claims:
+        assert version_tuple(claim) == version_tuple(first)[: len(version_tuple(claim))], (
+            f"the docs date the API to {claim}; source/first_release.txt shows {first}"
+        )
+
+
+def test_the_installed_torch_has_the_api():
     assert version_tuple(torch.__version__) >= (2, 10, 0)
     assert callable(resolve("torch.utils.backend_registration._setup_privateuseone_for_python_backend"))
+    assert callable(resolve("torch._C._acc.register_python_privateuseone_device_guard"))
 
 
 def test_pinned_torch_in_docs_is_the_tested_pin():

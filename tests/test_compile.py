@@ -11,7 +11,6 @@ import torch
 from reference import make
 
 import backend_pkg
-from backend_pkg.compiler import inductor
 from backend_pkg.compiler.dynamo_backend import npy_backend
 
 # Dynamo's backend lookup imports Inductor, whose modules still define torch.jit script methods.
@@ -283,14 +282,56 @@ def test_pytorch_debug_backends_trace_npy_tensors(backend):
     assert_same(torch.compile(views_and_reductions, backend=backend)(a), views_and_reductions(a))
 
 
-def test_default_inductor_names_the_npy_backend():
-    compiled = torch.compile(lambda a: a + 1)
-    with pytest.raises(Exception, match=r'torch\.compile\(fn, backend="npy"\)') as raised:
-        compiled(torch.ones(2, device="npy"))
-    assert inductor.MESSAGE in str(raised.value)
-    torch._dynamo.reset()
-    # CPU tensors still go to Inductor.
-    torch.testing.assert_close(torch.compile(lambda a: a + 1)(torch.ones(2)), torch.full((2,), 2.0))
+def test_default_compile_runs_inductor_cpp_on_npy_memory():
+    model = mlp("npy")
+    x, _ = data(16, "npy")
+    with torch.no_grad():
+        compiled = torch.compile(model)(x)
+        eager = model(x)
+    assert_same(compiled, eager)
+    assert type(compiled) is backend_pkg.NpyTensor
+
+
+def test_inductor_caches_no_npy_graph(tmp_path, monkeypatch):
+    """The generated code calls backend_pkg, which the FX graph cache's key does not cover:
+    the second compile of a graph compiles it again, from an empty cache directory."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    counters = torch._dynamo.utils.counters
+    counters.clear()
+    a = torch.ones(3, device="npy")
+    for _ in range(2):
+        torch._dynamo.reset()
+        assert_same(torch.compile(lambda t: t + 1)(a), torch.full((3,), 2.0, device="npy"))
+    assert not any(key.startswith("fxgraph_cache") for key in counters["inductor"]), counters["inductor"]
+    assert counters["aot_autograd"]["autograd_cache_hit"] == 0, counters["aot_autograd"]
+
+
+def test_default_compile_sgd_training_step_equals_cpu():
+    assert_runs_equal(train("npy", torch.compile(train_step), torch.optim.SGD), train("cpu", train_step, torch.optim.SGD))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])
+def test_default_compile_dynamic_dtypes_graph_breaks_and_new_tensors(dtype):
+    def fn(a):
+        b = a * 3 + torch.tensor(2, device=a.device)  # an npy tensor made while tracing
+        print("a graph break")
+        return (b - 1).sum(0), b.t()
+
+    compiled = torch.compile(fn, dynamic=True)
+    for rows in (3, 5):
+        a = make((rows, 4), dtype, rows).to("npy")
+        for got, want in zip(compiled(a), fn(a)):
+            assert_same(got, want)
+
+
+def test_a_cpu_graph_still_compiles_as_before():
+    """One process, both devices: npy's code generation is registered for npy only."""
+    from torch._inductor.utils import run_and_get_code
+
+    a = make((3, 4), torch.float32, 1)
+    result, [code] = run_and_get_code(torch.compile(lambda t: (t * 2).relu().sum(1)), a)
+    assert_same(result, (a * 2).relu().sum(1))
+    assert "to_host" not in code and "to_npy" not in code and "empty_strided_cpu" in code
 
 
 def run_fresh(code):
@@ -314,3 +355,31 @@ def test_in_a_fresh_process_dynamo_is_quiet_and_imported_only_when_used():
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "6.0"
     assert "Dynamo" not in result.stderr and "monotonic" not in result.stderr, result.stderr
+
+
+def test_import_changes_only_the_two_tracing_settings_it_documents():
+    """``import backend_pkg`` leaves Inductor's entry point and configuration as they were;
+    the process-wide changes left are the two of backend_pkg.compiler.tracing."""
+    result = run_fresh(
+        """
+        import torch
+        import torch._functorch.config as functorch_config
+        import torch._inductor.config as inductor_config
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        def state():
+            return {
+                "inductor entry": torch._TorchCompileInductorWrapper.__call__,
+                "FakeTensor.__new__": FakeTensor.__new__,
+                **{"functorch." + k: v for k, v in functorch_config.get_config_copy().items()},
+                **{"inductor." + k: v for k, v in inductor_config.get_config_copy().items()},
+            }
+
+        before = state()
+        import backend_pkg
+        after = state()
+        print(sorted(k for k in before if before[k] is not after[k] and before[k] != after[k]))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['FakeTensor.__new__', 'functorch.check_custom_op_aliasing']"

@@ -19,10 +19,8 @@ from reference import (
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
-    gist,
     make,
     npy,
-    on_npy,
 )
 
 import backend_pkg

@@ -1,14 +1,16 @@
 """``torch.compile`` for the npy device.
 
 * :mod:`.tracing`: what PyTorch's tracing needs from the device;
-* :mod:`.inductor`: why the default backend, Inductor, refuses npy tensors;
+* :mod:`.inductor`: Inductor's C++ code generation for npy graphs (imported by
+  Inductor itself, through :mod:`backend_pkg.device`), and :mod:`.host`, the
+  edges of its graphs;
 * :mod:`.lowerings`: the table from aten ops to NumPy functions;
 * :mod:`.codegen`: an aten graph turned into straight-line NumPy code;
 * :mod:`.dynamo_backend`: the ``npy`` backend, AOTAutograd around that code
   generation (imported only when ``torch.compile`` asks for it by name).
 """
 
-from . import inductor, tracing
+from . import tracing
 from .codegen import CompiledGraph, compile_graph
 from .lowerings import LOWERINGS, lowers
 
@@ -16,7 +18,6 @@ from .lowerings import LOWERINGS, lowers
 def install():
     """What ``import backend_pkg`` sets up for ``torch.compile``; does nothing the second time."""
     tracing.install()
-    inductor.install()
 
 
 __all__ = ["LOWERINGS", "CompiledGraph", "compile_graph", "install", "lowers"]

@@ -1,68 +1,134 @@
-"""``torch.compile(fn)``, whose default backend is Inductor, refuses npy tensors by name.
+"""Inductor, ``torch.compile``'s default backend, for npy graphs: its C++ kernels on npy memory.
 
-Inductor generates C++ (CPU) or Triton (GPU) kernels. npy memory is host
-memory, so its CPU kernels can compute on it directly: in an experiment with
-torch 2.13.0, registering ``CppScheduling`` and a ``PythonWrapperCodegen``
-subclass for the device (``torch._inductor.codegen.common.register_backend_for_device``),
-with ``CpuDeviceOpOverrides`` and Dynamo's ``CpuInterface``, and switching
-the joint-graph passes off, Inductor compiled and correctly ran
-``relu(x @ w).sum(1)`` on npy tensors. It stops short of a working backend
-at places a Python backend cannot reach without patching PyTorch itself:
+npy memory is host memory, so the code Inductor generates for the CPU can
+compute on it. Inductor learns how to generate code for a device from three
+registries, all filled here through their registration functions:
 
-* Inductor's joint-graph passes first build their pattern library on the
-  input device (``lazy_init`` in ``torch/_inductor/fx_passes/joint_graph.py``
-  calls ``_sfdp_init``, whose ``_get_sfdp_patterns`` in
-  ``torch/_inductor/fx_passes/fuse_attention.py`` makes
-  ``torch.tensor(2.0, device=input_device)`` under ``FakeTensorMode``). The
-  real npy tensor that makes is an NpyTensor, and ``FakeTensorMode`` treats
-  every tensor subclass as one it must not handle
-  (``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``):
-  every compile fails there, unless ``use_joint_graph_passes`` is turned off
-  for the whole process.
-* Inductor picks its CPU code paths by ``device.type == "cpu"``, not by the
-  scheduling registered for a device: ``PythonWrapperCodegen._generate_kernel_call_helper``
-  (``torch/_inductor/codegen/wrapper.py``) raises "device npy nyi" for a C++
-  kernel on another device, and ``Scheduler._try_reindex_pointwise_for_reduction``
-  (``torch/_inductor/scheduler.py``) reads a C++ reduction's loop groups as
-  GPU ones and fails on the cross-entropy of a training step
-  (``BaseSchedulerNode.is_cpu``).
+* the code generation itself (``register_backend_for_device`` in
+  ``torch/_inductor/codegen/common.py``): Inductor's C++ scheduling
+  (``CppScheduling``) and :class:`NpyWrapperCodegen`, the Python function
+  that allocates the buffers and calls the kernels;
+* the device's code snippets (``register_device_op_overrides``), the CPU's;
+* Dynamo's device interface (``register_interface_for_device`` in
+  ``torch/_dynamo/device_interface.py``), the CPU's.
 
-So :func:`install` wraps Inductor's entry point, ``torch.compile``'s
-``_TorchCompileInductorWrapper`` (``torch/__init__.py``), to refuse a graph
-with npy inputs at once, with a message that names the backend that works,
-instead of failing deep inside Inductor.
+Nothing here is imported by ``import backend_pkg``: Inductor asks the
+device module for ``torch.npy.Scheduling`` and its wrapper classes the first
+time it compiles a graph (``init_backend_registration`` looks them up for
+the PrivateUse1 device), and :mod:`backend_pkg.device` imports this module
+then.
+
+:class:`NpyWrapperCodegen` runs each compiled graph on host views. At entry,
+each npy input becomes a CPU tensor over the same memory (no bytes move);
+every buffer Inductor allocates, every kernel it calls and every extern
+kernel (``mm``, ``addmm``...) is then the CPU's, in C++; at exit each output becomes an npy tensor over the
+buffer's memory. No npy Python kernel runs inside a compiled graph.
 """
 
-import functools
-
 import torch
+from torch._dynamo.device_interface import CpuInterface, register_interface_for_device
+from torch._inductor import config as inductor_config
+from torch._inductor.codegen import wrapper
+from torch._inductor.codegen.common import register_device_op_overrides
+from torch._inductor.codegen.cpp import CppScheduling
+from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
+from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
+from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
+from torch._inductor.virtualized import V
 
 from ..tensor import DEVICE_NAME
 
-MESSAGE = (
-    "npy device: Inductor, torch.compile's default backend, cannot compile npy tensors: it "
-    "generates C++ or Triton kernels for the devices it knows, and its graph passes cannot trace "
-    'the NpyTensor subclass. Use the npy backend, which compiles each graph to NumPy code: '
-    'torch.compile(fn, backend="npy")'
-)
-
-_installed = False
+_CPU = torch.device("cpu")
 
 
-def install():
-    """Make Inductor refuse npy graphs with :data:`MESSAGE`; does nothing the second time."""
-    global _installed
-    if not _installed:
-        wrapper = torch._TorchCompileInductorWrapper
-        wrapper.__call__ = _refusing_npy(wrapper.__call__)
-        _installed = True
+def _on_host(device):
+    """The device whose code runs for ``device``: the CPU for npy."""
+    return _CPU if device is not None and device.type == DEVICE_NAME else device
 
 
-def _refusing_npy(compile_with_inductor):
-    @functools.wraps(compile_with_inductor)
-    def call(self, graph_module, example_inputs, **kwargs):
-        if any(isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME for value in example_inputs):
-            raise RuntimeError(MESSAGE)
-        return compile_with_inductor(self, graph_module, example_inputs, **kwargs)
+class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
+    """Inductor's Python wrapper, for a graph whose tensors live in npy memory.
 
-    return call
+    Inductor's wrapper writes CPU code only for ``device.type == "cpu"``
+    (``_generate_kernel_call_helper`` raises "device npy nyi" otherwise, and
+    ``make_allocation`` allocates other devices' buffers through their
+    factory kernels), so npy is named the CPU wherever code is written, and
+    the inputs and outputs cross between the two at the graph's edges.
+    """
+
+    # The generated code calls this package's functions, which Inductor's FX
+    # graph cache does not hash: a cached graph could outlive a change to them.
+    supports_caching = False
+
+    @staticmethod
+    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+        if is_subgraph:
+            return wrapper.PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
+        return NpyWrapperCodegen()
+
+    def write_header(self):
+        super().write_header()
+        self.imports.writeline(f"from {__package__}.host import empty_host, to_host, to_npy")
+
+    def write_args(self, input_names):
+        super().write_args(input_names)
+        for name in input_names:
+            if _on_npy(V.graph.graph_inputs.get(name)):
+                self.prefix.writeline(f"{name} = to_host({name})")
+
+    def generate_return(self, output_refs):
+        outputs = zip(output_refs, V.graph.graph_outputs)
+        super().generate_return([f"to_npy({ref})" if _on_npy(node) else ref for ref, node in outputs])
+
+    def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
+        if device.type != DEVICE_NAME:
+            return super().make_allocation(name, device, dtype, shape, stride, allocation_shape, is_pinned)
+        allocation = self.codegen_python_shape_tuple(allocation_shape or shape)
+        line = f"{name} = empty_host({allocation}, {self.codegen_python_shape_tuple(stride)}, {dtype})"
+        if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
+            line += f".as_strided({self.codegen_python_shape_tuple(shape)}, {self.codegen_python_shape_tuple(stride)})"
+        return line
+
+    def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None, **kwargs):
+        device = _on_host(device or V.graph.get_current_device_or_throw())
+        super()._generate_kernel_call_helper(kernel_name, call_args, device=device, **kwargs)
+
+
+class NpyScheduling(CppScheduling):
+    """Inductor's C++ code generation, told that its kernels are C++ ones.
+
+    While a kernel is generated, Inductor asks ``get_current_backend()``
+    (``torch/_inductor/utils.py``) which code it is writing: "cpp" only for
+    the device type "cpu", and for other devices ``config.cuda_backend``
+    ("triton"), whose dtype rules then drop the dtype of C++ index
+    expressions (``CSEProxy._default`` in ``torch/_inductor/codegen/common.py``).
+    The answer is set right for the duration of npy's kernel generation only.
+    """
+
+    def codegen_node(self, node):
+        with inductor_config.patch(cuda_backend="cpp"):
+            return super().codegen_node(node)
+
+
+def _on_npy(ir_node):
+    """Whether a graph input or output (an IR node, or a symbolic size) is an npy tensor."""
+    device = ir_node.get_device() if hasattr(ir_node, "get_device") else None
+    return device is not None and device.type == DEVICE_NAME
+
+
+# What torch.npy offers Inductor (see backend_pkg.device.__getattr__).
+Scheduling = NpyScheduling
+PythonWrapperCodegen = NpyWrapperCodegen
+CppWrapperCodegen = CppWrapperCpu
+WrapperFxCodegen = WrapperFxCodegen
+
+register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
+# Scheduler._try_reindex_pointwise_for_reduction (torch/_inductor/scheduler.py) reads a
+# reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
+# fails on C++ ones (the cross-entropy of a training step). The rewrite it gates applies to
+# Triton kernels only, so switching it off changes nothing for CPU graphs; it is still a
+# process-wide setting, made at Inductor's first compile in a process that imported backend_pkg.
+inductor_config.loop_reindexing_after_fusion = False
+register_interface_for_device(DEVICE_NAME, CpuInterface)
+
+__all__ = ["NpyScheduling", "NpyWrapperCodegen"]

@@ -31,12 +31,19 @@ backends; three are answered here:
    :class:`~backend_pkg.NpyTensor` defines.
 
 The others are answered where they arise: Dynamo must not compile the
-Python functions C++ calls (:func:`backend_pkg.runtime.untraced`), and
-Inductor refuses npy graphs by name (:mod:`backend_pkg.compiler.inductor`).
-A real npy tensor made *during* tracing (``torch.tensor(data,
-device="npy")`` in a compiled function) still fails: fake tensors refuse
-tensor subclasses in several places (``_check_for_subclass_arg`` and the
-``type(...) is Tensor`` tests of ``FakeTensorMode.dispatch``).
+Python functions C++ calls (:func:`backend_pkg.runtime.untraced`); a real
+npy tensor made *during* tracing (``torch.tensor(data, device="npy")`` in a
+compiled function) is a plain ``torch.Tensor`` object, which fake tensors
+accept (:func:`backend_pkg.ops.factories.new_tensor`); Inductor's code
+generation for npy is registered through the device module
+(:mod:`backend_pkg.compiler.inductor`).
+
+1 and 2 still change PyTorch for the whole process at ``import backend_pkg``.
+The upstream changes that would remove them: ``FakeTensor.__new__`` building
+its tensor with the Meta key in front, as it runs every op on its meta
+tensors (then a Python backend's ``detach`` is never asked to detach a meta
+tensor); and ``_AnalyzeCustomOpInputOutputMode`` skipping the check for a
+graph without custom ops.
 """
 
 import functools

@@ -41,10 +41,30 @@ def allocate_strided(size, stride, dtype):
     )
 
 
+_FAKE_MODE = torch._C._TorchDispatchModeKey.FAKE
+
+
+def new_tensor(array):
+    """:func:`wrap`, except while fake tensors trace: then a plain ``torch.Tensor`` object.
+
+    ``torch.tensor(data, device="npy")`` run under ``FakeTensorMode`` (in a
+    compiled function, or by Inductor building its pattern library for the
+    device, ``_get_sfdp_patterns`` in torch/_inductor/fx_passes/fuse_attention.py)
+    makes a real npy tensor, with these kernels, and hands it to the mode
+    (``aten.lift_fresh``), which fakes a plain ``torch.Tensor`` but refuses
+    every subclass (``_check_for_subclass_arg`` in torch/_subclasses/fake_tensor.py).
+    The object's class is all that differs: its storage is npy memory either way.
+    """
+    tensor = wrap(array)
+    if torch._C._get_dispatch_mode(_FAKE_MODE) is not None:
+        tensor.__class__ = torch.Tensor
+    return tensor
+
+
 @implements(aten.empty_strided.default)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     check_factory_options("empty_strided", layout, device, pin_memory)
-    return wrap(allocate_strided(size, stride, dtype))
+    return new_tensor(allocate_strided(size, stride, dtype))
 
 
 def strides_for(size, memory_format):
@@ -60,8 +80,8 @@ def strides_for(size, memory_format):
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     check_factory_options("empty", layout, device, pin_memory)
     if memory_format in (None, torch.contiguous_format, torch.preserve_format):
-        return wrap(np.empty(tuple(size), dtype=to_numpy_dtype(dtype)))
-    return wrap(allocate_strided(size, strides_for(size, memory_format), dtype))
+        return new_tensor(np.empty(tuple(size), dtype=to_numpy_dtype(dtype)))
+    return new_tensor(allocate_strided(size, strides_for(size, memory_format), dtype))
 
 
 @implements(aten.fill_.Scalar)

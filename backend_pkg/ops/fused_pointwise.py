@@ -12,30 +12,20 @@ in float32 for half, so the rounding matches.
 import numpy as np
 import torch
 
-from ..dtypes import TYPE_META_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import CPP_SCALAR_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ._operands import operand, result_type
 from .arithmetic import as_result, elementwise
 from .reductions import not_implemented_for
 from .registry import aten
 
-# The C++ type a Scalar ``value`` is converted to (half computes in float), as errors name it.
-_CPP_TYPE_NAMES = {
-    torch.float16: "float",
-    torch.float32: "float",
-    torch.float64: "double",
-    torch.uint8: "uint8_t",
-    torch.int8: "int8_t",
-    torch.int16: "int16_t",
-    torch.int32: "int",
-    torch.int64: "int64_t",
-}
-
-
 def _scalar(value, dtype):
     """A Scalar argument as the kernel reads it: converted to ``dtype``'s compute type (0.5 is 0 for integers,
     and float32 precision for half)."""
     if isinstance(value, complex) and not dtype.is_complex:
-        raise RuntimeError(f"value cannot be converted to type {_CPP_TYPE_NAMES[dtype]} without overflow")
+        # The kernel converts to its compute type: float for half.
+        raise RuntimeError(
+            f"value cannot be converted to type {CPP_SCALAR_NAMES[compute_dtype(dtype)]} without overflow"
+        )
     return np.asarray(value).astype(to_numpy_dtype(compute_dtype(dtype)))
 
 

@@ -16,28 +16,12 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
+from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand, promoted
 from ._results import write_in_place, write_out
 from .arithmetic import check_convertible
 from .registry import aten, implements
-
-# The C++ element types, which PyTorch's conversion errors name.
-_CPP_TYPE_NAMES = {
-    torch.bool: "bool",
-    torch.uint8: "uint8_t",
-    torch.int8: "int8_t",
-    torch.int16: "int16_t",
-    torch.int32: "int",
-    torch.int64: "int64_t",
-    torch.uint16: "uint16_t",
-    torch.uint32: "uint32_t",
-    torch.uint64: "uint64_t",
-    torch.float16: "c10::Half",
-    torch.float32: "float",
-    torch.float64: "double",
-}
 
 _INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -91,7 +75,7 @@ def fill_value(op, value, dtype):
         value = value.item()
     if isinstance(value, complex) and not dtype.is_complex:
         if value.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {_CPP_TYPE_NAMES[dtype]} without overflow")
+            raise RuntimeError(f"value cannot be converted to type {CPP_SCALAR_NAMES[dtype]} without overflow")
         value = value.real
     return np.asarray(value).astype(to_numpy_dtype(dtype))
 

@@ -36,12 +36,12 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from . import _axis_maps as axis_maps
-from ._results import as_result, write_out
-from .reductions import not_implemented_for, write_pair
-from .registry import aten, implements
+from ._out_variants import with_out
+from ._results import as_result
+from .reductions import not_implemented_for
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 # Spatial dims in the order PyTorch's messages name them.
@@ -368,20 +368,6 @@ def _check_dims(self, dims, message):
         raise RuntimeError(message)
 
 
-# The C++ names of dtypes, as PyTorch's "expected dtype float ... but got dtype double" messages print them.
-_CPP_TYPE_NAMES = {
-    torch.bool: "bool",
-    torch.uint8: "unsigned char",
-    torch.int8: "signed char",
-    torch.int16: "short int",
-    torch.int32: "int",
-    torch.int64: "long int",
-    torch.float16: "c10::Half",
-    torch.float32: "float",
-    torch.float64: "double",
-    torch.complex64: "c10::complex<float>",
-    torch.complex128: "c10::complex<double>",
-}
 # How each backward words a gradient whose dtype is not the input's.
 _GRAD_OUTPUT = "expected dtype {expected} for `gradOutput` but got dtype {got}"
 _GRAD_OUTPUT_SNAKE = "expected dtype {expected} for `grad_output` but got dtype {got}"
@@ -390,7 +376,7 @@ _SCALAR_TYPE = "expected scalar type {expected} but found {got}"
 
 def _check_grad(grad_output, self, template=_GRAD_OUTPUT):
     if grad_output.dtype != self.dtype:
-        names = SCALAR_TYPE_NAMES if template == _SCALAR_TYPE else _CPP_TYPE_NAMES
+        names = SCALAR_TYPE_NAMES if template == _SCALAR_TYPE else TYPE_META_NAMES
         expected, got = (names.get(t.dtype, str(t.dtype)) for t in (self, grad_output))
         raise RuntimeError(template.format(expected=expected, got=got))
 
@@ -485,33 +471,17 @@ def _max_pool_nd_backward(
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
 
 
-@implements(aten.max_pool2d_with_indices.default)
+@with_out("max_pool2d_with_indices")
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     return _max_pool_nd(2, self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-@implements(aten.max_pool3d_with_indices.default)
+@with_out("max_pool3d_with_indices")
 def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     return _max_pool_nd(3, self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-@implements(aten.max_pool2d_with_indices.out)
-def max_pool2d_with_indices_out(
-    self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False, *, out, indices
-):
-    results = max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
-    return write_pair("max_pool2d_with_indices", (out, indices), results)
-
-
-@implements(aten.max_pool3d_with_indices.out)
-def max_pool3d_with_indices_out(
-    self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False, *, out, indices
-):
-    results = max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
-    return write_pair("max_pool3d_with_indices", (out, indices), results)
-
-
-@implements(aten.max_pool2d_with_indices_backward.default)
+@with_out("max_pool2d_with_indices_backward", "grad_input")
 def max_pool2d_with_indices_backward(
     grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
 ):
@@ -519,30 +489,12 @@ def max_pool2d_with_indices_backward(
     return _max_pool_nd_backward(2, grad_output, self, *arguments)
 
 
-@implements(aten.max_pool3d_with_indices_backward.default)
+@with_out("max_pool3d_with_indices_backward", "grad_input")
 def max_pool3d_with_indices_backward(
     grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
 ):
     arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
     return _max_pool_nd_backward(3, grad_output, self, *arguments)
-
-
-@implements(aten.max_pool2d_with_indices_backward.grad_input)
-def max_pool2d_with_indices_backward_out(
-    grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, *, grad_input
-):
-    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
-    result = max_pool2d_with_indices_backward(grad_output, self, *arguments)
-    return write_out("max_pool2d_with_indices_backward", grad_input, result)
-
-
-@implements(aten.max_pool3d_with_indices_backward.grad_input)
-def max_pool3d_with_indices_backward_out(
-    grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, *, grad_input
-):
-    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
-    result = max_pool3d_with_indices_backward(grad_output, self, *arguments)
-    return write_out("max_pool3d_with_indices_backward", grad_input, result)
 
 
 # --- average pooling kernels ----------------------------------------------------------
@@ -609,53 +561,21 @@ def _avg_pool_nd_backward(
     return as_result(result, self.dtype)
 
 
-@implements(aten.avg_pool2d.default)
+@with_out("avg_pool2d")
 def avg_pool2d(
     self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
     return _avg_pool_nd(2, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-@implements(aten.avg_pool3d.default)
+@with_out("avg_pool3d")
 def avg_pool3d(
     self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
     return _avg_pool_nd(3, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-@implements(aten.avg_pool2d.out)
-def avg_pool2d_out(
-    self,
-    kernel_size,
-    stride=(),
-    padding=(0,),
-    ceil_mode=False,
-    count_include_pad=True,
-    divisor_override=None,
-    *,
-    out,
-):
-    result = avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return write_out("avg_pool2d", out, result)
-
-
-@implements(aten.avg_pool3d.out)
-def avg_pool3d_out(
-    self,
-    kernel_size,
-    stride=(),
-    padding=(0,),
-    ceil_mode=False,
-    count_include_pad=True,
-    divisor_override=None,
-    *,
-    out,
-):
-    result = avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return write_out("avg_pool3d", out, result)
-
-
-@implements(aten.avg_pool2d_backward.default)
+@with_out("avg_pool2d_backward", "grad_input")
 def avg_pool2d_backward(
     grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):
@@ -663,46 +583,12 @@ def avg_pool2d_backward(
     return _avg_pool_nd_backward(2, grad_output, self, *arguments)
 
 
-@implements(aten.avg_pool3d_backward.default)
+@with_out("avg_pool3d_backward", "grad_input")
 def avg_pool3d_backward(
     grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):
     arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return _avg_pool_nd_backward(3, grad_output, self, *arguments)
-
-
-@implements(aten.avg_pool2d_backward.grad_input)
-def avg_pool2d_backward_out(
-    grad_output,
-    self,
-    kernel_size,
-    stride,
-    padding,
-    ceil_mode,
-    count_include_pad,
-    divisor_override,
-    *,
-    grad_input,
-):
-    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return write_out("avg_pool2d_backward", grad_input, avg_pool2d_backward(grad_output, self, *arguments))
-
-
-@implements(aten.avg_pool3d_backward.grad_input)
-def avg_pool3d_backward_out(
-    grad_output,
-    self,
-    kernel_size,
-    stride,
-    padding,
-    ceil_mode,
-    count_include_pad,
-    divisor_override,
-    *,
-    grad_input,
-):
-    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return write_out("avg_pool3d_backward", grad_input, avg_pool3d_backward(grad_output, self, *arguments))
 
 
 # --- adaptive pooling kernels -------------------------------------------------------
@@ -772,44 +658,24 @@ def _adaptive_avg_pool_nd_backward(dims, grad_output, self):
     return as_result(adaptive_avg_pool_backward(grad, self.shape[-dims:]), self.dtype)
 
 
-@implements(aten._adaptive_avg_pool2d.default)
+@with_out("_adaptive_avg_pool2d")
 def adaptive_avg_pool2d(self, output_size):
     return _adaptive_avg_pool_nd(2, self, output_size)
 
 
-@implements(aten._adaptive_avg_pool3d.default)
+@with_out("_adaptive_avg_pool3d")
 def adaptive_avg_pool3d(self, output_size):
     return _adaptive_avg_pool_nd(3, self, output_size)
 
 
-@implements(aten._adaptive_avg_pool2d.out)
-def adaptive_avg_pool2d_out(self, output_size, *, out):
-    return write_out("adaptive_avg_pool2d", out, adaptive_avg_pool2d(self, output_size))
-
-
-@implements(aten._adaptive_avg_pool3d.out)
-def adaptive_avg_pool3d_out(self, output_size, *, out):
-    return write_out("adaptive_avg_pool3d", out, adaptive_avg_pool3d(self, output_size))
-
-
-@implements(aten._adaptive_avg_pool2d_backward.default)
+@with_out("_adaptive_avg_pool2d_backward")
 def adaptive_avg_pool2d_backward(grad_output, self):
     return _adaptive_avg_pool_nd_backward(2, grad_output, self)
 
 
-@implements(aten._adaptive_avg_pool3d_backward.default)
+@with_out("_adaptive_avg_pool3d_backward")
 def adaptive_avg_pool3d_backward(grad_output, self):
     return _adaptive_avg_pool_nd_backward(3, grad_output, self)
-
-
-@implements(aten._adaptive_avg_pool2d_backward.out)
-def adaptive_avg_pool2d_backward_out(grad_output, self, *, out):
-    return write_out("adaptive_avg_pool2d_backward", out, adaptive_avg_pool2d_backward(grad_output, self))
-
-
-@implements(aten._adaptive_avg_pool3d_backward.out)
-def adaptive_avg_pool3d_backward_out(grad_output, self, *, out):
-    return write_out("adaptive_avg_pool3d_backward", out, adaptive_avg_pool3d_backward(grad_output, self))
 
 
 def _adaptive_max_pool_nd(dims, self, output_size):
@@ -832,43 +698,21 @@ def _adaptive_max_pool_nd_backward(dims, grad_output, self, indices):
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
 
 
-@implements(aten.adaptive_max_pool2d.default)
+@with_out("adaptive_max_pool2d")
 def adaptive_max_pool2d(self, output_size):
     return _adaptive_max_pool_nd(2, self, output_size)
 
 
-@implements(aten.adaptive_max_pool3d.default)
+@with_out("adaptive_max_pool3d")
 def adaptive_max_pool3d(self, output_size):
     return _adaptive_max_pool_nd(3, self, output_size)
 
 
-@implements(aten.adaptive_max_pool2d.out)
-def adaptive_max_pool2d_out(self, output_size, *, out, indices):
-    return write_pair("adaptive_max_pool2d", (out, indices), adaptive_max_pool2d(self, output_size))
-
-
-@implements(aten.adaptive_max_pool3d.out)
-def adaptive_max_pool3d_out(self, output_size, *, out, indices):
-    return write_pair("adaptive_max_pool3d", (out, indices), adaptive_max_pool3d(self, output_size))
-
-
-@implements(aten.adaptive_max_pool2d_backward.default)
+@with_out("adaptive_max_pool2d_backward", "grad_input")
 def adaptive_max_pool2d_backward(grad_output, self, indices):
     return _adaptive_max_pool_nd_backward(2, grad_output, self, indices)
 
 
-@implements(aten.adaptive_max_pool3d_backward.default)
+@with_out("adaptive_max_pool3d_backward", "grad_input")
 def adaptive_max_pool3d_backward(grad_output, self, indices):
     return _adaptive_max_pool_nd_backward(3, grad_output, self, indices)
-
-
-@implements(aten.adaptive_max_pool2d_backward.grad_input)
-def adaptive_max_pool2d_backward_out(grad_output, self, indices, *, grad_input):
-    result = adaptive_max_pool2d_backward(grad_output, self, indices)
-    return write_out("adaptive_max_pool2d_backward", grad_input, result)
-
-
-@implements(aten.adaptive_max_pool3d_backward.grad_input)
-def adaptive_max_pool3d_backward_out(grad_output, self, indices, *, grad_input):
-    result = adaptive_max_pool3d_backward(grad_output, self, indices)
-    return write_out("adaptive_max_pool3d_backward", grad_input, result)

@@ -24,7 +24,6 @@ stored in the gates' dtype, as on CUDA.
 """
 
 import numpy as np
-import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ._operands import operand

@@ -10,8 +10,13 @@ Lookup order, for any aten op called on an npy tensor:
    ``empty`` + ``copy_``) or, for a functional op, an allocation followed by
    its ``out=`` variant (``add.Tensor`` becomes ``add.out``); the pieces come
    back to step 2;
-4. otherwise the dispatcher raises ``NotImplementedError`` naming the op and
-   the ``PrivateUse1`` key.
+4. otherwise the backend fallback that :func:`backend_pkg.backend.install_kernels`
+   registers for every op at the PrivateUse1 key runs:
+   :func:`backend_pkg.fallback.run_on_cpu`, PyTorch's CPU kernel on the npy
+   memory;
+5. only without that fallback (``BACKEND_PKG_NO_SETUP=1``, as the tutorial's
+   experiments do) does the dispatcher raise ``NotImplementedError`` naming
+   the op and the ``PrivateUse1`` key.
 
 A nested tensor whose buffer is npy memory dispatches at its own key,
 ``NestedTensorPrivateUse1``; its kernels are in :data:`NESTED_KERNELS`
