@@ -13,7 +13,7 @@ import atexit
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-from . import autocast, compiler, device, fallback, ops, pinned, serialization
+from . import autocast, compiler, device, distributed, fallback, ops, pinned, serialization
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread, untraced
 from .tensor import DEVICE_NAME
 
@@ -76,3 +76,4 @@ def setup():
     register_device()
     install_kernels()
     compiler.install()
+    distributed.register()

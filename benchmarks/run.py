@@ -35,6 +35,12 @@ What is measured
   PrivateUse1 backend. ``cpp_vs_python`` records the twin's build time, cold
   (a new build directory) and cached, and the first-import time of each
   backend, each in a new process.
+* ``distributed``: one ``DistributedDataParallel`` training step of an MLP
+  (forward, backward with the gradients' all-reduce, SGD step) in two
+  processes on this machine, on ``npy`` through the ``npy_gloo`` process
+  group and on CPU through gloo (:func:`backend_pkg.distributed_demo.time_ddp_steps`).
+  Each step is timed once (a step includes waiting for the other rank), rank
+  0's steps make the row.
 
 The floor
 ---------
@@ -86,9 +92,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-# main() imports it, except in the --backend and --import-time processes, which set up
+# main() imports them, except in the --backend and --import-time processes, which set up
 # another PrivateUse1 backend or time the import itself: a process has one PrivateUse1 backend.
 backend_pkg = None
+distributed_demo = None
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "source" / "benchmarks.json"
 
@@ -183,6 +190,9 @@ RATIOS = {
     ),
     "resnet_block_npy_vs_cpu": Ratio(
         "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0
+    ),
+    "ddp_step_npy_vs_cpu": Ratio(
+        "DDP training step, 2 processes: npy / CPU gloo", "distributed.ddp_step.npy", ("distributed.ddp_step.cpu",), 4.0
     ),
 }
 
@@ -502,6 +512,14 @@ def measure_models(settings):
     return {"resnet_block": measure(works, settings)}
 
 
+def measure_distributed(settings):
+    """The DDP step on npy and on CPU, from rank 0 of two processes; a step is slow enough to time alone."""
+    steps_per_turn = settings.repeat
+    seconds = distributed_demo.launch(distributed_demo.time_ddp_steps, steps_per_turn, settings.rounds,
+                                      timeout=300)[0]
+    return {"ddp_step": {device: timing_row([step * 1e6 for step in steps], 1) for device, steps in seconds.items()}}
+
+
 # Results.
 
 def row_at(timings, path):
@@ -570,6 +588,17 @@ def describe_cases():
             "mlp": "the mlp model and batch; train_step: ((model(x) - y) ** 2).mean().backward(); SGD step; zero_grad()",
             "modules": BACKEND_MODULES,
         },
+        "distributed": {
+            "ddp_step": {
+                "model": f"Linear({distributed_demo.FEATURES}, {distributed_demo.HIDDEN}), ReLU, "
+                         f"Linear({distributed_demo.HIDDEN}, {distributed_demo.HIDDEN}), ReLU, "
+                         f"Linear({distributed_demo.HIDDEN}, {distributed_demo.CLASSES}), float32",
+                "processes": 2,
+                "batch_per_rank": distributed_demo.GLOBAL_BATCH // 2,
+                "step": "DDP: cross_entropy(model(x), y).backward() (gradients all-reduced); SGD step; zero_grad()",
+                "process_groups": {"npy": "npy_gloo (backend_pkg.distributed)", "cpu": "gloo"},
+            },
+        },
     }
 
 
@@ -594,7 +623,10 @@ def run(settings, quick, progress=print):
         models = measure_models(model_settings)
         progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
         backends, cpp_vs_python = measure_backends(settings, quick)
-    timings = {"small": small, "large": large, "mlp": mlp, "models": models, "backends": backends}
+        progress("distributed: a DDP step in two processes, npy and CPU")
+        distributed = measure_distributed(settings)
+    timings = {"small": small, "large": large, "mlp": mlp, "models": models, "backends": backends,
+               "distributed": distributed}
     return {
         "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -660,8 +692,9 @@ def main(argv=None):
         importlib.import_module(options.import_time)
         print(time.perf_counter() - start)
         return 0
-    global backend_pkg
+    global backend_pkg, distributed_demo
     backend_pkg = importlib.import_module("backend_pkg")
+    distributed_demo = importlib.import_module("backend_pkg.distributed_demo")
     if options.floor:
         print(json.dumps(measure_floor(settings)))
         return 0

@@ -216,14 +216,26 @@ build = results["cpp_vs_python"]["twin_build_seconds"]
 print(f"C++ twin build: {build['cold']:.1f} s cold, {build['cached']:.2f} s cached")
 
 # %%
+# A DDP step
+# ----------
+# One ``DistributedDataParallel`` training step of a small MLP in two
+# processes on this machine (see the Scaling out page): on ``npy`` through
+# the ``npy_gloo`` process group, on CPU through gloo. gloo reduces the
+# gradients in both; the rest of the step is npy's Python kernels against
+# CPU's C++ ones.
+
+ddp_step = timings["distributed"]["ddp_step"]
+print(f"npy {ddp_step['npy']['us'] / 1e3:.2f} ms | CPU {ddp_step['cpu']['us'] / 1e3:.2f} ms per step (rank 0)")
+
+# %%
 # Targets
 # -------
 # The goals the backend is measured against, each a ratio of the times
 # above (lower is faster): a small ``add`` within a small factor of CPU
 # eager and of its unavoidable part (floor plus NumPy), a large matmul at
 # NumPy's speed, the compiled MLP at or near CPU eager, the MLP compiled by
-# default on npy near the same on CPU, and the ResNet block within 3x of
-# CPU eager.
+# default on npy near the same on CPU, the ResNet block within 3x of CPU
+# eager, and the DDP step within 4x of DDP on CPU.
 
 print(f"{'':46}{'value':>7}  {'target':>7}  result")
 for ratio in results["ratios"].values():

@@ -61,7 +61,8 @@ def expected_rows():
     models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
     backends = [f"backends.{case}.{backend}" for case in (*bench.BACKEND_CASES, "mlp_forward", "mlp_train_step")
                 for backend in bench.BACKENDS]
-    return small + large + mlp + models + backends
+    distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
+    return small + large + mlp + models + backends + distributed
 
 
 def test_quick_run_takes_seconds(quick_run):
@@ -95,6 +96,7 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "mlp_forward_inductor_npy_vs_cpu": 1.2,
         "mlp_train_step_inductor_npy_vs_cpu": 1.3,
         "resnet_block_npy_vs_cpu": 3.0,
+        "ddp_step_npy_vs_cpu": 4.0,
     }
     for name, ratio in data["ratios"].items():
         if ratio["value"] is None:

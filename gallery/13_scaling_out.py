@@ -1,0 +1,260 @@
+"""
+Scaling out
+===========
+
+A Python backend has one device per process. Programs that outgrow one
+device run several processes, one device each, and let
+``torch.distributed`` move gradients between them:
+``DistributedDataParallel`` (DDP) keeps a replica of the model in every
+process and averages the gradients after each backward pass. This page
+gives ``npy`` a process group, the piece of ``torch.distributed`` that
+does the communication, trains an MLP with DDP in two processes started
+from this page, and shows where PyTorch still stops a Python backend.
+"""
+
+# %%
+# What torch.distributed offers npy
+# ---------------------------------
+# ``init_process_group`` creates, for each device type, a process group of
+# the backend named for it: ``gloo`` for CPU, ``nccl`` for CUDA. PyTorch
+# names nothing for ``npy``, and gloo does not accept its tensors. To see it, this
+# process joins a process group as its only rank (an in-memory store, no
+# network) and asks two gloo groups for an all-reduce of an npy tensor:
+
+import inspect
+import statistics
+import unittest.mock
+
+import torch
+import torch.distributed as dist
+
+import backend_pkg
+from backend_pkg import distributed, distributed_demo
+
+with distributed_demo.process_group_of_one():
+    for backend, outcome in distributed_demo.gloo_on_npy(rank=0, world_size=1).items():
+        print(f"new_group(backend={backend!r}): {outcome}")
+
+# %%
+# A process group for npy
+# -----------------------
+# The C++ class gloo and NCCL derive from (``c10d.Backend``) cannot be
+# subclassed from Python, but ``torch.distributed.ProcessGroup`` can: a
+# pybind trampoline sends each collective that C++ calls on a group, DDP's
+# all-reduce among them, to the Python method of the same name. npy memory
+# is host memory, so ``backend_pkg.distributed.NpyProcessGroup``
+# hands gloo CPU tensors over the same memory (``host_view``, no copy):
+# gloo does the communication, and its results land in the npy tensors.
+# Each collective is one line, for example:
+
+print(inspect.getsource(distributed.NpyProcessGroup.allreduce))
+print(inspect.getsource(distributed.NpyProcessGroup.all_gather_single))
+
+# %%
+# ``import backend_pkg`` registers the group as ``npy_gloo`` for the
+# devices ``npy`` and ``cpu`` (a few dictionary entries, so the import does
+# not get slower):
+
+print(inspect.getsource(distributed.register))
+print("npy_gloo serves:", dist.Backend.backend_capability[distributed.BACKEND_NAME])
+print("default for npy:", dist.Backend.default_device_backend_map[backend_pkg.DEVICE_NAME])
+
+# %%
+# So ``init_process_group("cpu:gloo,npy:npy_gloo")`` works, and so do the
+# shorter ``init_process_group("npy_gloo")`` and, because ``npy`` is the
+# accelerator, ``init_process_group()`` with no backend at all: under
+# ``torchrun`` a script needs nothing more than ``import backend_pkg``.
+# ``init_process_group`` keeps a group that is a ``ProcessGroup`` subclass
+# for every device (``_new_process_group_helper`` in
+# ``torch/distributed/distributed_c10d.py``), so CPU tensors go through
+# ``npy_gloo`` too, to the same gloo. The long spelling also starts a
+# second gloo for ``cpu:gloo`` that the subclass then replaces; the short
+# ones do not.
+#
+# Every collective of ``torch.distributed`` works on npy tensors,
+# synchronous or with ``async_op=True`` (gloo's own work objects come
+# back): ``all_reduce`` with every reduce op gloo has, ``broadcast``,
+# ``reduce``, ``all_gather``, ``all_gather_single``
+# (``all_gather_into_tensor``), ``reduce_scatter``,
+# ``reduce_scatter_single`` (``reduce_scatter_tensor``), ``gather``,
+# ``scatter``, ``all_to_all``, ``all_to_all_single``, ``barrier``,
+# ``send``/``recv``, and the functional collectives that DTensor uses,
+# which find the group by its name and call it from C++. ``tests/test_distributed.py`` runs each on npy
+# and on CPU through plain gloo, contiguous and transposed, and requires
+# the same results, or the same error: gloo refuses non-contiguous tensors
+# in ``all_to_all_single`` and ``send``/``recv`` on CPU as on npy.
+#
+# DDP on npy, against one CPU process
+# -----------------------------------
+# ``backend_pkg.distributed_demo.launch`` starts two processes on
+# 127.0.0.1 (a free port, a deadline), each a fresh interpreter that joins
+# the default process group (``npy_gloo``) and runs a function of
+# ``backend_pkg.distributed_demo``, and returns what each rank returned.
+# ``backend_pkg.distributed_demo.train_ddp`` wraps an MLP moved to
+# ``npy`` in ``DistributedDataParallel``, with a bucket size small enough
+# for several buckets and gradients that are views into them
+# (``gradient_as_bucket_view=True``). Each step has two micro-batches: the
+# first under ``no_sync()``, so DDP only accumulates, the second
+# all-reduces. Each rank trains on its half of every micro-batch.
+
+print(inspect.getsource(distributed_demo.train_ddp))
+
+# %%
+# Two processes train for five steps (two losses a step, one per
+# micro-batch); one process trains the same MLP on CPU on the whole
+# batches:
+
+STEPS = 5
+ranks = distributed_demo.launch(distributed_demo.train_ddp, "npy", STEPS)
+reference = distributed_demo.train_single_process(STEPS)
+for rank, result in enumerate(ranks):
+    print(f"rank {rank} losses:", " ".join(f"{loss:.4f}" for loss in result["losses"]),
+          f"({result['buckets']} gradient buckets)")
+print("one CPU process, whole batches:", " ".join(f"{loss:.4f}" for loss in reference["losses"]))
+
+# %%
+# Each rank's losses are its own half batch's; the weights are what must
+# agree. They are bit for bit the same on both ranks, and equal to the
+# single CPU process's within float32 rounding (the two halves' gradients
+# are averaged instead of the whole batch's summed in one go). After
+# training, rank 0 saved a checkpoint and each rank loaded it onto ``npy``
+# in a fresh model:
+
+for name, expected in reference["state"].items():
+    same_on_ranks = torch.equal(ranks[0]["state"][name], ranks[1]["state"][name])
+    largest_difference = (ranks[0]["state"][name] - expected).abs().max().item()
+    reloaded = all(torch.equal(rank["reloaded"][name], ranks[0]["state"][name]) for rank in ranks)
+    print(f"{name:9} ranks identical: {same_on_ranks}, vs one CPU process: {largest_difference:.1e}, "
+          f"checkpoint reloaded on every rank: {reloaded}")
+
+# %%
+# Where PyTorch stops npy
+# -----------------------
+# Two DDP options fail in the first backward pass, in a group of one
+# process as in a group of two, so this process shows it alone:
+
+options = {"find_unused_parameters=True": {"find_unused_parameters": True},
+           "static_graph=True": {"static_graph": True}}
+with distributed_demo.process_group_of_one():
+    for option, outcome in distributed_demo.try_ddp_options(rank=0, world_size=1, options=options).items():
+        print(f"{option}: {outcome}")
+
+# %%
+# With either option DDP's reducer all-reduces a map of the parameters
+# each rank used. For a CUDA or any PrivateUse1 device it first copies that
+# map into pinned memory, ``at::native::empty_like(..., pinned_memory=true)``
+# in ``Reducer::all_reduce_local_used_map``
+# (``torch/csrc/distributed/c10d/reducer.cpp``). Pinned memory for
+# PrivateUse1 comes from ``PrivateUse1HooksInterface::getPinnedMemoryAllocator``
+# (``aten/src/ATen/detail/PrivateUse1HooksInterface.h``), which the hooks
+# of a Python backend cannot provide. ``backend_pkg.pinned`` makes
+# ``Tensor.pin_memory()`` work through the dispatcher; the reducer calls
+# the allocator directly, below the dispatcher, so nothing a Python
+# backend registers reaches it.
+#
+# .. dropdown:: Issue: DDP's find_unused_parameters and static_graph fail on Python-registered backends
+#
+#    **What fails.** ``DistributedDataParallel(model, find_unused_parameters=True)``
+#    and ``static_graph=True`` on a PrivateUse1 device registered from
+#    Python (``torch.utils.backend_registration._setup_privateuseone_for_python_backend``)
+#    raise ``NotImplementedError: You should register
+#    PrivateUse1HooksInterface ... and implement getPinnedMemoryAllocator``
+#    in the first backward pass, even when the backend's process group
+#    handles every collective (plain DDP trains).
+#
+#    **Where.** ``torch/csrc/distributed/c10d/reducer.cpp``,
+#    ``Reducer::all_reduce_local_used_map``: for
+#    ``local_used_map_dev_.is_privateuseone()`` it stages the map through
+#    ``at::native::empty_like(..., /*pinned_memory=*/true)`` and asserts
+#    ``is_pinned()``. The pinned allocator comes from
+#    ``PrivateUse1HooksInterface::getPinnedMemoryAllocator``, whose default
+#    throws; ``torch/csrc/acc/Module.cpp`` does not forward it to Python
+#    hooks.
+#
+#    **Proposed change.** Stage through pinned memory only when the device
+#    has a pinned allocator: for PrivateUse1, ask the hooks (a
+#    ``hasPinnedMemoryAllocator()`` defaulting to false, true in backends
+#    that implement ``getPinnedMemoryAllocator``), and otherwise copy
+#    ``local_used_map_`` to ``local_used_map_dev_`` with a blocking copy,
+#    which has no race to guard against. Alternatively let Python hooks
+#    declare that their device memory is host memory, in which case the
+#    map needs no device copy at all.
+#
+# FSDP2 (``fully_shard``) stops earlier, in its first
+# forward pass, where it asks the device module for streams:
+
+with distributed_demo.process_group_of_one():
+    print(distributed_demo.try_fully_shard(rank=0, world_size=1))
+
+# %%
+# FSDP2 overlaps communication with computation on separate streams, and
+# gets their class from the device module (``torch.npy``) by the device
+# type's name. ``backend_pkg.device`` has no ``Stream``: an npy kernel runs
+# when it is called and has finished when it returns, so there is nothing
+# to overlap. Streams and events that do nothing, lent to the device
+# module for this one experiment, take FSDP2 to its next step:
+
+
+class InertStream:
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        return InertEvent()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+class InertEvent:
+    def record(self, stream=None):
+        pass
+
+    def wait(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+inert_streams = {"Stream": lambda *args, **kwargs: InertStream(), "Event": lambda *args, **kwargs: InertEvent(),
+                 "current_stream": lambda *args, **kwargs: InertStream(), "stream": lambda stream: stream}
+with distributed_demo.process_group_of_one(), \
+        unittest.mock.patch.multiple(backend_pkg.device, create=True, **inert_streams):
+    print(distributed_demo.try_fully_shard(rank=0, world_size=1))
+
+# %%
+# FSDP2 frees the memory of gathered parameters by resizing their storage
+# to zero bytes, and allocates it again by resizing it back
+# (``free_storage`` and ``alloc_storage`` in
+# ``torch/distributed/fsdp/_fully_shard/_fsdp_param.py``). For a
+# PrivateUse1 storage ``UntypedStorage.resize_`` asks the device's C++
+# hooks (``resizePrivateUse1Bytes``), which Python hooks do not forward
+# (``torch/csrc/acc/Module.cpp`` forwards ``is_built``, ``is_available``
+# and ``has_primary_context``): the same wall as DDP's pinned memory, one
+# hook further on.
+#
+# The cost of a DDP step
+# ----------------------
+# ``backend_pkg.distributed_demo.time_ddp_steps`` times a DDP step
+# (forward, backward with the all-reduce, SGD step) on npy through
+# ``npy_gloo`` and on CPU through gloo, in the same two processes, taking
+# turns. ``make bench`` records the same measurement with more steps in
+# ``source/benchmarks.json`` (row ``distributed.ddp_step``).
+
+seconds = distributed_demo.launch(distributed_demo.time_ddp_steps, 10, 3)[0]
+medians = {device: statistics.median(steps) * 1e3 for device, steps in seconds.items()}
+for device, median in medians.items():
+    print(f"DDP step on {device}: {median:.2f} ms (median of {len(seconds[device])} steps, rank 0)")
+print(f"npy / CPU: {medians['npy'] / medians['cpu']:.1f}x")
+
+# %%
+# The all-reduce itself is gloo's on both devices; the difference is the
+# rest of the step, npy's Python kernels against CPU's C++ ones, as in a
+# single process (see the Performance page).
