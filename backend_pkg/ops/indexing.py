@@ -18,8 +18,8 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
-from ._operands import operand, promoted
-from ._results import write_in_place, write_out
+from ._operands import broadcast_shapes, operand, promoted
+from ._results import check_apart, write_in_place, write_out
 from .arithmetic import check_convertible
 from .registry import aten, implements
 
@@ -55,23 +55,6 @@ def wrap_dim(dim, ndim):
     return dim % rank
 
 
-def broadcast_shapes(*shapes):
-    """The shape ``shapes`` broadcast to, folded pairwise as PyTorch does (for its message)."""
-    result = ()
-    for shape in shapes:
-        ndim = max(len(result), len(shape))
-        a = (1,) * (ndim - len(result)) + tuple(result)
-        b = (1,) * (ndim - len(shape)) + tuple(shape)
-        for dim, (size_a, size_b) in enumerate(zip(a, b)):
-            if size_a != size_b and 1 not in (size_a, size_b):
-                raise RuntimeError(
-                    f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
-                    f"at non-singleton dimension {dim}"
-                )
-        result = tuple(size_b if size_a == 1 else size_a for size_a, size_b in zip(a, b))
-    return result
-
-
 def first_out_of_bounds(index, size, *, negative_ok):
     """The first element of ``index`` (in C order) outside a dim of ``size``, or None."""
     low = -size if negative_ok else 0
@@ -99,6 +82,11 @@ def fill_value(op, value, dtype):
 def _size(shape, dim):
     """PyTorch's ensure_nonempty_size: a 0-dim tensor counts as one element along dim 0."""
     return shape[dim] if shape else 1
+
+
+def _without(shape, dim):
+    """``shape`` without its dim ``dim`` (a 0-dim shape stays empty)."""
+    return list(shape[:dim]) + list(shape[dim + 1:])
 
 
 def _along(array, dim):
@@ -258,6 +246,7 @@ def index_select(self, dim, index):
 
 @implements(aten.index_select.out)
 def index_select_out(self, dim, index, *, out):
+    check_apart("index_select", out, self, index)  # before the resize, as CPU checks
     return write_out("index_select", out, index_select(self, dim, index))
 
 
@@ -305,6 +294,11 @@ def index_add(self, dim, index, source, *, alpha=1):
         raise RuntimeError(
             f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
             f"({_size(source.shape, dim)}), for dim: {dim}"
+        )
+    if _without(self.shape, dim) != _without(source.shape, dim):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}"
         )
     size = _size(self.shape, dim)
     bad = first_out_of_bounds(positions, size, negative_ok=False)
@@ -410,7 +404,12 @@ def gather(self, dim, index, *, sparse_grad=False):
 
 @implements(aten.gather.out)
 def gather_out(self, dim, index, *, sparse_grad=False, out):
-    return write_out("gather", out, gather(self, dim, index))
+    if out.dtype != self.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_CPP_TYPE_NAMES[self.dtype]}, but got "
+            f"{_CPP_TYPE_NAMES[out.dtype]} instead"
+        )
+    return write_out("gather", out, gather(self, dim, index), reads=(self,), partial=(index,))
 
 
 def _scatter_operands(self, dim, index, src):
@@ -426,6 +425,8 @@ def _scatter_operands(self, dim, index, src):
         return None, None
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if is_tensor and max(src.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     dims = range(max(self.dim(), 1))
     too_big = any(d != dim and _size(index.shape, d) > _size(self.shape, d) for d in dims)
     if is_tensor:
@@ -560,7 +561,7 @@ def take(self, index):
 
 @implements(aten.take.out)
 def take_out(self, index, *, out):
-    return write_out("take", out, take(self, index))
+    return write_out("take", out, take(self, index), reads=(self, index))
 
 
 @implements(aten.put_.default)
@@ -609,7 +610,7 @@ def masked_select(self, mask):
 @implements(aten.masked_select.out)
 def masked_select_out(self, mask, *, out):
     _require_out_dtype(out, self.dtype, "masked_select(): self and result must have the same scalar type")
-    return write_out("masked_select", out, masked_select(self, mask))
+    return write_out("masked_select", out, masked_select(self, mask), reads=(self, mask))
 
 
 @implements(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)

@@ -16,7 +16,7 @@ from torch._prims_common import suggest_memory_format
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand
-from ._results import write_out
+from ._results import check_apart, write_out
 from .factories import allocate_strided, strides_for
 from .indexing import wrap_dim
 from .registry import aten, implements
@@ -83,6 +83,7 @@ def cat(tensors, dim=0):
 
 @implements(aten.cat.out)
 def cat_out(tensors, dim=0, *, out):
+    check_apart("cat", out, *tensors)  # before the resize, as CPU checks
     return write_out("cat", out, cat(tensors, dim))
 
 
@@ -96,6 +97,8 @@ def flip(self, dims):
 
 @implements(aten.roll.default)
 def roll(self, shifts, dims=()):
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if dims and self.dim() == 0:

@@ -42,7 +42,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     _check_generator("uniform_", generator)
     _check_floating("uniform_", self)
     if from_ > to:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
+        )
     return _fill("uniform_", self, device.generator.uniform(from_, to, self.shape))
 
 

@@ -5,7 +5,6 @@ view reach the base, as on CPU. Shapes and strides follow PyTorch's rules
 and errors use PyTorch's wording, since users meet them through PyTorch.
 """
 
-import math
 
 import numpy as np
 import torch
@@ -23,15 +22,30 @@ def alias(self):
 
 
 def _infer_size(size, numel):
-    size = list(size)
-    if size.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = math.prod(length for length in size if length != -1)
-    if -1 in size and known != 0 and numel % known == 0:
-        size[size.index(-1)] = numel // known
-    if math.prod(size) != numel or any(length < 0 for length in size):
-        raise RuntimeError(f"shape '{list(map(int, size))}' is invalid for input of size {numel}")
-    return tuple(size)
+    """The shape ``size`` (one length may be -1) gives ``numel`` elements, checked and
+    worded as PyTorch's ``infer_size_impl`` (aten/src/ATen/InferSize.h) does."""
+    shape = [int(length) for length in size]
+    inferred = None
+    known = 1
+    for dim, length in enumerate(shape):
+        if length == -1:
+            if inferred is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = dim
+        elif length < 0:
+            raise RuntimeError(f"invalid shape dimension {length}")
+        else:
+            known *= length
+    if numel == known or (inferred is not None and known > 0 and numel % known == 0):
+        if inferred is not None:
+            if known == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {shape} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous"
+                )
+            shape[inferred] = numel // known
+        return tuple(shape)
+    raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
 
 
 @implements(aten.view.default, aten._unsafe_view.default)
