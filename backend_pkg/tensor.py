@@ -409,6 +409,8 @@ def _view_of_storage(tensor):
 def _array_over(root, np_dtype, size, stride, storage_offset):
     """The NumPy view of ``root``'s memory that a tensor with this metadata (in elements) describes."""
     itemsize = np_dtype.itemsize
+    if 0 in size:  # no element to alias, and the offset may lie past the end of the memory
+        return np.empty(size, np_dtype)
     return np.ndarray(
         size,
         np_dtype,

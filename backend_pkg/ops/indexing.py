@@ -388,6 +388,8 @@ def _element_key(index, dim, size):
 @implements(aten.gather.default)
 def gather(self, dim, index, *, sparse_grad=False):
     dim = wrap_dim(dim, self.dim())
+    if index.numel() == 0:  # PyTorch checks nothing else of an empty index
+        return wrap(np.empty(index.shape, dtype=unwrap(self).dtype))
     _check_index_dtype("gather", index)
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")

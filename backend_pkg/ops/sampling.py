@@ -126,5 +126,8 @@ def native_dropout(input, p, train):
 
 @implements(aten.native_dropout_backward.default)
 def native_dropout_backward(grad_output, mask, scale):
-    grad = unwrap(grad_output)
-    return wrap((grad * unwrap(mask) * np.asarray(scale, dtype=grad.dtype)).astype(grad.dtype, copy=False))
+    # grad_output * mask * scale, promoted as PyTorch promotes: an integer grad times a float scale is float.
+    dtype = torch.result_type(grad_output, scale)
+    np_dtype = to_numpy_dtype(dtype)
+    grad = unwrap(grad_output).astype(np_dtype, copy=False)
+    return wrap((grad * unwrap(mask) * np.asarray(scale, dtype=np_dtype)).astype(np_dtype, copy=False))

@@ -74,6 +74,8 @@ def _check_in_bounds(self, size, stride, storage_offset):
     """PyTorch's checks that ``self``'s storage can hold this view."""
     if any(step < 0 for step in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if 0 in size:
+        return  # a view without elements needs no memory, wherever it starts (as in PyTorch)
     itemsize = self.element_size()
     available = storage_nbytes(self) // itemsize
     needed = storage_offset + storage_extent(size, stride)
