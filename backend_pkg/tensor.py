@@ -409,12 +409,14 @@ def _view_of_storage(tensor):
 def _array_over(root, np_dtype, size, stride, storage_offset):
     """The NumPy view of ``root``'s memory that a tensor with this metadata (in elements) describes."""
     itemsize = np_dtype.itemsize
-    if 0 in size:  # no element to alias, and the offset may lie past the end of the memory
-        return np.empty(size, np_dtype)
+    memory = _bytes_of(root)
+    offset = storage_offset * itemsize
+    if 0 in size:  # a view without elements may start past the end of the memory, which NumPy refuses
+        offset = min(offset, memory.size)
     return np.ndarray(
         size,
         np_dtype,
-        buffer=_bytes_of(root),
-        offset=storage_offset * itemsize,
+        buffer=memory,
+        offset=offset,
         strides=[step * itemsize for step in stride],
     )

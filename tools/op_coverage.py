@@ -87,6 +87,8 @@ import torch
 from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 import backend_pkg
+import error_inputs
+import expected_failures
 from backend_pkg import fallback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -420,12 +422,15 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
         "truncated": False,
         "fallback_ops": [],
         "first_failure": None,
+        "failures": {},
         "skip_reasons": {},
     }
     fallback_ops = set()
     start = time.perf_counter()
+    complete = row["complete_dtypes"] = set()  # the dtypes whose every sample ran (see unexpected())
     for dtype in supported_dtypes(opinfo):
         row["dtypes"].append(str(dtype).removeprefix("torch."))
+        complete.add(row["dtypes"][-1])
         try:
             taken, truncated = samples(opinfo, dtype, limit)
         except Exception as error:
@@ -435,8 +440,12 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
             continue
         row["truncated"] |= truncated
         for sample, stay_on_cpu in taken:
-            if budget is not None and time.perf_counter() - start > budget:
+            random_reason = expected_failures.random_sample_reason(row["name"], sample)
+            if random_reason is not None:
+                result = {"outcome": "skipped", "reason": f"random: {random_reason}"}
+            elif budget is not None and time.perf_counter() - start > budget:
                 result = {"outcome": "skipped", "reason": f"over this OpInfo's time budget, {budget:.2f} s"}
+                row["complete_dtypes"].discard(row["dtypes"][-1])
             else:
                 result = run_sample(opinfo, sample, stay_on_cpu)
             outcome = result["outcome"]
@@ -450,9 +459,12 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
             elif result["native"] is False:
                 row["fallback_samples"] += 1
                 fallback_ops.update(result.get("fallback_ops", []))
+            if outcome == "failed":
+                row["failures"].setdefault(row["dtypes"][-1], result["message"])
             if outcome == "failed" and row["first_failure"] is None:
                 row["first_failure"] = f"[{row['dtypes'][-1]}] {result['message']}"
     row["fallback_ops"] = sorted(fallback_ops)
+    row["complete_dtypes"] = sorted(complete)
     if row["fallback_samples"]:
         row["status"] = "fallback"
     elif row["native_samples"]:
@@ -462,6 +474,18 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
     else:
         row["status"] = "not compared"  # every sample skipped
     return row
+
+
+def unexpected(rows):
+    """Failures the expected-failures table does not list, and listed entries that passed.
+
+    Both as sorted ``(OpInfo, dtype)`` pairs. An entry counts as passing only
+    when every sample of its OpInfo and dtype ran (none cut by the time budget).
+    """
+    failed = {(row["name"], dtype) for row in rows for dtype in row["failures"]}
+    ran = {(row["name"], dtype) for row in rows for dtype in row["complete_dtypes"]}
+    listed = set(expected_failures.SAMPLES)
+    return sorted(failed - listed), sorted((listed & ran) - failed)
 
 
 def select(op_db, names=None):
@@ -520,6 +544,12 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
         "native_kernels": len(backend_pkg.registered_ops()),
         "opinfos_in_db": len(op_db),
         "opinfos_skipped": dict(sorted(SKIP.items())),
+        "expected_failures": [
+            {"opinfo": name, "dtype": dtype, "reason": reason}
+            for (name, dtype), reason in sorted(expected_failures.SAMPLES.items())
+        ],
+        "random_samples": dict(sorted((name, reason) for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
+        "error_inputs": error_parity(op_db),
         "opinfos_probed_not_native": not_native,
         "opinfos_covered": len(rows),
         "opinfos_native": sum(1 for r in rows if r["status"] == "native"),
@@ -527,6 +557,16 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
         "fallback_calls": dict(sorted(fallback_calls.items())),
         "seconds": {"probe": round(probe_seconds, 1), "total": round(time.perf_counter() - start, 1)},
         "results": rows,
+    }
+
+
+def error_parity(op_db):
+    """The error-inputs counts (see ``tools/error_inputs.py``) and the expected failures among them."""
+    counts, failures = error_inputs.run(op_db)
+    return {
+        **counts,
+        "expected_failures": {case: expected_failures.ERROR_INPUTS.get(case, "NOT LISTED: " + what)
+                              for case, what in sorted(failures.items())},
     }
 
 
