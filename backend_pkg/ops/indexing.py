@@ -226,6 +226,16 @@ def _vector_index(op, index, error):
     return operand(op, index).reshape(-1)
 
 
+def _check_positions_on_fast_paths(positions, size):
+    """CPU's index_select checks the positions in its own words on its paths for an empty
+    self and for dim 1 of a matrix or more (``index_select_out_cpu_``)."""
+    if size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    if bad is not None:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+
+
 @implements(aten.index_select.default)
 def index_select(self, dim, index):
     dim = wrap_dim(dim, self.dim())
@@ -238,6 +248,8 @@ def index_select(self, dim, index):
         raise RuntimeError(
             f"index_select(): Index to scalar can have only 1 value, got {positions.size} value(s)"
         )
+    if positions.size and self.dim() > 1 and (self.numel() == 0 or dim == 1):
+        _check_positions_on_fast_paths(positions, self.shape[dim])
     if first_out_of_bounds(positions, _size(self.shape, dim), negative_ok=False) is not None:
         raise IndexError("index out of range in self")
     picked = np.take(np.atleast_1d(unwrap(self)), positions, axis=dim)

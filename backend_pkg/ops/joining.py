@@ -38,7 +38,9 @@ def _check_cat_shapes(tensors, dim):
     for number, tensor in enumerate(tensors):
         if tensor.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
-    first_index, first = next(((i, t) for i, t in enumerate(tensors) if not _skipped(t)), (0, tensors[0]))
+    first_index, first = next(((i, t) for i, t in enumerate(tensors) if not _skipped(t)), (None, None))
+    if first is None:
+        return dim  # every tensor is left out: PyTorch checks no dim (legacy_cat_wrap_dim)
     dim = wrap_dim(dim, first.dim())
     for number, tensor in enumerate(tensors):
         if _skipped(tensor) or number == first_index:
