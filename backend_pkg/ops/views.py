@@ -96,6 +96,28 @@ def as_strided(self, size, stride, storage_offset=None):
     return view_of(self, size, stride, storage_offset)
 
 
+@implements(aten.as_strided_scatter.default)
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """A copy of ``self``'s whole storage with ``src`` written where ``as_strided`` points.
+
+    PyTorch's composite (``clone_preserve_strides``) sizes that copy by the
+    storage's byte count, read in C++, which is 0 for a new npy result whose
+    storage has no data pointer yet (see :mod:`backend_pkg.tensor`).
+    """
+    if any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
+        output = wrap(np.ascontiguousarray(unwrap(self)))  # as PyTorch: an overlapping self is cloned
+    else:
+        output = view_of(wrap(storage_array(self).copy()), self.shape, self.stride(), self.storage_offset())
+    target = as_strided(output, size, stride, storage_offset)
+    if target.shape != src.shape:
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. "
+            f"src size = {list(src.shape)}, slice size = {list(target.shape)}"
+        )
+    unwrap(target)[...] = unwrap(src)
+    return output
+
+
 @implements(aten.as_strided_.default)
 def as_strided_(self, size, stride, storage_offset=None):
     """Change ``self``'s metadata in place: ``unsqueeze_``, ``t_``, ``transpose_``... come here."""
