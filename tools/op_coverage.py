@@ -69,6 +69,32 @@ An OpInfo is covered, that is run in full and listed, when either
 Every other OpInfo is counted as probed and not native. Nothing here names
 a kernel: as kernels are registered on other branches, more OpInfos pass
 the probe and the same code measures them.
+
+Expected failures and errors
+----------------------------
+Failures are recorded per OpInfo and dtype; ``tools/expected_failures.py``
+lists the known ones with their reasons, and the samples that draw random
+numbers (dropout inside attention), which are run but not compared.
+:func:`unexpected` compares a run with that table; ``tests/test_opinfo.py``
+runs the whole measurement and fails on either kind of difference. The JSON
+also carries the table and the error-input parity of ``tools/error_inputs.py``.
+
+Why not PyTorch's device-generic test machinery
+-----------------------------------------------
+``instantiate_device_type_tests`` and ``@ops``
+(``torch/testing/_internal/common_device_type.py``) can drive npy: when
+``backend_pkg`` is imported before that module, ``PrivateUse1TestBase`` is
+among its test bases, a test class ``TestNpy`` becomes ``TestNpyPRIVATEUSE1``
+with tests such as ``test_compare_cpu_add_npy_float32`` on samples made on
+npy, and ``skipOps([xfail(...)])`` marks expected failures per OpInfo and
+dtype, as here. This runner stays because the page needs
+what those tests do not give: whether each sample ran on npy kernels alone
+(strict mode, above) and the JSON; and because a per-sample rule (a random
+sample, recognised by its arguments) needs ``sample_skips_and_xfails``,
+which under pytest requires the ``pytest-subtests`` plugin
+(``OpInfo._sample_callback_fn`` in ``torch/testing/_internal/opinfo/core.py``).
+Samples are generated on the CPU and moved, so their values are the CPU's
+and do not depend on npy's random generator.
 """
 
 import argparse

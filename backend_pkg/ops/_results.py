@@ -27,11 +27,11 @@ def _check_castable(op, result, target):
         )
 
 
-def _check_writable_once(op, target):
+def _check_writable_once(target):
     """PyTorch's ``assert_no_internal_overlap``: an empty tensor has no elements to share."""
     if target.numel() and any(step == 0 and length > 1 for step, length in zip(target.stride(), target.shape)):
         raise RuntimeError(
-            f"{op}: unsupported operation: more than one element of the written-to tensor refers "
+            "unsupported operation: more than one element of the written-to tensor refers "
             "to a single memory location. Please clone() the tensor before performing the operation."
         )
 
@@ -69,27 +69,27 @@ def _overlap(written, read):
     return "partial" if a[0] < b[1] and b[0] < a[1] else None
 
 
-def check_apart(op, out, *inputs, partial=()):
+def check_apart(out, *inputs, partial=()):
     """PyTorch's checks before an op writes ``out`` while reading ``inputs``: ``out`` holds no
     element twice (``assert_no_internal_overlap``), shares no memory with an input
     (``assert_no_overlap``), and shares with one of ``partial`` all of it or none
     (``assert_no_partial_overlap``)."""
-    _check_writable_once(op, out)
+    _check_writable_once(out)
     refusals = [(value, ("full", "partial")) for value in inputs] + [(value, ("partial",)) for value in partial]
     for value, refused in refusals:
         if isinstance(value, torch.Tensor) and _overlap(out, value) in refused:
             raise RuntimeError(
-                f"{op}: unsupported operation: some elements of the input tensor and the written-to "
+                "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "
                 "performing the operation."
             )
 
 
-def check_out_dtype(op, out, self):
+def check_out_dtype(out, self):
     """The reductions whose ``out=`` must have the input's dtype, amax and amin, check it first."""
     if out.dtype != self.dtype:
         raise RuntimeError(
-            f"{op}: Expected the dtype for input and out to match, but got "
+            "Expected the dtype for input and out to match, but got "
             f"{SCALAR_TYPE_NAMES[self.dtype]} for input's dtype and {SCALAR_TYPE_NAMES[out.dtype]} "
             "for out's dtype."
         )
@@ -98,7 +98,7 @@ def check_out_dtype(op, out, self):
 def write_in_place(op, self, result):
     """Store ``result`` into ``self``, the tensor an in-place op modifies."""
     _check_castable(op, result, self)
-    _check_writable_once(op, self)
+    _check_writable_once(self)
     if result.shape != self.shape:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -132,6 +132,6 @@ def write_out(op, out, result, *, reads=(), partial=()):
                 stacklevel=2,
             )
         out.resize_(result.shape)
-    check_apart(op, out, *reads, partial=partial)
+    check_apart(out, *reads, partial=partial)
     unwrap(out)[...] = unwrap(result)
     return out

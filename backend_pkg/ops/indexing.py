@@ -258,7 +258,7 @@ def index_select(self, dim, index):
 
 @implements(aten.index_select.out)
 def index_select_out(self, dim, index, *, out):
-    check_apart("index_select", out, self, index)  # before the resize, as CPU checks
+    check_apart(out, self, index)  # before the resize, as CPU checks
     return write_out("index_select", out, index_select(self, dim, index))
 
 

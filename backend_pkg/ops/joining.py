@@ -85,7 +85,7 @@ def cat(tensors, dim=0):
 
 @implements(aten.cat.out)
 def cat_out(tensors, dim=0, *, out):
-    check_apart("cat", out, *tensors)  # before the resize, as CPU checks
+    check_apart(out, *tensors)  # before the resize, as CPU checks
     return write_out("cat", out, cat(tensors, dim))
 
 

@@ -233,13 +233,13 @@ def amin(self, dim=(), keepdim=False):
 
 @implements(aten.amax.out)
 def amax_out(self, dim=(), keepdim=False, *, out):
-    check_out_dtype("amax", out, self)
+    check_out_dtype(out, self)
     return write_out("amax", out, amax(self, dim, keepdim))
 
 
 @implements(aten.amin.out)
 def amin_out(self, dim=(), keepdim=False, *, out):
-    check_out_dtype("amin", out, self)
+    check_out_dtype(out, self)
     return write_out("amin", out, amin(self, dim, keepdim))
 
 
