@@ -29,8 +29,9 @@ FALLBACK_COPIES_OUT = (
     "so CPU's check that out= shares no memory with the input sees two separate tensors"
 )
 NARROW_COPY_WORDS = (
-    "npy runs PyTorch's composite narrow_copy (narrow, then clone), whose checks are narrow's; "
-    "CPU's own kernel (narrow_copy_dense_cpu_out) words them differently"
+    "no npy kernel: PyTorch's composite narrow_copy runs (a narrow view, then a copy), which checks "
+    "the arguments as narrow does; CPU's own kernel words them otherwise (its message names C++ "
+    "internals: 'Expected dim < static_cast<int64_t>(self_sizes.size())')"
 )
 
 ERROR_INPUTS = {
@@ -46,9 +47,9 @@ ERROR_INPUTS = {
 }
 
 FLOAT32_ROUNDING = (
-    "float32 rounding: NumPy's BLAS sums the products in another order than CPU's, and one or two "
-    "elements land a few ulp apart, just past assert_close's default float32 tolerance "
-    "(rtol 1.3e-6, atol 1e-5)"
+    "float32 rounding: npy sums the products in another order than CPU's kernels (NumPy's BLAS), "
+    "and on these samples one or two elements differ in the last bits, just past assert_close's "
+    "default float32 tolerance (rtol 1.3e-6, atol 1e-5)"
 )
 RANDOM_PROJECTION = (
     "random: the algorithm projects onto a Gaussian matrix drawn from the device's generator, so "
