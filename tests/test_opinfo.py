@@ -143,3 +143,13 @@ def test_inputs_npy_cannot_hold_are_skipped():
     result = op_coverage.run_sample(_opinfo(torch.neg), SampleInput(torch.ones(3, dtype=torch.bfloat16)))
     assert result["outcome"] == "skipped"
     assert "bfloat16" in result["reason"]
+
+
+def test_unexpected_names_unlisted_failures_and_listed_passes(monkeypatch):
+    monkeypatch.setattr(expected_failures, "SAMPLES", {("listed", "float32"): "why", ("cut", "float32"): "why"})
+    rows = [
+        {"name": "new", "failures": {"int64": "wrong"}, "complete_dtypes": ["int64"]},
+        {"name": "listed", "failures": {}, "complete_dtypes": ["float32"]},
+        {"name": "cut", "failures": {}, "complete_dtypes": []},  # samples cut by time: nothing known
+    ]
+    assert op_coverage.unexpected(rows) == ([("new", "int64")], [("listed", "float32")])
