@@ -575,7 +575,6 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
             for (name, dtype), reason in sorted(expected_failures.SAMPLES.items())
         ],
         "random_samples": dict(sorted((name, reason) for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
-        "error_inputs": error_parity(op_db),
         "opinfos_probed_not_native": not_native,
         "opinfos_covered": len(rows),
         "opinfos_native": sum(1 for r in rows if r["status"] == "native"),
@@ -611,6 +610,7 @@ def main(argv=None):
                   f" skipped {row['skipped']} {row['seconds']:.2f}s", file=sys.stderr)
 
     data = run(options.ops, options.limit if options.limit > 0 else None, progress)
+    data["error_inputs"] = error_parity(load_op_db())
     options.output.write_text(json.dumps(data, indent=1) + "\n")
     t = data["totals"]
     print(f"{data['opinfos_covered']} OpInfos covered ({data['opinfos_native']} native), "
