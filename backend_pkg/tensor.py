@@ -217,6 +217,8 @@ def wrap(array, base=None):
     cannot describe (negative strides, as from ``np.flip``) is copied first.
     """
     array = np.asarray(array)
+    if base is None and array.size == 0 and array.base is None:
+        return _wrap_empty(array)
     if base is None and _has_contiguous_strides(array):
         root = array if array.base is None else _whole_root(array)
         if root is not None:
@@ -292,6 +294,22 @@ def _wrap_fresh(array, root):
     _storage_as_is(tensor)._npy_root = root
     if memory.counting:
         memory.count(root)
+    return _as_npy_tensor(tensor, array)
+
+
+def _wrap_empty(array):
+    """:func:`wrap` for a new array without elements, with the strides PyTorch gives a new one.
+
+    NumPy gives a new empty array zero strides, and ``create_empty_tensor``
+    zero strides before a zero-length dim; PyTorch's contiguous strides count
+    a zero-length dim as one (``torch.empty(5, 0, 5).stride()`` is ``(5, 5, 1)``).
+    """
+    strides, step = [], 1
+    for length in reversed(array.shape):
+        strides.append(step)
+        step *= max(length, 1)
+    tensor = _create_empty(array.shape, to_torch_dtype(array.dtype))
+    set_metadata(tensor, _new_storage(array), 0, array.shape, strides[::-1])
     return _as_npy_tensor(tensor, array)
 
 
@@ -391,10 +409,14 @@ def _view_of_storage(tensor):
 def _array_over(root, np_dtype, size, stride, storage_offset):
     """The NumPy view of ``root``'s memory that a tensor with this metadata (in elements) describes."""
     itemsize = np_dtype.itemsize
+    memory = _bytes_of(root)
+    offset = storage_offset * itemsize
+    if 0 in size:  # a view without elements may start past the end of the memory, which NumPy refuses
+        offset = min(offset, memory.size)
     return np.ndarray(
         size,
         np_dtype,
-        buffer=_bytes_of(root),
-        offset=storage_offset * itemsize,
+        buffer=memory,
+        offset=offset,
         strides=[step * itemsize for step in stride],
     )

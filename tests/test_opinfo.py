@@ -15,6 +15,7 @@ import backend_pkg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+import expected_failures  # noqa: E402
 import op_coverage  # noqa: E402
 
 FAST_SUBSET = ["add", "mul", "sum", "view", "expand", "index_select", "cat"]
@@ -46,6 +47,34 @@ def test_json_names_real_opinfos(op_db, committed):
     unknown = sorted(row["name"] for row in committed["results"] if row["name"] not in names)
     assert not unknown, f"not OpInfos of this torch: {unknown}; run `make coverage`"
     assert committed["totals"]["passed"] == sum(row["passed"] for row in committed["results"])
+
+
+@pytest.fixture(scope="module")
+def measured():
+    """The whole ``make coverage`` measurement, run now."""
+    return op_coverage.run()
+
+
+def test_every_sample_failure_is_an_expected_one(measured):
+    unlisted, _ = op_coverage.unexpected(measured["results"])
+    failures = {(row["name"], dtype): message for row in measured["results"]
+                for dtype, message in row["failures"].items()}
+    assert not unlisted, (
+        "OpInfo samples that differ from the CPU on npy (fix the kernel, or list them with their "
+        "reason in tools/expected_failures.py):\n"
+        + "\n".join(f"  {name} [{dtype}]: {failures[name, dtype][:300]}" for name, dtype in unlisted)
+    )
+
+
+def test_no_expected_sample_failure_passes_now(measured):
+    _, passing = op_coverage.unexpected(measured["results"])
+    assert not passing, f"these now pass on npy: delete them from tools/expected_failures.py: {passing}"
+
+
+def test_committed_json_lists_the_expected_failures(committed):
+    listed = {(entry["opinfo"], entry["dtype"]) for entry in committed["expected_failures"]}
+    assert listed == set(expected_failures.SAMPLES), "run `make coverage`"
+    assert set(committed["random_samples"]) == set(expected_failures.RANDOM_SAMPLES), "run `make coverage`"
 
 
 def test_fast_subset_has_no_failures(op_db):
@@ -114,3 +143,13 @@ def test_inputs_npy_cannot_hold_are_skipped():
     result = op_coverage.run_sample(_opinfo(torch.neg), SampleInput(torch.ones(3, dtype=torch.bfloat16)))
     assert result["outcome"] == "skipped"
     assert "bfloat16" in result["reason"]
+
+
+def test_unexpected_names_unlisted_failures_and_listed_passes(monkeypatch):
+    monkeypatch.setattr(expected_failures, "SAMPLES", {("listed", "float32"): "why", ("cut", "float32"): "why"})
+    rows = [
+        {"name": "new", "failures": {"int64": "wrong"}, "complete_dtypes": ["int64"]},
+        {"name": "listed", "failures": {}, "complete_dtypes": ["float32"]},
+        {"name": "cut", "failures": {}, "complete_dtypes": []},  # samples cut by time: nothing known
+    ]
+    assert op_coverage.unexpected(rows) == ([("new", "int64")], [("listed", "float32")])

@@ -69,6 +69,32 @@ An OpInfo is covered, that is run in full and listed, when either
 Every other OpInfo is counted as probed and not native. Nothing here names
 a kernel: as kernels are registered on other branches, more OpInfos pass
 the probe and the same code measures them.
+
+Expected failures and errors
+----------------------------
+Failures are recorded per OpInfo and dtype; ``tools/expected_failures.py``
+lists the known ones with their reasons, and the samples that draw random
+numbers (dropout inside attention), which are run but not compared.
+:func:`unexpected` compares a run with that table; ``tests/test_opinfo.py``
+runs the whole measurement and fails on either kind of difference. The JSON
+also carries the table and the error-input parity of ``tools/error_inputs.py``.
+
+Why not PyTorch's device-generic test machinery
+-----------------------------------------------
+``instantiate_device_type_tests`` and ``@ops``
+(``torch/testing/_internal/common_device_type.py``) can drive npy: when
+``backend_pkg`` is imported before that module, ``PrivateUse1TestBase`` is
+among its test bases, a test class ``TestNpy`` becomes ``TestNpyPRIVATEUSE1``
+with tests such as ``test_compare_cpu_add_npy_float32`` on samples made on
+npy, and ``skipOps([xfail(...)])`` marks expected failures per OpInfo and
+dtype, as here. This runner stays because the page needs
+what those tests do not give: whether each sample ran on npy kernels alone
+(strict mode, above) and the JSON; and because a per-sample rule (a random
+sample, recognised by its arguments) needs ``sample_skips_and_xfails``,
+which under pytest requires the ``pytest-subtests`` plugin
+(``OpInfo._sample_callback_fn`` in ``torch/testing/_internal/opinfo/core.py``).
+Samples are generated on the CPU and moved, so their values are the CPU's
+and do not depend on npy's random generator.
 """
 
 import argparse
@@ -87,6 +113,8 @@ import torch
 from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 import backend_pkg
+import error_inputs
+import expected_failures
 from backend_pkg import fallback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -420,12 +448,15 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
         "truncated": False,
         "fallback_ops": [],
         "first_failure": None,
+        "failures": {},
         "skip_reasons": {},
     }
     fallback_ops = set()
     start = time.perf_counter()
+    complete = row["complete_dtypes"] = set()  # the dtypes whose every sample ran (see unexpected())
     for dtype in supported_dtypes(opinfo):
         row["dtypes"].append(str(dtype).removeprefix("torch."))
+        complete.add(row["dtypes"][-1])
         try:
             taken, truncated = samples(opinfo, dtype, limit)
         except Exception as error:
@@ -435,8 +466,12 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
             continue
         row["truncated"] |= truncated
         for sample, stay_on_cpu in taken:
-            if budget is not None and time.perf_counter() - start > budget:
+            random_reason = expected_failures.random_sample_reason(row["name"], sample)
+            if random_reason is not None:
+                result = {"outcome": "skipped", "reason": f"random: {random_reason}"}
+            elif budget is not None and time.perf_counter() - start > budget:
                 result = {"outcome": "skipped", "reason": f"over this OpInfo's time budget, {budget:.2f} s"}
+                row["complete_dtypes"].discard(row["dtypes"][-1])
             else:
                 result = run_sample(opinfo, sample, stay_on_cpu)
             outcome = result["outcome"]
@@ -450,9 +485,12 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
             elif result["native"] is False:
                 row["fallback_samples"] += 1
                 fallback_ops.update(result.get("fallback_ops", []))
+            if outcome == "failed":
+                row["failures"].setdefault(row["dtypes"][-1], result["message"])
             if outcome == "failed" and row["first_failure"] is None:
                 row["first_failure"] = f"[{row['dtypes'][-1]}] {result['message']}"
     row["fallback_ops"] = sorted(fallback_ops)
+    row["complete_dtypes"] = sorted(complete)
     if row["fallback_samples"]:
         row["status"] = "fallback"
     elif row["native_samples"]:
@@ -462,6 +500,18 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
     else:
         row["status"] = "not compared"  # every sample skipped
     return row
+
+
+def unexpected(rows):
+    """Failures the expected-failures table does not list, and listed entries that passed.
+
+    Both as sorted ``(OpInfo, dtype)`` pairs. An entry counts as passing only
+    when every sample of its OpInfo and dtype ran (none cut by the time budget).
+    """
+    failed = {(row["name"], dtype) for row in rows for dtype in row["failures"]}
+    ran = {(row["name"], dtype) for row in rows for dtype in row["complete_dtypes"]}
+    listed = set(expected_failures.SAMPLES)
+    return sorted(failed - listed), sorted((listed & ran) - failed)
 
 
 def select(op_db, names=None):
@@ -520,6 +570,11 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
         "native_kernels": len(backend_pkg.registered_ops()),
         "opinfos_in_db": len(op_db),
         "opinfos_skipped": dict(sorted(SKIP.items())),
+        "expected_failures": [
+            {"opinfo": name, "dtype": dtype, "reason": reason}
+            for (name, dtype), reason in sorted(expected_failures.SAMPLES.items())
+        ],
+        "random_samples": dict(sorted((name, reason) for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
         "opinfos_probed_not_native": not_native,
         "opinfos_covered": len(rows),
         "opinfos_native": sum(1 for r in rows if r["status"] == "native"),
@@ -527,6 +582,16 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
         "fallback_calls": dict(sorted(fallback_calls.items())),
         "seconds": {"probe": round(probe_seconds, 1), "total": round(time.perf_counter() - start, 1)},
         "results": rows,
+    }
+
+
+def error_parity(op_db):
+    """The error-inputs counts (see ``tools/error_inputs.py``) and the expected failures among them."""
+    counts, failures = error_inputs.run(op_db)
+    return {
+        **counts,
+        "expected_failures": {case: expected_failures.ERROR_INPUTS.get(case, "NOT LISTED: " + what)
+                              for case, what in sorted(failures.items())},
     }
 
 
@@ -545,6 +610,7 @@ def main(argv=None):
                   f" skipped {row['skipped']} {row['seconds']:.2f}s", file=sys.stderr)
 
     data = run(options.ops, options.limit if options.limit > 0 else None, progress)
+    data["error_inputs"] = error_parity(load_op_db())
     options.output.write_text(json.dumps(data, indent=1) + "\n")
     t = data["totals"]
     print(f"{data['opinfos_covered']} OpInfos covered ({data['opinfos_native']} native), "

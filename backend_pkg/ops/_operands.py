@@ -26,6 +26,29 @@ def operand(op, value):
     )
 
 
+def broadcast_shapes(*shapes):
+    """The shape ``shapes`` broadcast to, folded pairwise as PyTorch's ``infer_size`` does,
+    which words the error (NumPy's would be a ``ValueError`` of its own words)."""
+    result = ()
+    for shape in shapes:
+        ndim = max(len(result), len(shape))
+        a = (1,) * (ndim - len(result)) + tuple(result)
+        b = (1,) * (ndim - len(shape)) + tuple(shape)
+        for dim, (size_a, size_b) in enumerate(zip(a, b)):
+            if size_a != size_b and 1 not in (size_a, size_b):
+                raise RuntimeError(
+                    f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+                    f"at non-singleton dimension {dim}"
+                )
+        result = tuple(size_b if size_a == 1 else size_a for size_a, size_b in zip(a, b))
+    return result
+
+
+def tensor_shapes(values):
+    """The shapes of the tensors among ``values``, in order."""
+    return [tuple(value.shape) for value in values if isinstance(value, torch.Tensor)]
+
+
 def _category(dtype):
     """bool < integers < floating < complex: a higher category wins promotion whatever the dims."""
     return 3 if dtype.is_complex else 2 if dtype.is_floating_point else 0 if dtype == torch.bool else 1

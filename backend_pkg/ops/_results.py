@@ -27,18 +27,78 @@ def _check_castable(op, result, target):
         )
 
 
-def _check_writable_once(op, target):
-    if any(step == 0 and length > 1 for step, length in zip(target.stride(), target.shape)):
+def _check_writable_once(target):
+    """PyTorch's ``assert_no_internal_overlap``: an empty tensor has no elements to share."""
+    if target.numel() and any(step == 0 and length > 1 for step, length in zip(target.stride(), target.shape)):
         raise RuntimeError(
-            f"{op}: unsupported operation: more than one element of the written-to tensor refers "
+            "unsupported operation: more than one element of the written-to tensor refers "
             "to a single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+def _is_dense(tensor):
+    """Whether ``tensor``'s elements fill a block of memory, each once, in some dim order."""
+    expected = 1
+    for length, step in sorted((pair for pair in zip(tensor.shape, tensor.stride()) if pair[0] != 1),
+                               key=lambda pair: pair[1]):
+        if step != expected:
+            return False
+        expected *= length
+    return True
+
+
+def _byte_range(tensor):
+    """The bytes ``tensor`` covers, if its elements are packed without gaps or repeats, else None."""
+    if not _is_dense(tensor):
+        return None  # PyTorch's "too hard" case: it does not refuse what it cannot tell
+    start = unwrap(tensor).ctypes.data
+    return start, start + tensor.numel() * tensor.element_size()
+
+
+def _overlap(written, read):
+    """PyTorch's ``get_overlap_status``: "full", "partial" or None."""
+    if written is read:
+        return "full"
+    if written.numel() == 0 or read.numel() == 0 or read.device != written.device:
+        return None
+    a, b = _byte_range(written), _byte_range(read)
+    if a is None or b is None:
+        return None
+    if a == b:
+        return "full" if written.stride() == read.stride() else "partial"
+    return "partial" if a[0] < b[1] and b[0] < a[1] else None
+
+
+def check_apart(out, *inputs, partial=()):
+    """PyTorch's checks before an op writes ``out`` while reading ``inputs``: ``out`` holds no
+    element twice (``assert_no_internal_overlap``), shares no memory with an input
+    (``assert_no_overlap``), and shares with one of ``partial`` all of it or none
+    (``assert_no_partial_overlap``)."""
+    _check_writable_once(out)
+    refusals = [(value, ("full", "partial")) for value in inputs] + [(value, ("partial",)) for value in partial]
+    for value, refused in refusals:
+        if isinstance(value, torch.Tensor) and _overlap(out, value) in refused:
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+
+
+def check_out_dtype(out, self):
+    """The reductions whose ``out=`` must have the input's dtype, amax and amin, check it first."""
+    if out.dtype != self.dtype:
+        raise RuntimeError(
+            "Expected the dtype for input and out to match, but got "
+            f"{SCALAR_TYPE_NAMES[self.dtype]} for input's dtype and {SCALAR_TYPE_NAMES[out.dtype]} "
+            "for out's dtype."
         )
 
 
 def write_in_place(op, self, result):
     """Store ``result`` into ``self``, the tensor an in-place op modifies."""
     _check_castable(op, result, self)
-    _check_writable_once(op, self)
+    _check_writable_once(self)
     if result.shape != self.shape:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -48,8 +108,12 @@ def write_in_place(op, self, result):
     return self
 
 
-def write_out(op, out, result):
-    """Store ``result`` into an ``out=`` tensor, resizing it as PyTorch does."""
+def write_out(op, out, result, *, reads=(), partial=()):
+    """Store ``result`` into an ``out=`` tensor, resizing it as PyTorch does.
+
+    ``reads`` and ``partial`` are the inputs an op checks ``out`` against once
+    resized (see :func:`check_apart`); an op without such checks names none.
+    """
     if out.device.type != DEVICE_NAME:
         raise RuntimeError(
             f"{op}: Expected out tensor to have device {DEVICE_NAME}:0, but got {out.device} instead"
@@ -68,6 +132,6 @@ def write_out(op, out, result):
                 stacklevel=2,
             )
         out.resize_(result.shape)
-    _check_writable_once(op, out)
+    check_apart(out, *reads, partial=partial)
     unwrap(out)[...] = unwrap(result)
     return out

@@ -54,6 +54,8 @@ def with_same_dtype_shortcut(numpy_function, general, accepts=None):
         token = ERROR_STATE.set(ALL_IGNORED)
         try:
             result = numpy_function(a, b)
+        except ValueError:  # shapes that do not broadcast: the general path words the error
+            return general(self, other, **options)
         finally:
             ERROR_STATE.reset(token)
         return wrap(result)

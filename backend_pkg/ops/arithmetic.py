@@ -15,7 +15,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._numpy_errors import quietly
-from ._operands import check_alpha, operand
+from ._operands import broadcast_shapes, check_alpha, operand, tensor_shapes
 from ._results import _check_castable as check_castable
 from ._results import write_in_place, write_out
 from ._same_dtype import with_same_dtype_shortcut
@@ -52,7 +52,12 @@ def elementwise(functional, out=None, in_place=None, *, check_out=None, same_dty
 def _quiet(compute):
     @functools.wraps(compute)
     def kernel(*args, **kwargs):
-        return quietly(compute, *args, **kwargs)
+        try:
+            return quietly(compute, *args, **kwargs)
+        except ValueError:
+            # NumPy's broadcasting error: PyTorch's words for it, from the shapes alone.
+            broadcast_shapes(*tensor_shapes(args))
+            raise
 
     return kernel
 

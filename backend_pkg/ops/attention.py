@@ -47,7 +47,7 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._nested import nested_from_rows, padded, rows_of
 from ._results import as_result, write_out
@@ -174,17 +174,15 @@ def _check_attention_inputs(*arguments):
             raise RuntimeError(message)
 
 
-# The C++ names PyTorch's matmul gives dtypes in its dtype-mismatch message.
-_CPP_NAMES = {torch.float16: "c10::Half", torch.float32: "float", torch.float64: "double", torch.int64: "long int"}
-
-
 def _check_same_dtype(tensors):
     """CPU's matmuls refuse operands of different dtypes (the first pair that differs)."""
     first = tensors[0]
     for other in tensors[1:]:
         if other.dtype != first.dtype:
-            names = [_CPP_NAMES.get(t.dtype, SCALAR_TYPE_NAMES[t.dtype]) for t in (first, other)]
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
+            raise RuntimeError(
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{TYPE_META_NAMES[first.dtype]} != {TYPE_META_NAMES[other.dtype]}"
+            )
 
 
 def _masked_positions(mask, mask_type, batch, num_heads, length):

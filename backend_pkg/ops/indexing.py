@@ -18,8 +18,8 @@ import torch
 
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
-from ._operands import operand, promoted
-from ._results import write_in_place, write_out
+from ._operands import broadcast_shapes, operand, promoted
+from ._results import check_apart, write_in_place, write_out
 from .arithmetic import check_convertible
 from .registry import aten, implements
 
@@ -37,23 +37,6 @@ def wrap_dim(dim, ndim):
             f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
         )
     return dim % rank
-
-
-def broadcast_shapes(*shapes):
-    """The shape ``shapes`` broadcast to, folded pairwise as PyTorch does (for its message)."""
-    result = ()
-    for shape in shapes:
-        ndim = max(len(result), len(shape))
-        a = (1,) * (ndim - len(result)) + tuple(result)
-        b = (1,) * (ndim - len(shape)) + tuple(shape)
-        for dim, (size_a, size_b) in enumerate(zip(a, b)):
-            if size_a != size_b and 1 not in (size_a, size_b):
-                raise RuntimeError(
-                    f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
-                    f"at non-singleton dimension {dim}"
-                )
-        result = tuple(size_b if size_a == 1 else size_a for size_a, size_b in zip(a, b))
-    return result
 
 
 def first_out_of_bounds(index, size, *, negative_ok):
@@ -83,6 +66,11 @@ def fill_value(op, value, dtype):
 def _size(shape, dim):
     """PyTorch's ensure_nonempty_size: a 0-dim tensor counts as one element along dim 0."""
     return shape[dim] if shape else 1
+
+
+def _without(shape, dim):
+    """``shape`` without its dim ``dim`` (a 0-dim shape stays empty)."""
+    return list(shape[:dim]) + list(shape[dim + 1:])
 
 
 def _along(array, dim):
@@ -222,6 +210,16 @@ def _vector_index(op, index, error):
     return operand(op, index).reshape(-1)
 
 
+def _check_positions_on_fast_paths(positions, size):
+    """CPU's index_select checks the positions in its own words on its paths for an empty
+    self and for dim 1 of a matrix or more (``index_select_out_cpu_``)."""
+    if size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    if bad is not None:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+
+
 @implements(aten.index_select.default)
 def index_select(self, dim, index):
     dim = wrap_dim(dim, self.dim())
@@ -234,6 +232,8 @@ def index_select(self, dim, index):
         raise RuntimeError(
             f"index_select(): Index to scalar can have only 1 value, got {positions.size} value(s)"
         )
+    if positions.size and self.dim() > 1 and (self.numel() == 0 or dim == 1):
+        _check_positions_on_fast_paths(positions, self.shape[dim])
     if first_out_of_bounds(positions, _size(self.shape, dim), negative_ok=False) is not None:
         raise IndexError("index out of range in self")
     picked = np.take(np.atleast_1d(unwrap(self)), positions, axis=dim)
@@ -242,6 +242,7 @@ def index_select(self, dim, index):
 
 @implements(aten.index_select.out)
 def index_select_out(self, dim, index, *, out):
+    check_apart(out, self, index)  # before the resize, as CPU checks
     return write_out("index_select", out, index_select(self, dim, index))
 
 
@@ -289,6 +290,11 @@ def index_add(self, dim, index, source, *, alpha=1):
         raise RuntimeError(
             f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
             f"({_size(source.shape, dim)}), for dim: {dim}"
+        )
+    if _without(self.shape, dim) != _without(source.shape, dim):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}"
         )
     size = _size(self.shape, dim)
     bad = first_out_of_bounds(positions, size, negative_ok=False)
@@ -378,6 +384,8 @@ def _element_key(index, dim, size):
 @implements(aten.gather.default)
 def gather(self, dim, index, *, sparse_grad=False):
     dim = wrap_dim(dim, self.dim())
+    if index.numel() == 0:  # PyTorch checks nothing else of an empty index
+        return wrap(np.empty(index.shape, dtype=unwrap(self).dtype))
     _check_index_dtype("gather", index)
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -394,7 +402,12 @@ def gather(self, dim, index, *, sparse_grad=False):
 
 @implements(aten.gather.out)
 def gather_out(self, dim, index, *, sparse_grad=False, out):
-    return write_out("gather", out, gather(self, dim, index))
+    if out.dtype != self.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_CPP_TYPE_NAMES[self.dtype]}, but got "
+            f"{_CPP_TYPE_NAMES[out.dtype]} instead"
+        )
+    return write_out("gather", out, gather(self, dim, index), reads=(self,), partial=(index,))
 
 
 def _scatter_operands(self, dim, index, src):
@@ -410,6 +423,8 @@ def _scatter_operands(self, dim, index, src):
         return None, None
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if is_tensor and max(src.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     dims = range(max(self.dim(), 1))
     too_big = any(d != dim and _size(index.shape, d) > _size(self.shape, d) for d in dims)
     if is_tensor:
@@ -544,7 +559,7 @@ def take(self, index):
 
 @implements(aten.take.out)
 def take_out(self, index, *, out):
-    return write_out("take", out, take(self, index))
+    return write_out("take", out, take(self, index), reads=(self, index))
 
 
 @implements(aten.put_.default)
@@ -593,7 +608,7 @@ def masked_select(self, mask):
 @implements(aten.masked_select.out)
 def masked_select_out(self, mask, *, out):
     _require_out_dtype(out, self.dtype, "masked_select(): self and result must have the same scalar type")
-    return write_out("masked_select", out, masked_select(self, mask))
+    return write_out("masked_select", out, masked_select(self, mask), reads=(self, mask))
 
 
 @implements(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)

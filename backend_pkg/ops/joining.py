@@ -16,7 +16,7 @@ from torch._prims_common import suggest_memory_format
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import operand
-from ._results import write_out
+from ._results import check_apart, write_out
 from .factories import allocate_strided, strides_for
 from .indexing import wrap_dim
 from .registry import aten, implements
@@ -38,7 +38,9 @@ def _check_cat_shapes(tensors, dim):
     for number, tensor in enumerate(tensors):
         if tensor.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
-    first_index, first = next(((i, t) for i, t in enumerate(tensors) if not _skipped(t)), (0, tensors[0]))
+    first_index, first = next(((i, t) for i, t in enumerate(tensors) if not _skipped(t)), (None, None))
+    if first is None:
+        return dim  # every tensor is left out: PyTorch checks no dim (legacy_cat_wrap_dim)
     dim = wrap_dim(dim, first.dim())
     for number, tensor in enumerate(tensors):
         if _skipped(tensor) or number == first_index:
@@ -83,6 +85,7 @@ def cat(tensors, dim=0):
 
 @implements(aten.cat.out)
 def cat_out(tensors, dim=0, *, out):
+    check_apart(out, *tensors)  # before the resize, as CPU checks
     return write_out("cat", out, cat(tensors, dim))
 
 
@@ -96,6 +99,8 @@ def flip(self, dims):
 
 @implements(aten.roll.default)
 def roll(self, shifts, dims=()):
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if dims and self.dim() == 0:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import wrap
 from ._numpy_errors import quietly
 from ._operands import operand
@@ -91,9 +91,13 @@ def mm(self, mat2):
         raise RuntimeError("mat2 must be a matrix")
     if self.dtype != mat2.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {self.dtype} != {mat2.dtype}"
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{TYPE_META_NAMES[self.dtype]} != {TYPE_META_NAMES[mat2.dtype]}"
         )
     _shapes_multiply(self, mat2)
+    if self.shape[0] * mat2.shape[1] == 0 or self.shape[1] == 0:
+        # CPU returns before it picks a loop by dtype (addmm_impl_cpu_): zeros, even of a bool.
+        return as_result(np.zeros((self.shape[0], mat2.shape[1])), self.dtype)
     return as_result(_multiplied("mm", np.matmul, self, mat2), self.dtype)
 
 
@@ -139,11 +143,11 @@ def addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
 # --- bmm, baddbmm, addbmm ---------------------------------------------------
 
 
-def _check_batches(batch1, batch2):
+def _check_batches(batch1, batch2, *, dtypes=True):
     for name, batch in (("batch1", batch1), ("batch2", batch2)):
         if batch.dim() != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
-    if batch1.dtype != batch2.dtype:
+    if dtypes and batch1.dtype != batch2.dtype:
         raise RuntimeError(f"expected scalar type {_name(batch1)} but found {_name(batch2)}")
 
 
@@ -158,8 +162,17 @@ def _check_bmm_sizes(batch1, batch2):
 
 @implements(aten.bmm.default)
 def bmm(self, mat2):
-    _check_batches(self, mat2)
+    _check_batches(self, mat2, dtypes=False)
     _check_bmm_sizes(self, mat2)
+    shape = (self.shape[0], self.shape[1], mat2.shape[2])
+    if 0 in shape or self.shape[2] == 0:
+        # CPU reads the dtypes only when it multiplies, so an empty product, or one over an
+        # empty contraction, is zeros of mat2's dtype (bmm's meta function allocates with
+        # batch2's options), whatever self's dtype.
+        return as_result(np.zeros(shape), mat2.dtype)
+    if self.dtype in _NO_PRODUCT:  # CPU picks its loop by self's dtype before it compares the two
+        raise not_implemented_for("bmm", self.dtype)
+    _check_batches(self, mat2)
     return as_result(_multiplied("bmm", np.matmul, self, mat2), self.dtype)
 
 

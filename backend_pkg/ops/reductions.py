@@ -15,7 +15,7 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
-from ._results import as_result, write_out
+from ._results import as_result, check_out_dtype, write_out
 from .registry import aten, implements
 
 
@@ -233,11 +233,13 @@ def amin(self, dim=(), keepdim=False):
 
 @implements(aten.amax.out)
 def amax_out(self, dim=(), keepdim=False, *, out):
+    check_out_dtype(out, self)
     return write_out("amax", out, amax(self, dim, keepdim))
 
 
 @implements(aten.amin.out)
 def amin_out(self, dim=(), keepdim=False, *, out):
+    check_out_dtype(out, self)
     return write_out("amin", out, amin(self, dim, keepdim))
 
 

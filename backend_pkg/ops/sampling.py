@@ -42,7 +42,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     _check_generator("uniform_", generator)
     _check_floating("uniform_", self)
     if from_ > to:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
+        )
     return _fill("uniform_", self, device.generator.uniform(from_, to, self.shape))
 
 
@@ -124,5 +126,8 @@ def native_dropout(input, p, train):
 
 @implements(aten.native_dropout_backward.default)
 def native_dropout_backward(grad_output, mask, scale):
-    grad = unwrap(grad_output)
-    return wrap((grad * unwrap(mask) * np.asarray(scale, dtype=grad.dtype)).astype(grad.dtype, copy=False))
+    # grad_output * mask * scale, promoted as PyTorch promotes: an integer grad times a float scale is float.
+    dtype = torch.result_type(grad_output, scale)
+    np_dtype = to_numpy_dtype(dtype)
+    grad = unwrap(grad_output).astype(np_dtype, copy=False)
+    return wrap((grad * unwrap(mask) * np.asarray(scale, dtype=np_dtype)).astype(np_dtype, copy=False))

@@ -5,7 +5,6 @@ view reach the base, as on CPU. Shapes and strides follow PyTorch's rules
 and errors use PyTorch's wording, since users meet them through PyTorch.
 """
 
-import math
 
 import numpy as np
 import torch
@@ -23,15 +22,30 @@ def alias(self):
 
 
 def _infer_size(size, numel):
-    size = list(size)
-    if size.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = math.prod(length for length in size if length != -1)
-    if -1 in size and known != 0 and numel % known == 0:
-        size[size.index(-1)] = numel // known
-    if math.prod(size) != numel or any(length < 0 for length in size):
-        raise RuntimeError(f"shape '{list(map(int, size))}' is invalid for input of size {numel}")
-    return tuple(size)
+    """The shape ``size`` (one length may be -1) gives ``numel`` elements, checked and
+    worded as PyTorch's ``infer_size_impl`` (aten/src/ATen/InferSize.h) does."""
+    shape = [int(length) for length in size]
+    inferred = None
+    known = 1
+    for dim, length in enumerate(shape):
+        if length == -1:
+            if inferred is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = dim
+        elif length < 0:
+            raise RuntimeError(f"invalid shape dimension {length}")
+        else:
+            known *= length
+    if numel == known or (inferred is not None and known > 0 and numel % known == 0):
+        if inferred is not None:
+            if known == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {shape} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous"
+                )
+            shape[inferred] = numel // known
+        return tuple(shape)
+    raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
 
 
 @implements(aten.view.default, aten._unsafe_view.default)
@@ -60,6 +74,8 @@ def _check_in_bounds(self, size, stride, storage_offset):
     """PyTorch's checks that ``self``'s storage can hold this view."""
     if any(step < 0 for step in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if 0 in size:
+        return  # a view without elements needs no memory, wherever it starts (as in PyTorch)
     itemsize = self.element_size()
     available = storage_nbytes(self) // itemsize
     needed = storage_offset + storage_extent(size, stride)
@@ -78,6 +94,28 @@ def as_strided(self, size, stride, storage_offset=None):
         storage_offset = self.storage_offset()
     _check_in_bounds(self, size, stride, storage_offset)
     return view_of(self, size, stride, storage_offset)
+
+
+@implements(aten.as_strided_scatter.default)
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """A copy of ``self``'s whole storage with ``src`` written where ``as_strided`` points.
+
+    PyTorch's composite (``clone_preserve_strides``) sizes that copy by the
+    storage's byte count, read in C++, which is 0 for a new npy result whose
+    storage has no data pointer yet (see :mod:`backend_pkg.tensor`).
+    """
+    if any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
+        output = wrap(np.ascontiguousarray(unwrap(self)))  # as PyTorch: an overlapping self is cloned
+    else:
+        output = view_of(wrap(storage_array(self).copy()), self.shape, self.stride(), self.storage_offset())
+    target = as_strided(output, size, stride, storage_offset)
+    if target.shape != src.shape:
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. "
+            f"src size = {list(src.shape)}, slice size = {list(target.shape)}"
+        )
+    unwrap(target)[...] = unwrap(src)
+    return output
 
 
 @implements(aten.as_strided_.default)

@@ -129,6 +129,22 @@ class OpCoverage(SphinxDirective):
         rows = [[_code(op), count] for op, count in sorted(calls.items(), key=lambda kv: (-kv[1], kv[0]))]
         return [_table(["aten op", "fallback calls"], rows, [30, 10])]
 
+    def _expected(self, data):
+        rows = [[_code(entry["opinfo"]), entry["dtype"], entry["reason"]] for entry in data["expected_failures"]]
+        rows += [[_code(name), "any", f"not compared, random: {reason}"]
+                 for name, reason in data["random_samples"].items()]
+        return [_table(["OpInfo", "dtype", "why npy differs"], rows, [20, 8, 50])]
+
+    def _errors(self, data):
+        errors = data["error_inputs"]
+        summary = nodes.paragraph(text=(
+            f"{errors['matched']} of the {errors['expected']} error inputs the CPU answers as PyTorch "
+            f"expects are answered the same way on npy ({errors['cases']} cases of {errors['opinfos']} "
+            f"OpInfos; the CPU itself answers {errors['cpu_differs']} otherwise). The others:"
+        ))
+        rows = [[_code(case), reason] for case, reason in errors["expected_failures"].items()]
+        return [summary, _table(["error input", "why npy answers otherwise"], rows, [20, 50])]
+
     def _skips(self, data):
         rows = [[_code(name), reason] for name, reason in data["opinfos_skipped"].items()]
         return [_table(["OpInfo", "why it is not compared"], rows, [20, 50])]

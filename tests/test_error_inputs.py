@@ -1,0 +1,82 @@
+"""PyTorch's error inputs (``OpInfo.error_inputs``) answered on npy as on the CPU."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import error_inputs  # noqa: E402
+import expected_failures  # noqa: E402
+import op_coverage  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def parity():
+    return error_inputs.run(op_coverage.load_op_db())
+
+
+def test_every_error_the_cpu_raises_npy_raises_alike(parity):
+    counts, failures = parity
+    assert counts["expected"] > 600, counts  # the whole op_db was run
+    unexpected = {case: what for case, what in failures.items() if case not in expected_failures.ERROR_INPUTS}
+    assert not unexpected, (
+        f"{len(unexpected)} error inputs npy answers unlike the CPU (fix the kernel, or list the case "
+        f"with its reason in tools/expected_failures.py):\n"
+        + "\n".join(f"  {case}: {what}" for case, what in unexpected.items())
+    )
+
+
+def test_no_expected_failure_passes_now(parity):
+    _, failures = parity
+    passing = sorted(set(expected_failures.ERROR_INPUTS) - set(failures))
+    assert not passing, f"these now pass on npy: delete them from tools/expected_failures.py: {passing}"
+
+
+def test_expected_failures_have_reasons():
+    for table in (expected_failures.ERROR_INPUTS, expected_failures.SAMPLES):
+        for entry, reason in table.items():
+            assert isinstance(reason, str) and len(reason) > 20, entry
+
+
+# The runner itself must be able to say no.
+
+class _Refusing:
+    """An OpInfo stand-in: refuses CPU input as asked, and npy input only when told to."""
+
+    name, variant_test_name = "refusing", ""
+
+    def __init__(self, npy_error):
+        self.npy_error = npy_error
+
+    def __call__(self, tensor):
+        if tensor.device.type == "cpu":
+            raise RuntimeError("The size of tensor a (3) must match the size of tensor b (4)")
+        if self.npy_error is not None:
+            raise self.npy_error
+
+    def error_inputs(self, device):
+        import torch
+        from torch.testing._internal.opinfo.core import ErrorInput, SampleInput
+
+        yield ErrorInput(SampleInput(torch.ones(3)), error_regex=r"The size of tensor a \(3\)")
+
+
+@pytest.mark.parametrize("npy_error, outcome", [
+    (None, "no error"),
+    (ValueError("operands could not be broadcast together"), "ValueError: operands"),
+    (RuntimeError("shapes differ"), "RuntimeError: shapes differ"),
+])
+def test_a_wrong_answer_on_npy_fails(npy_error, outcome):
+    counts, failures = error_inputs.run([_Refusing(npy_error)])
+    assert counts["expected"] == 1 and counts["matched"] == 0
+    assert failures["refusing[0]"].startswith(outcome)
+
+
+def test_the_same_answer_on_npy_passes():
+    counts, failures = error_inputs.run(
+        [_Refusing(RuntimeError("The size of tensor a (3) must match the size of tensor b (4)"))]
+    )
+    assert counts["matched"] == 1 and not failures

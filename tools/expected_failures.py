@@ -1,0 +1,101 @@
+"""What npy is known to do differently from the CPU on PyTorch's OpInfo data, and why.
+
+The style is PyTorch's own ``xfail``/``skip`` lists (``skipOps`` in
+``torch/testing/_internal/common_device_type.py``), with one reason for each
+entry, because the Op coverage page shows it:
+
+* :data:`ERROR_INPUTS`: error inputs (``OpInfo.error_inputs``, see
+  ``tools/error_inputs.py``) the CPU answers as PyTorch expects and npy does
+  not, by case name ``"opinfo[index]"``;
+* :data:`SAMPLES`: OpInfo samples whose npy result differs from the CPU's
+  (see ``tools/op_coverage.py``), by ``(OpInfo full name, dtype)``: the
+  entry covers every sample of that OpInfo and dtype;
+* :data:`RANDOM_SAMPLES`: samples that draw random numbers, recognised by
+  their arguments, which are run but not compared (the numbers come from
+  npy's generator, not the CPU's).
+
+``tests/test_error_inputs.py`` and ``tests/test_opinfo.py`` fail on a
+difference missing here, and on an entry that no longer fails: fix the
+kernel, then delete the entry.
+"""
+
+# Reasons shared by several entries.
+NUMPY_MAX_DIMS = (
+    "NumPy arrays have at most 64 dims (NPY_MAXDIMS), so npy cannot hold the 65-dim input "
+    "this case builds"
+)
+FALLBACK_COPIES_OUT = (
+    "no npy kernel: the CPU fallback computes into a CPU tensor that it then copies into out=, "
+    "so CPU's check that out= shares no memory with the input sees two separate tensors"
+)
+NARROW_COPY_WORDS = (
+    "no npy kernel: PyTorch's composite narrow_copy runs (a narrow view, then a copy), which checks "
+    "the arguments as narrow does; CPU's own kernel words them otherwise (its message names C++ "
+    "internals: 'Expected dim < static_cast<int64_t>(self_sizes.size())')"
+)
+
+ERROR_INPUTS = {
+    "amax[1]": NUMPY_MAX_DIMS,
+    "amax[2]": NUMPY_MAX_DIMS,
+    "amin[1]": NUMPY_MAX_DIMS,
+    "amin[2]": NUMPY_MAX_DIMS,
+    "aminmax[1]": NUMPY_MAX_DIMS,
+    "aminmax[2]": NUMPY_MAX_DIMS,
+    "kthvalue[0]": FALLBACK_COPIES_OUT,
+    "narrow_copy[1]": NARROW_COPY_WORDS,
+    "narrow_copy[6]": NARROW_COPY_WORDS,
+}
+
+FLOAT32_ROUNDING = (
+    "float32 rounding: npy sums the products in another order than CPU's kernels (NumPy's BLAS), "
+    "and on these samples one or two elements differ in the last bits, just past assert_close's "
+    "default float32 tolerance (rtol 1.3e-6, atol 1e-5)"
+)
+RANDOM_PROJECTION = (
+    "random: the algorithm projects onto a Gaussian matrix drawn from the device's generator, so "
+    "npy's factors differ from the CPU's"
+)
+NO_COMPLEX_NORMAL = (
+    "npy's normal_ fills real tensors only; PyTorch's also fills complex ones, which the "
+    "algorithm's Gaussian matrix is here"
+)
+
+SAMPLES = {
+    ("__rmatmul__", "complex64"): FLOAT32_ROUNDING,
+    ("addbmm", "float32"): FLOAT32_ROUNDING,
+    ("baddbmm", "complex64"): FLOAT32_ROUNDING,
+    ("matmul", "complex64"): FLOAT32_ROUNDING,
+    ("nn.functional.conv2d", "complex64"): FLOAT32_ROUNDING,
+    ("nn.functional.scaled_dot_product_attention", "float32"): FLOAT32_ROUNDING,
+    ("pca_lowrank", "complex64"): NO_COMPLEX_NORMAL,
+    ("svd_lowrank", "float32"): RANDOM_PROJECTION,
+    ("svd_lowrank", "float64"): RANDOM_PROJECTION,
+    ("svd_lowrank", "complex64"): NO_COMPLEX_NORMAL,
+}
+
+
+def _dropout_p(sample):
+    return sample.kwargs.get("dropout_p", 0) > 0
+
+
+def _training(sample):
+    return bool(sample.kwargs.get("training"))
+
+
+DROPOUT = "its dropout mask is drawn from the device's generator, so npy's differs from the CPU's"
+
+# OpInfo full name -> (which of its samples draw random numbers, why they are not compared).
+RANDOM_SAMPLES = {
+    "nn.functional.scaled_dot_product_attention": (_dropout_p, f"with dropout_p > 0, {DROPOUT}"),
+    "nn.functional.multi_head_attention_forward": (
+        _training, f"with training=True (its samples then pass dropout_p=0.5), {DROPOUT}"
+    ),
+}
+
+
+def random_sample_reason(opinfo_name, sample):
+    """Why ``sample`` of the OpInfo named ``opinfo_name`` is random, or None if it is not."""
+    rule = RANDOM_SAMPLES.get(opinfo_name)
+    if rule is not None and rule[0](sample):
+        return rule[1]
+    return None
