@@ -17,7 +17,7 @@ BUILD_DIRECTORY = Path(os.environ.get("MINIMAL_TWIN_BUILD_DIR", SOURCE.parents[1
 
 
 class DeviceModule:
-    """``torch.twin``: what PyTorch's Python side looks up by the device's name."""
+    """The device module: what PyTorch's Python side looks up on ``torch`` under the device's name."""
 
     @staticmethod
     def is_available():

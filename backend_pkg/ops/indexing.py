@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, to_numpy_dtype
+from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import broadcast_shapes, operand, promoted
 from ._results import check_apart, write_in_place, write_out
@@ -404,8 +404,8 @@ def gather(self, dim, index, *, sparse_grad=False):
 def gather_out(self, dim, index, *, sparse_grad=False, out):
     if out.dtype != self.dtype:
         raise RuntimeError(
-            f"Expected out tensor to have dtype {_CPP_TYPE_NAMES[self.dtype]}, but got "
-            f"{_CPP_TYPE_NAMES[out.dtype]} instead"
+            f"Expected out tensor to have dtype {TYPE_META_NAMES[self.dtype]}, but got "
+            f"{TYPE_META_NAMES[out.dtype]} instead"
         )
     return write_out("gather", out, gather(self, dim, index), reads=(self,), partial=(index,))
 
