@@ -11,17 +11,21 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <chrono>
 #include <torch/extension.h>
 
 namespace {
 
 constexpr c10::DeviceType kTwin = c10::DeviceType::PrivateUse1;
 
-// Memory: host bytes, labelled as the twin device's.
+constexpr c10::DeviceIndex kDeviceCount = 2;
+thread_local c10::DeviceIndex current_device = 0;  // what the guard sets and restores
+
+// Memory: host bytes, labelled as the current twin device's.
 struct TwinAllocator final : c10::Allocator {
   c10::DataPtr allocate(size_t nbytes) override {
     void* data = c10::alloc_cpu(nbytes);
-    return {data, data, &c10::free_cpu, c10::Device(kTwin, 0)};
+    return {data, data, &c10::free_cpu, c10::Device(kTwin, current_device)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &c10::free_cpu; }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
@@ -30,18 +34,43 @@ struct TwinAllocator final : c10::Allocator {
 };
 TwinAllocator allocator;
 
-// One device, index 0, one stream; work is synchronous.
+// Two devices over the same host memory, one stream each. Work is synchronous: a kernel has
+// finished when it returns, so an event completes when recorded and holds the host's clock.
+using Clock = std::chrono::steady_clock;
 struct TwinGuard final : c10::impl::DeviceGuardImplInterface {
   c10::DeviceType type() const override { return kTwin; }
-  c10::Device exchangeDevice(c10::Device) const override { return {kTwin, 0}; }
-  c10::Device getDevice() const override { return {kTwin, 0}; }
-  void setDevice(c10::Device device) const override { TORCH_CHECK(device.index() <= 0, "twin: one device"); }
-  void uncheckedSetDevice(c10::Device) const noexcept override {}
-  c10::Stream getStream(c10::Device device) const override {
-    return c10::Stream(c10::Stream::DEFAULT, device);
+  c10::Device exchangeDevice(c10::Device device) const override {
+    c10::Device previous = getDevice();
+    setDevice(device);
+    return previous;
   }
+  c10::Device getDevice() const override { return {kTwin, current_device}; }
+  void setDevice(c10::Device device) const override {
+    TORCH_CHECK(device.index() >= 0 && device.index() < kDeviceCount, "twin: no device ", device);
+    current_device = device.index();
+  }
+  void uncheckedSetDevice(c10::Device device) const noexcept override { current_device = device.index(); }
+  c10::Stream getStream(c10::Device device) const override { return c10::Stream(c10::Stream::DEFAULT, device); }
   c10::Stream exchangeStream(c10::Stream stream) const override { return stream; }
-  c10::DeviceIndex deviceCount() const noexcept override { return 1; }
+  c10::DeviceIndex deviceCount() const noexcept override { return kDeviceCount; }
+  void record(void** event, const c10::Stream&, c10::DeviceIndex, c10::EventFlag) const override {
+    if (*event == nullptr) *event = new Clock::time_point();
+    *static_cast<Clock::time_point*>(*event) = Clock::now();
+  }
+  void destroyEvent(void* event, c10::DeviceIndex) const noexcept override {
+    delete static_cast<Clock::time_point*>(event);
+  }
+  double elapsedTime(void* start, void* end, c10::DeviceIndex) const override {
+    TORCH_CHECK(start && end, "twin: both events must be recorded before elapsed_time()");
+    auto interval = *static_cast<Clock::time_point*>(end) - *static_cast<Clock::time_point*>(start);
+    return std::chrono::duration<double, std::milli>(interval).count();
+  }
+  bool queryEvent(void*) const override { return true; }
+  void block(void*, const c10::Stream&) const override {}
+  void synchronizeEvent(void*) const override {}
+  bool queryStream(const c10::Stream&) const override { return true; }
+  void synchronizeStream(const c10::Stream&) const override {}
+  void synchronizeDevice(c10::DeviceIndex) const override {}
 };
 C10_REGISTER_GUARD_IMPL(PrivateUse1, TwinGuard);
 
@@ -49,7 +78,7 @@ C10_REGISTER_GUARD_IMPL(PrivateUse1, TwinGuard);
 struct TwinHooks final : at::PrivateUse1HooksInterface {
   bool isBuilt() const override { return true; }
   bool isAvailable() const override { return true; }
-  bool hasPrimaryContext(c10::DeviceIndex index) const override { return index == 0; }
+  bool hasPrimaryContext(c10::DeviceIndex index) const override { return index >= 0 && index < kDeviceCount; }
 };
 
 // A CPU tensor over the same memory (a CPU tensor stays itself).
@@ -59,14 +88,17 @@ at::Tensor host(const at::Tensor& tensor) {
                        tensor.options().device(c10::DeviceType::CPU));
 }
 
+// Allocation on the device asked for (twin:1), else on the current one.
 at::Tensor empty(c10::IntArrayRef size, std::optional<at::ScalarType> dtype, std::optional<at::Layout>,
-                 std::optional<at::Device>, std::optional<bool>, std::optional<at::MemoryFormat> format) {
+                 std::optional<at::Device> device, std::optional<bool>, std::optional<at::MemoryFormat> format) {
+  c10::OptionalDeviceGuard guard(device);
   return at::detail::empty_generic(size, &allocator, c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                    c10::dtype_or_default(dtype), format);
 }
 
 at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<at::ScalarType> dtype,
-                         std::optional<at::Layout>, std::optional<at::Device>, std::optional<bool>) {
+                         std::optional<at::Layout>, std::optional<at::Device> device, std::optional<bool>) {
+  c10::OptionalDeviceGuard guard(device);
   return at::detail::empty_strided_generic(size, stride, &allocator,
                                            c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                            c10::dtype_or_default(dtype));
@@ -187,4 +219,8 @@ static const bool registered = [] {
   return true;
 }();
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {}
+// What the device module (minimal/cpp_backend.py) reports.
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
+  module.def("device_count", [] { return kDeviceCount; });
+  module.def("current_device", [] { return current_device; });
+}

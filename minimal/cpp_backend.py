@@ -24,12 +24,12 @@ class DeviceModule:
         return True
 
     @staticmethod
-    def device_count():
-        return 1
+    def device_count():  # the C++ side's answer (torch.accelerator.device_count() asks this module)
+        return extension.device_count()
 
     @staticmethod
     def current_device():
-        return 0
+        return extension.current_device()
 
     @staticmethod
     def _is_in_bad_fork():

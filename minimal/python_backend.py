@@ -111,25 +111,35 @@ def view(self, size):  # the meta device computes the strides, or raises as CPU 
 
 
 def writes_out(name, function):
-    """Register ``function`` of NumPy arrays as the out= form ``name``. PyTorch makes the functional and
-    in-place forms of these ops from it, with ``out`` already of the right dtype and shape."""
+    """Register ``function`` of NumPy arrays as the out= form ``name``: it computes into ``out=``, an array
+    over the result's memory. PyTorch makes the functional and in-place forms of these ops from it, with
+    ``out`` already of the result's dtype and shape (NumPy casts into it, as PyTorch casts a result)."""
     def run(*args, out, **kwargs):
-        result = function(*[unwrap(a) if isinstance(a, torch.Tensor) else a for a in args], **kwargs)
-        np.copyto(unwrap(out), result, casting="unsafe")  # into out's dtype, as PyTorch casts a result
+        function(*[unwrap(a) if isinstance(a, torch.Tensor) else a for a in args], out=unwrap(out), **kwargs)
         return out
     library.impl(name, run, "PrivateUse1")
 
 
-writes_out("add.out", lambda a, b, alpha=1: a + (b if alpha == 1 else alpha * b))
-writes_out("sub.out", lambda a, b, alpha=1: a - (b if alpha == 1 else alpha * b))
-writes_out("mul.out", np.multiply)
-writes_out("div.out", np.true_divide)
-writes_out("pow.Tensor_Scalar_out", np.power)
-writes_out("mm.out", np.matmul)
-writes_out("addmm.out", lambda bias, a, b, beta=1, alpha=1: beta * bias + alpha * (a @ b))
-writes_out("sum.IntList_out", lambda a, dim, keepdim=False, dtype=None: np.sum(a, tuple(dim or ()) or None, keepdims=keepdim))
-writes_out("mean.out", lambda a, dim, keepdim=False, dtype=None: np.mean(a, tuple(dim or ()) or None, keepdims=keepdim))
+def scaled(array, factor):  # add's and addmm's alpha and beta: no multiplication when they are 1
+    return array if factor == 1 else factor * array
 
+
+def addmm(bias, a, b, beta=1, alpha=1, *, out):
+    np.matmul(a, b, out=out, casting="unsafe")
+    np.add(scaled(out, alpha), scaled(bias, beta), out=out, casting="unsafe")
+
+
+writes_out("add.out", lambda a, b, alpha=1, *, out: np.add(a, scaled(b, alpha), out=out, casting="unsafe"))
+writes_out("sub.out", lambda a, b, alpha=1, *, out: np.subtract(a, scaled(b, alpha), out=out, casting="unsafe"))
+writes_out("mul.out", lambda a, b, *, out: np.multiply(a, b, out=out, casting="unsafe"))
+writes_out("div.out", lambda a, b, *, out: np.true_divide(a, b, out=out, casting="unsafe"))
+writes_out("pow.Tensor_Scalar_out", lambda a, exponent, *, out: np.power(a, exponent, out=out, casting="unsafe"))
+writes_out("mm.out", lambda a, b, *, out: np.matmul(a, b, out=out, casting="unsafe"))
+writes_out("addmm.out", addmm)
+writes_out("sum.IntList_out", lambda a, dim, keepdim=False, dtype=None, *, out:
+           np.sum(a, tuple(dim or ()) or None, keepdims=keepdim, out=out))
+writes_out("mean.out", lambda a, dim, keepdim=False, dtype=None, *, out:
+           np.mean(a, tuple(dim or ()) or None, keepdims=keepdim, out=out))
 
 kernel("relu")(lambda self: wrap(np.maximum(unwrap(self), 0), self.dtype))
 kernel("threshold_backward")(lambda grad, self, threshold:  # relu's backward
