@@ -51,6 +51,19 @@ def check_view(device):
     assert_close(transposed.cpu(), (torch.arange(12.0) * 2).view(3, 4).t())
 
 
+def check_device_indices(device):
+    """Each device the backend reports holds tensors; the next index is refused, never served by device 0."""
+    count = torch.get_device_module(device).device_count()
+    for index in range(count):
+        assert_close(torch.arange(3.0).to(f"{device}:{index}").add(1).cpu(), torch.arange(3.0) + 1)
+        assert torch.ones(1, device=f"{device}:{index}").device == torch.device(device, index)
+    try:
+        torch.empty(1, device=f"{device}:{count}")
+    except RuntimeError:
+        return
+    raise AssertionError(f"{device}:{count} gave a tensor; the backend reports {count} device(s)")
+
+
 def mlp_step(device):
     """One SGD step of a small MLP on ``device``: the loss and the updated weights, on CPU."""
     torch.manual_seed(0)
@@ -71,7 +84,7 @@ def check_mlp_training_step(device):
     assert_close(parameters, expected_parameters)
 
 
-CHECKS = [check_copies, check_dtypes, check_printing, check_view, check_mlp_training_step]
+CHECKS = [check_copies, check_dtypes, check_printing, check_view, check_device_indices, check_mlp_training_step]
 
 
 def main(backend):

@@ -79,13 +79,15 @@ def kernel(name):
 
 @kernel("empty.memory_format")
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    if device is not None and device.index not in (None, 0):  # the Python guard's C++ side has one device
+        raise RuntimeError(f"mini device: no device {device}; there is one, mini:0")
     dtype = dtype or torch.get_default_dtype()
     return wrap(np.empty(size, NUMPY_DTYPES.get(dtype)), dtype)
 
 
 @kernel("empty_strided")
 def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
-    return empty(size, dtype)  # contiguous whatever the stride: callers accept that
+    return empty(size, dtype, device=device)  # contiguous whatever the stride: callers accept that
 
 
 @kernel("_copy_from")
