@@ -114,6 +114,7 @@ MODEL_SETTINGS = Settings(rounds=3, repeat=3, seconds=0.01, warmup=2)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
 OUTLIER_SHARE = 20
+CALIBRATION_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -205,9 +206,14 @@ def as_timer(work, bindings=None):
 
 
 def calls_per_repeat(timer, seconds):
-    """The smallest power of two of calls that lasts ``seconds``."""
+    """The smallest power of two of calls that lasts ``seconds``, in the fastest of a few tries.
+
+    One try is not enough: a call that waits for the scheduler (another process on
+    the core, or a CPU op's worker thread not yet running) would end the search at
+    one call per repeat, and each repeat would then time one cold call.
+    """
     number = 1
-    while timer.timeit(number) < seconds:
+    while min(timer.timeit(number) for _ in range(CALIBRATION_TRIES)) < seconds:
         number *= 2
     return number
 
@@ -228,17 +234,28 @@ def unavailable_row(reason):
     return {"us": None, "min_us": None, "median_us": None, "calls_per_repeat": 0, "repeats": 0, "unavailable": reason}
 
 
-def measure(works, settings):
-    """Time each of ``works`` (name -> Timer), taking turns round by round; name -> timing row."""
+def calibrate(works, settings):
+    """Warm up each of ``works`` (name -> Timer); name -> calls per repeat."""
     numbers = {}
     for name, timer in works.items():
         timer.timeit(settings.warmup)
         numbers[name] = calls_per_repeat(timer, settings.seconds)
+    return numbers
+
+
+def one_turn(works, numbers, repeat):
+    """``repeat`` repeats of each of ``works``, one work after the other; name -> µs per call of each repeat."""
+    return {name: [timer.timeit(numbers[name]) / numbers[name] * 1e6 for _ in range(repeat)]
+            for name, timer in works.items()}
+
+
+def measure(works, settings):
+    """Time each of ``works`` (name -> Timer), taking turns round by round; name -> timing row."""
+    numbers = calibrate(works, settings)
     per_call_us = {name: [] for name in works}
     for _ in range(settings.rounds):
-        for name, timer in works.items():
-            for _ in range(settings.repeat):
-                per_call_us[name].append(timer.timeit(numbers[name]) / numbers[name] * 1e6)
+        for name, samples in one_turn(works, numbers, settings.repeat).items():
+            per_call_us[name].extend(samples)
     return {name: timing_row(per_call_us[name], numbers[name]) for name in works}
 
 
@@ -432,49 +449,103 @@ def mse_mlp_works(device):
     return {"mlp_forward": forward, "mlp_train_step": train_step}
 
 
-def measure_backend_rows(device, settings):
-    """The C++ vs Python rows on ``device``: case -> timing row."""
+def backend_timers(device):
+    """The C++ vs Python rows on ``device``: case -> Timer."""
     timers = {}
     for name, case in BACKEND_CASES.items():
         a, b = cpu_operands(case.shape)
         timers[name] = as_timer(case.expression, {"a": a.to(device), "b": b.to(device)})
     timers.update({name: as_timer(work) for name, work in mse_mlp_works(device).items()})
-    return measure(timers, settings)
+    return timers
 
 
-def run_in_subprocess(arguments, environment=None):
-    """This script run with ``arguments`` in a new process; its standard output and how long it took."""
+def serve_backend_turns(module_name, settings):
+    """The ``--backend`` process: import the backend, then time one turn of its rows per line read.
+
+    Prints, one JSON line each: the import's seconds and the calls per repeat, then
+    each turn's samples (:func:`one_turn`), so the parent can interleave this
+    backend's turns with the other backends' (:func:`measure_backends`).
+    """
+    start = time.perf_counter()
+    module = importlib.import_module(module_name)
+    seconds = round(time.perf_counter() - start, 3)
+    timers = backend_timers(module.DEVICE_NAME)
+    numbers = calibrate(timers, settings)
+    print(json.dumps({"import_seconds": seconds, "calls_per_repeat": numbers}), flush=True)
+    for _ in sys.stdin:
+        print(json.dumps(one_turn(timers, numbers, settings.repeat)), flush=True)
+
+
+class BackendProcess:
+    """A ``--backend`` process (:func:`serve_backend_turns`), timing one turn when asked."""
+
+    def __init__(self, backend, quick):
+        command = [sys.executable, str(Path(__file__).resolve()), "--backend", backend, *(["--quick"] if quick else [])]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        cwd=ROOT, env=subprocess_environment())
+        started = self.read()
+        self.import_seconds, self.numbers = started["import_seconds"], started["calls_per_repeat"]
+
+    def read(self):
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"benchmarks/run.py {' '.join(self.process.args[2:])} exited: {self.process.wait()}")
+        return json.loads(line)
+
+    def one_turn(self):
+        self.process.stdin.write("\n")
+        self.process.stdin.flush()
+        return self.read()
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def subprocess_environment(environment=None):
     # The minimal backends are imported from the checkout: minimal/ is not an installed package.
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, str(Path(__file__).resolve()), *arguments], capture_output=True,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": path, **(environment or {})})
-    if result.returncode:
-        raise RuntimeError(f"benchmarks/run.py {' '.join(arguments)} failed:\n{result.stderr[-3000:]}")
-    return result.stdout, time.perf_counter() - start
+    return {**os.environ, "PYTHONPATH": path, **(environment or {})}
 
 
 def import_seconds(module, environment=None):
     """How long ``import module`` takes in a new process, torch already imported there."""
-    output, _ = run_in_subprocess(["--import-time", module], environment)
-    return round(float(output), 3)
+    command = [sys.executable, str(Path(__file__).resolve()), "--import-time", module]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=subprocess_environment(environment))
+    if result.returncode:
+        raise RuntimeError(f"benchmarks/run.py --import-time {module} failed:\n{result.stderr[-3000:]}")
+    return round(float(result.stdout), 3)
 
 
 def measure_backends(settings, quick):
     """CPU eager, the C++ twin, the minimal Python backend and backend_pkg on the same rows, and the
     twin's build and first-import times."""
-    rows = {"cpu": measure_backend_rows("cpu", settings),
-            "backend_pkg": measure_backend_rows(backend_pkg.DEVICE_NAME, settings)}
     cold_build = None  # minutes on a busy machine: --quick skips it
     if not quick:
         with tempfile.TemporaryDirectory() as build_directory:
             cold_build = import_seconds(BACKEND_MODULES["cpp_twin"], {"MINIMAL_TWIN_BUILD_DIR": build_directory})
     import_seconds(BACKEND_MODULES["cpp_twin"])  # builds the twin in _build/ if it has no build yet
     import_times = {"backend_pkg": import_seconds("backend_pkg")}
-    for backend in BACKEND_MODULES:
-        output, _ = run_in_subprocess(["--backend", backend, *(["--quick"] if quick else [])])
-        import_times[backend], rows[backend] = json.loads(output)
-    timings = {case: {backend: rows[backend][case] for backend in BACKENDS} for case in rows["cpu"]}
+    # The four take turns, as the rows of the other groups do: the two minimal backends in processes of
+    # their own (one PrivateUse1 backend per process), waiting for their turn while the others run.
+    local = {"cpu": backend_timers("cpu"), "backend_pkg": backend_timers(backend_pkg.DEVICE_NAME)}
+    numbers = {backend: calibrate(timers, settings) for backend, timers in local.items()}
+    processes = {backend: BackendProcess(backend, quick) for backend in BACKEND_MODULES}
+    try:
+        for backend, process in processes.items():
+            import_times[backend], numbers[backend] = process.import_seconds, process.numbers
+        samples = {backend: {case: [] for case in numbers["cpu"]} for backend in BACKENDS}
+        for _ in range(settings.rounds):
+            for backend in BACKENDS:
+                turn = (one_turn(local[backend], numbers[backend], settings.repeat) if backend in local
+                        else processes[backend].one_turn())
+                for case, per_call_us in turn.items():
+                    samples[backend][case].extend(per_call_us)
+    finally:
+        for process in processes.values():
+            process.close()
+    timings = {case: {backend: timing_row(samples[backend][case], numbers[backend][case]) for backend in BACKENDS}
+               for case in numbers["cpu"]}
     build = {"cold": cold_build, "cached": import_times["cpp_twin"]}
     return timings, {"twin_build_seconds": build, "first_import_seconds": import_times}
 
@@ -602,31 +673,42 @@ def describe_cases():
     }
 
 
-def run(settings, quick, progress=print):
+GROUPS = ("small", "large", "mlp", "models", "backends", "distributed")
+
+
+def run(settings, quick, groups=GROUPS, progress=print):
+    """Measure ``groups`` (all of :data:`GROUPS` for ``make bench``): the JSON ``make bench`` writes."""
     # Other work on the machine slows every row: the reader of the numbers should know of it.
     load_at_start = round(os.getloadavg()[0], 2)
     start = time.perf_counter()
+    model_settings = settings if quick else MODEL_SETTINGS
+    timings, cpp_vs_python = {}, None
     with warnings.catch_warnings():
         # The CPU fallback warns once per op; which ops fall back is the Op coverage page's story.
         warnings.filterwarnings("ignore", message="npy device")
-        progress("small ops: npy, CPU, NumPy")
-        small = measure_cases(SMALL, settings)
-        progress("small ops: the no-op floor, in a subprocess")
-        for name, rows in floor_in_subprocess(quick).items():
-            small[name].update(rows)
-        progress("large ops: npy, CPU, NumPy")
-        large = measure_cases(LARGE, settings)
-        progress("MLP: npy and CPU, eager and compiled")
-        mlp = measure_mlp(settings, quick)
-        progress("models: a ResNet basic block, npy and CPU")
-        model_settings = settings if quick else MODEL_SETTINGS
-        models = measure_models(model_settings)
-        progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
-        backends, cpp_vs_python = measure_backends(settings, quick)
-        progress("distributed: a DDP step in two processes, npy and CPU")
-        distributed = measure_distributed(settings)
-    timings = {"small": small, "large": large, "mlp": mlp, "models": models, "backends": backends,
-               "distributed": distributed}
+        if "small" in groups:
+            progress("small ops: npy, CPU, NumPy")
+            timings["small"] = measure_cases(SMALL, settings)
+            progress("small ops: the no-op floor, in a subprocess")
+            for name, rows in floor_in_subprocess(quick).items():
+                timings["small"][name].update(rows)
+        if "large" in groups:
+            progress("large ops: npy, CPU, NumPy")
+            timings["large"] = measure_cases(LARGE, settings)
+        if "mlp" in groups:
+            progress("MLP: npy and CPU, eager and compiled")
+            timings["mlp"] = measure_mlp(settings, quick)
+        if "models" in groups:
+            progress("models: a ResNet basic block, npy and CPU")
+            timings["models"] = measure_models(model_settings)
+        if "backends" in groups:
+            progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
+            timings["backends"], cpp_vs_python = measure_backends(settings, quick)
+        if "distributed" in groups:
+            progress("distributed: a DDP step in two processes, npy and CPU")
+            timings["distributed"] = measure_distributed(settings)
+    ratios = {name: ratio for name, ratio in RATIOS.items()
+              if {path.split(".")[0] for path in (ratio.numerator, *ratio.denominator)} <= timings.keys()}
     return {
         "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -639,7 +721,7 @@ def run(settings, quick, progress=print):
         "cases": describe_cases(),
         "timings_us": timings,
         "cpp_vs_python": cpp_vs_python,
-        "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()},
+        "ratios": {name: evaluate(ratio, timings) for name, ratio in ratios.items()},
         "seconds": round(time.perf_counter() - start, 1),
     }
 
@@ -660,6 +742,10 @@ def report(data):
         for case, rows in cases.items():
             lines.append(f"  {case:12}" + "".join(
                 f"{format_us(rows[name]['us']):>{width}}" for name, width in zip(implementations, widths)))
+    if data["cpp_vs_python"]:
+        build, imports = data["cpp_vs_python"]["twin_build_seconds"], data["cpp_vs_python"]["first_import_seconds"]
+        lines.append(f"\nC++ twin build: cold {build['cold']} s, cached {build['cached']} s; first import (s): "
+                     + ", ".join(f"{name} {seconds}" for name, seconds in imports.items()))
     lines.append(f"\n{'ratio':48}{'value':>8}  {'target':>8}  result")
     for ratio in data["ratios"].values():
         value = "-" if ratio["value"] is None else f"{ratio['value']:.2f}"
@@ -674,18 +760,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="tiny iteration counts: checks the script, not the speed")
+    parser.add_argument("--groups", nargs="+", choices=GROUPS, default=GROUPS,
+                        help="measure only these groups (then pass --output: the committed JSON holds every group)")
     parser.add_argument("--floor", action="store_true",
                         help="internal: time the small ops over no-op kernels, print the rows as JSON")
     parser.add_argument("--backend", choices=BACKEND_MODULES,
-                        help="internal: print how long importing this minimal backend takes and the C++ vs Python rows on it, as JSON")
+                        help="internal: import this minimal backend, then time one turn of the C++ vs Python rows per line of input")
     parser.add_argument("--import-time", metavar="MODULE", help="internal: print how long importing MODULE takes")
     options = parser.parse_args(argv)
     settings = QUICK if options.quick else FULL
     if options.backend:
-        start = time.perf_counter()
-        module = importlib.import_module(BACKEND_MODULES[options.backend])
-        seconds = round(time.perf_counter() - start, 3)
-        print(json.dumps([seconds, measure_backend_rows(module.DEVICE_NAME, settings)]))
+        serve_backend_turns(BACKEND_MODULES[options.backend], settings)
         return 0
     if options.import_time:
         start = time.perf_counter()
@@ -700,7 +785,9 @@ def main(argv=None):
         return 0
     if options.quick and options.output.resolve() == OUTPUT:
         parser.error(f"--quick numbers are too rough for {OUTPUT.relative_to(ROOT)}: pass --output")
-    data = run(settings, options.quick, progress=lambda text: print(text, file=sys.stderr))
+    if set(options.groups) != set(GROUPS) and options.output.resolve() == OUTPUT:
+        parser.error(f"{OUTPUT.relative_to(ROOT)} holds every group: pass --output with --groups")
+    data = run(settings, options.quick, options.groups, progress=lambda text: print(text, file=sys.stderr))
     options.output.write_text(json.dumps(data, indent=1) + "\n")
     print(report(data))
     print(f"\n{data['seconds']} s; wrote {options.output}")
