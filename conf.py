@@ -32,6 +32,8 @@ sphinx_gallery_conf = {
     "gallery_dirs": str(ROOT / "source" / "auto_examples"),
     # Run every script, not only the plot_* ones.
     "filename_pattern": r".*\.py$",
+    # A file whose name starts with "_" is a helper the pages import, not a page.
+    "ignore_pattern": r"__init__\.py|(^|/)_[^/]*\.py$",
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,

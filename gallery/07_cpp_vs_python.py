@@ -104,152 +104,113 @@ read from what ``make bench`` measured last.
 #
 # The comparison
 # --------------
-# Each row below is measured or checked by the code that follows it.
+# Two backends written to be compared, the C++ twin and the minimal Python
+# backend of :ref:`sphx_glr_auto_examples_14_minimal_backend.py` (the same
+# device pieces and kernels over host memory, one in each language), and
+# ``backend_pkg``. Every cell of the table is a measurement:
 #
-# .. list-table::
-#    :header-rows: 1
-#
-#    * - Aspect
-#      - C++ backend
-#      - Python backend (``backend_pkg``)
-#    * - Build step
-#      - compile an extension against one torch build (timed below)
-#      - none: ``pip install`` a pure-Python package
-#    * - Per-op cost
-#      - a C++ call (timed below)
-#      - a Python function call per op (timed below)
-#    * - ``torch.compile``
-#      - Inductor, once the backend registers code generation for its device
-#      - the default, Inductor: C++ kernels on npy memory, once the device
-#        module names its code generation; or ``backend="npy"``: one NumPy
-#        function per graph (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`)
-#    * - Devices
-#      - as many as the guard reports
-#      - one: the Python guard's C++ side reports a count of 1
-#    * - Streams and events
-#      - real ones, if the device has them
-#      - one default stream; events complete at once
-#    * - API status
-#      - public, documented
-#      - private and experimental (``_setup_…``, ``torch._C._acc``)
+# * the per-op costs, the twin's build and each first import are what
+#   ``make bench`` measured last (``source/benchmarks.json``): the four
+#   implementations take turns on the same rows, each minimal backend in a
+#   process of its own, and the row's name gives CPU eager's time;
+# * the rest is found while this page is built: the files are counted, and
+#   ``minimal/facts.py`` runs once per backend in a process of its own (a
+#   process has one PrivateUse1 backend), tries each thing and records the
+#   value it gave or the exception it raised.
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
+from _measurements import Table, load_benchmarks
 
 import backend_pkg
 
-# ``make bench`` writes it in the checkout this backend_pkg is installed from.
-BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
-
-
-timings = json.loads(BENCHMARKS.read_text())["timings_us"]
-small, large = timings["small"]["add"], timings["large"]["add"]
-print(f"add, 4 elements:   cpu {small['cpu']['us']:7.1f} µs | npy {small['npy']['us']:7.1f} µs")
-print(f"add, 1e6 elements: cpu {large['cpu']['us']:7.1f} µs | npy {large['npy']['us']:7.1f} µs"
-      f" | NumPy alone {large['numpy']['us']:7.1f} µs")
-forward = timings["mlp"]["forward"]
-print(f"MLP forward:       cpu {forward['cpu_eager']['us']:7.1f} µs | npy {forward['npy_eager']['us']:7.1f} µs"
-      f" | npy compiled {forward['npy_compiled']['us']:7.1f} µs")
-print("(source/benchmarks.json, make bench)")
-
-# %%
-# The per-op cost is a fixed overhead: it dominates tiny tensors, while on
-# large ones most of the time goes to NumPy's own arithmetic (which may be
-# faster or slower than PyTorch's CPU kernels).
-# :ref:`sphx_glr_auto_examples_11_performance.py` has every measurement.
-#
-# The other rows, checked:
-
-print("devices:", torch.accelerator.device_count(), "| npy:1 ->", end=" ")
-try:
-    torch.empty(1, device="npy:1")
-except RuntimeError as error:
-    print(error)
-stream = torch.accelerator.current_stream()
-print("stream:", stream)
-event = torch.Event(device="npy")
-event.record(stream)
-print("event done at once:", event.query())
-print("private:", torch.utils.backend_registration._setup_privateuseone_for_python_backend.__name__.startswith("_"))
-package = Path(backend_pkg.__file__).parent
-compiled = [path.name for path in package.rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
-print(f"build step: backend_pkg is {len(list(package.rglob('*.py')))} Python files, {len(compiled)} compiled")
-
-# %%
-# Measured side by side: a C++ backend and two Python ones
-# ---------------------------------------------------------
-# Two backends written alike, one in C++ and one in Python, are the
-# minimal ones of :ref:`sphx_glr_auto_examples_14_minimal_backend.py`: the
-# same device pieces and the same kernels, over host memory. ``make bench``
-# times the same rows on CPU eager (no PrivateUse1 backend at all), on the
-# C++ twin, on the minimal Python backend and on ``backend_pkg``, each
-# backend in a process of its own, and times the twin's build (in a new
-# build directory, then from ``_build/``) and each backend's first import
-# (in a new process, torch already imported).
-
-data = json.loads(BENCHMARKS.read_text())
-COLUMNS = {"cpu": "CPU eager", "cpp_twin": "C++ twin", "minimal_python": "minimal Python",
-           "backend_pkg": "backend_pkg"}
-print(f"{'µs per call':16}" + "".join(f"{title:>16}" for title in COLUMNS.values()))
-for case, row in data["timings_us"]["backends"].items():
-    print(f"{case:16}" + "".join(f"{row[backend]['us']:>16,.1f}" for backend in COLUMNS))
-build, first_import = data["cpp_vs_python"]["twin_build_seconds"], data["cpp_vs_python"]["first_import_seconds"]
-print(f"\nC++ twin build: {build['cold']:.1f} s cold, {build['cached']:.2f} s from _build/; "
-      "the Python backends have no build step")
-print("first import:", ", ".join(f"{COLUMNS[name]} {seconds * 1000:.0f} ms" for name, seconds in first_import.items()))
-
-# %%
-# How much code each is, and how many aten ops each has a kernel of its own
-# for (PrivateUse1 registrations, counted in a new process per backend; the
-# C++ twin runs every other op through ``at::native::cpu_fallback``, the
-# minimal Python backend has no fallback, ``backend_pkg`` has a Python one):
-
-import subprocess
-import sys
-
-ROOT = BENCHMARKS.parents[1]
-COUNT_KERNELS = ("import importlib, sys, torch; importlib.import_module(sys.argv[1]); "
-                 "print(sum(name.startswith('aten::') for name in "
-                 "torch._C._dispatch_get_registrations_for_dispatch_key('PrivateUse1')))")
-
-
-def native_kernels(module):
-    command = [sys.executable, "-c", COUNT_KERNELS, module]
-    return int(subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True, timeout=900).stdout)
-
-
-def lines_of(*paths):
-    return sum(len(path.read_text().splitlines()) for path in paths)
-
-
-code = {
-    "C++ twin": (lines_of(ROOT / "minimal" / "cpp_backend.cpp", ROOT / "minimal" / "cpp_backend.py"),
-                 "minimal/cpp_backend.cpp and .py", native_kernels("minimal.cpp_backend")),
-    "minimal Python": (lines_of(ROOT / "minimal" / "python_backend.py"),
-                       "minimal/python_backend.py", native_kernels("minimal.python_backend")),
-    "backend_pkg": (lines_of(*package.rglob("*.py")), "backend_pkg/**/*.py", native_kernels("backend_pkg")),
+ROOT = Path(backend_pkg.__file__).resolve().parents[1]  # the checkout, where minimal/ lives
+BACKENDS = {"cpp": "cpp_twin", "python": "minimal_python", "backend_pkg": "backend_pkg"}  # facts.py: benchmarks.json
+SOURCES = {
+    "cpp": ["minimal/cpp_backend.cpp", "minimal/cpp_backend.py"],
+    "python": ["minimal/python_backend.py"],
+    "backend_pkg": sorted(str(path.relative_to(ROOT)) for path in (ROOT / "backend_pkg").rglob("*.py")),
 }
-for name, (lines, files, kernels) in code.items():
-    print(f"{name:15} {lines:6,} lines ({files}), {kernels:4} aten kernels")
+# A private torch name: an attribute or import whose name starts with "_".
+PRIVATE_NAME = re.compile(r"torch(?:\.\w+)*\._\w+|import (_\w+)")
+
+
+def facts_of(backend):
+    command = [sys.executable, "-m", "minimal.facts", backend]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True, timeout=900).stdout)
+
+
+def private_names(files):
+    return {match.group(0).removeprefix("import ") for file in files
+            for match in PRIVATE_NAME.finditer((ROOT / file).read_text())}
+
+
+facts = {backend: facts_of(backend) for backend in BACKENDS}
+bench = load_benchmarks()
+timings, cpp_vs_python = bench["timings_us"]["backends"], bench["cpp_vs_python"]
+print(f"make bench ran {bench['date']}, load average {bench['machine']['load_average_at_start']} at its start;"
+      f" this build runs torch {torch.__version__}")
+
+table = Table(["C++ twin", "minimal Python", "backend_pkg"])
+for case, rows in timings.items():
+    table.add(f"{case}, µs per call (CPU eager {rows['cpu']['us']:,.1f})",
+              *(f"{rows[name]['us']:,.1f}" for name in BACKENDS.values()))
+compiled = [path for path in (ROOT / "backend_pkg").rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
+table.add("build step",
+          f"{cpp_vs_python['twin_build_seconds']['cold']:.1f} s cold, "
+          f"{cpp_vs_python['twin_build_seconds']['cached']:.2f} s from _build/ (make bench)",
+          "none: one Python file",
+          f"none: {len(SOURCES['backend_pkg'])} Python files, {len(compiled)} compiled")
+table.add("first import, new process (make bench)",
+          *(f"{cpp_vs_python['first_import_seconds'][name] * 1000:,.0f} ms" for name in BACKENDS.values()))
+table.add("lines of code", *(f"{sum(len((ROOT / file).read_text().splitlines()) for file in SOURCES[backend]):,}"
+                             f" in {len(SOURCES[backend])} file(s)" for backend in BACKENDS))
+table.add("private torch names used", *(len(private_names(SOURCES[backend])) for backend in BACKENDS))
+for section, aspects in facts["cpp"].items():
+    for aspect in aspects:
+        table.add(f"{section}: {aspect}", *(facts[backend][section][aspect] for backend in BACKENDS))
+table
 
 # %%
-# The ``torch.compile`` row: the default backend, Inductor, compiles a
-# function of npy tensors into C++ kernels on npy memory, and
-# ``backend="npy"`` into one NumPy function; both give the eager result
-# (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py` shows how):
-
-
-def affine(t):
-    return t * 2 + 1
-
-
-ones = torch.ones(2, device="npy")
-print("eager:                           ", affine(ones))
-print("torch.compile(fn):               ", torch.compile(affine)(ones))
-print("torch.compile(fn, backend='npy'):", torch.compile(affine, backend="npy")(ones))
-
-# %%
+# What the table shows:
+#
+# * **Per op**, the C++ twin pays CPU eager's cost plus its own dispatch
+#   and the CPU views of its memory; each Python kernel adds a Python call
+#   and the wrapping of its result
+#   (:ref:`sphx_glr_auto_examples_11_performance.py` splits that cost up).
+#   On large tensors the arithmetic takes most of the time.
+# * **Devices**: the Python route's device guard is C++ code in PyTorch
+#   (``PythonDeviceGuard`` in ``torch/csrc/acc/Module.cpp``) that reports one
+#   device and whose ``setDevice`` does nothing, so
+#   ``set_device_index(1)`` leaves the index at 0. The twin's guard is its
+#   own: two devices, and a current index it keeps per thread.
+# * **Streams and events**: the same ``PythonDeviceGuard`` records no
+#   event and reports every one complete, and has no ``synchronizeEvent``,
+#   ``elapsedTime`` or ``synchronizeDevice``, so those raise PyTorch's
+#   default errors; asking it for a new stream gives the default one. The
+#   twin's work is synchronous, so its events complete when recorded and
+#   hold the host's clock, which ``elapsed_time`` reads; it leaves
+#   ``getNewStream`` to PyTorch's default, which refuses.
+# * **torch.compile**: ``backend="eager"`` runs on all three. The minimal
+#   Python backend fails under AOTAutograd (``aot_eager`` and Inductor
+#   alike): its ``detach`` kernel is handed a tensor whose storage is on
+#   ``meta``, and the ``set_`` its views are made with refuses that. The
+#   twin runs ``aot_eager``, and Inductor stops at its table of code
+#   generation per device, which has no ``twin``
+#   (``get_device_op_overrides`` in ``torch/_inductor/codegen/common.py``).
+#   ``backend_pkg`` runs all of them: its device module hands Inductor the
+#   CPU code generation, and it registers a ``backend="npy"`` of its own
+#   (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`).
+# * **API status**: the Python route is built on private, experimental
+#   names (``_setup_privateuseone_for_python_backend``,
+#   ``torch._C._acc``); the twin's C++ uses PyTorch's C++ registration API,
+#   and its Python side names its device module through
+#   ``torch._register_device_module``.
+#
 # Next, :ref:`sphx_glr_auto_examples_08_limitations.py` goes through what the
 # Python route cannot do, and what ``backend_pkg`` does about it.

@@ -21,73 +21,18 @@ that file. They describe the machine and the code of the last
 # its load average when the run began: other work on the machine slows
 # every row, and rows that use all cores most.
 
-import json
-from pathlib import Path
-
 import matplotlib.pyplot as plt
-from matplotlib.patches import Patch
 
-import backend_pkg
+# Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/_measurements.py.
+from _measurements import LABELS, grouped_bars, load_benchmarks, print_rows, speed_bars
 
-# ``make bench`` writes it in the checkout this backend_pkg is installed from.
-BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
-
-results = json.loads(BENCHMARKS.read_text())
+results = load_benchmarks()
 timings = results["timings_us"]
 machine, versions = results["machine"], results["versions"]
 print(f"measured {results['date']} with torch {versions['torch']} and NumPy {versions['numpy']}")
 print(f"on {machine['cpu_count']} CPUs ({machine['cpu_model']}), torch using {machine['torch_threads']} threads,"
       f" load average {machine['load_average_at_start']} at the start")
 print(f"NumPy's BLAS: {machine['numpy_blas']}")
-
-LABELS = {
-    "npy": "npy",
-    "floor": "no-op floor",
-    "floor_with_result": "floor + new result",
-    "numpy": "NumPy",
-    "cpu": "CPU eager",
-    "npy_eager": "npy eager",
-    "npy_compiled": 'npy compiled, backend="npy"',
-    "npy_inductor": "npy compiled, Inductor",
-    "cpu_eager": "CPU eager",
-    "cpu_inductor": "CPU compiled, Inductor",
-    "cpu_dynamo_only": "CPU, Dynamo only",
-    "cpp_twin": "C++ twin",
-    "minimal_python": "minimal Python",
-    "backend_pkg": "backend_pkg",
-}
-COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C7", "C8", "C0"]))
-
-
-def us(row):
-    return "unavailable" if row["us"] is None else f"{row['us']:,.1f} µs"
-
-
-def print_rows(group):
-    for case, rows in timings[group].items():
-        print(f"{case:11}" + " | ".join(f"{LABELS[name]} {us(row)}" for name, row in rows.items()))
-
-
-def grouped_bars(axes, group, ylabel):
-    """One cluster of bars per case of ``group``, one bar per implementation; n/a where unmeasured."""
-    cases = timings[group]
-    names = list(next(iter(cases.values())))
-    width = 0.8 / len(names)
-    for index, name in enumerate(names):
-        offset = (index - (len(names) - 1) / 2) * width
-        values = {position: rows[name]["us"] for position, rows in enumerate(cases.values())}
-        measured = {position: value for position, value in values.items() if value is not None}
-        bars = axes.bar([position + offset for position in measured], list(measured.values()), width,
-                        color=COLORS[name])
-        axes.bar_label(bars, [f"{value:,.1f}" for value in measured.values()], fontsize=7)
-        for position in values.keys() - measured.keys():
-            axes.annotate("n/a", (position + offset, 0.02), xycoords=("data", "axes fraction"), ha="center",
-                          fontsize=7, color=COLORS[name])
-    axes.set_xticks(range(len(cases)), list(cases))
-    axes.set_ylabel(ylabel)
-    # Handles of their own: an implementation with no bar at all still gets its colour.
-    axes.legend(handles=[Patch(color=COLORS[name], label=LABELS[name]) for name in names], fontsize=8)
-
 
 # %%
 # Small ops
@@ -102,9 +47,9 @@ def grouped_bars(axes, group, ylabel):
 # with kernels that only return a new ``npy`` tensor over memory made
 # beforehand: what handing PyTorch a result costs, before any arithmetic.
 
-print_rows("small")
+print_rows(timings, "small")
 figure, axes = plt.subplots(figsize=(7, 3.5))
-grouped_bars(axes, "small", "µs per call (log scale)")
+grouped_bars(axes, timings, "small", "µs per call (log scale)")
 axes.set_yscale("log")
 axes.set_title("One op on tiny tensors")
 figure.tight_layout()
@@ -139,19 +84,9 @@ for case, rows in timings["small"].items():
 # little. Speed relative to NumPy on the same data (above 1 is faster than
 # NumPy):
 
-print_rows("large")
+print_rows(timings, "large")
 figure, axes = plt.subplots(figsize=(7, 3.5))
-cases = timings["large"]
-for index, name in enumerate(["npy", "cpu"]):
-    speed = [rows["numpy"]["us"] / rows[name]["us"] for rows in cases.values()]
-    bars = axes.bar([i + (index - 0.5) * 0.35 for i in range(len(cases))], speed, 0.35,
-                    label=LABELS[name], color=COLORS[name])
-    axes.bar_label(bars, [f"{value:.2f}" for value in speed], fontsize=7)
-axes.axhline(1, color=COLORS["numpy"], linestyle="--", label="NumPy")
-shapes = {case: " x ".join(f"{size:,}" for size in results["cases"]["large"][case]["shape"]) for case in cases}
-axes.set_xticks(range(len(cases)), [f"{case}\n{shapes[case]}" for case in cases])
-axes.set_ylabel("speed relative to NumPy")
-axes.legend(fontsize=8)
+speed_bars(axes, results, "large", ["npy", "cpu"], baseline="numpy")
 axes.set_title("Large tensors")
 figure.tight_layout()
 
@@ -170,13 +105,13 @@ figure.tight_layout()
 # that runs the graph Dynamo captured as it is: what ``torch.compile``
 # itself costs per call (guards, wrappers) before a backend does anything.
 
-print_rows("mlp")
+print_rows(timings, "mlp")
 for step, rows in timings["mlp"].items():
     for name, row in rows.items():
         if row["unavailable"]:
             print(f"{step}, {LABELS[name]}: {row['unavailable']}")
 figure, axes = plt.subplots(figsize=(7, 3.5))
-grouped_bars(axes, "mlp", "µs per call (log scale)")
+grouped_bars(axes, timings, "mlp", "µs per call (log scale)")
 axes.set_yscale("log")
 axes.set_title("A small MLP")
 figure.tight_layout()
@@ -203,17 +138,25 @@ print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 
 # Python; and ``backend_pkg`` (both minimal backends:
 # :ref:`sphx_glr_auto_examples_14_minimal_backend.py`). The MLP is the one
 # above, trained with a mean-squared-error loss, which all four can run.
+# The four take turns as the rows above do, the two minimal backends each
+# in a process of its own that waits for its turn.
 
-print_rows("backends")
+print_rows(timings, "backends")
 figure, axes = plt.subplots(figsize=(8, 3.8))
-grouped_bars(axes, "backends", "µs per call (log scale)")
+grouped_bars(axes, timings, "backends", "µs per call (log scale)")
 axes.set_yscale("log")
 axes.tick_params(axis="x", labelsize=7)
 axes.set_title("Python and C++ PrivateUse1 backends, and CPU eager")
 figure.tight_layout()
 
-build = results["cpp_vs_python"]["twin_build_seconds"]
+# %%
+# What the C++ side costs before the first op: its build (in a new build
+# directory, then from ``_build/``), and each backend's first import in a
+# new process:
+
+build, first_import = results["cpp_vs_python"]["twin_build_seconds"], results["cpp_vs_python"]["first_import_seconds"]
 print(f"C++ twin build: {build['cold']:.1f} s cold, {build['cached']:.2f} s cached")
+print("first import:", ", ".join(f"{LABELS[name]} {seconds * 1000:.0f} ms" for name, seconds in first_import.items()))
 
 # %%
 # A DDP step

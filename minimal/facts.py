@@ -1,4 +1,5 @@
-"""What a backend does with devices, streams, events and ``torch.compile``, found by running it.
+"""What a backend does with ops it has no kernel for, devices, streams, events and ``torch.compile``,
+found by running it.
 
 ``python -m minimal.facts cpp|python|backend_pkg`` sets up that backend (one
 PrivateUse1 backend per process), tries each thing and prints, as JSON, what
@@ -13,12 +14,13 @@ import sys
 import torch
 
 BACKENDS = {"cpp": "minimal.cpp_backend", "python": "minimal.python_backend", "backend_pkg": "backend_pkg"}
-MESSAGE_LIMIT = 160  # characters of an exception's first line
+MESSAGE_LIMIT = 160  # characters of an exception's message kept
 
 
 def first_line(error):
-    line = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {line[:MESSAGE_LIMIT]}"
+    """The exception's type and its message's first sentence."""
+    sentence = (str(error).strip().splitlines() or [""])[0].split(". ")[0]
+    return f"{type(error).__name__}: {sentence[:MESSAGE_LIMIT]}"
 
 
 def outcome(attempt):
@@ -30,6 +32,21 @@ def outcome(attempt):
         while (cause.__cause__ or cause.__context__) is not None:  # torch.compile wraps a backend's error
             cause = cause.__cause__ or cause.__context__
         return f"raises {first_line(error)}" if cause is error else f"raises {type(error).__name__}, from {first_line(cause)}"
+
+
+def kernel_facts(device):
+    registered = torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1")
+    tensor = torch.arange(1.0, 4.0)
+
+    def op_without_kernel():  # none of the three registers aten::lgamma for PrivateUse1
+        result = torch.lgamma(tensor.to(device))
+        torch.testing.assert_close(result.cpu(), torch.lgamma(tensor))
+        return f"runs, result on {result.device}, equal to CPU"
+
+    return {
+        "aten ops with a kernel of their own": sum(name.startswith("aten::") for name in registered),
+        "torch.lgamma, which has none": outcome(op_without_kernel),
+    }
 
 
 def device_facts(device):
@@ -44,7 +61,7 @@ def device_facts(device):
 
     return {
         "device_count()": torch.accelerator.device_count(),
-        f"tensor on {device}:1": outcome(second_device),
+        "a tensor on index 1": outcome(second_device),
         "set_device_index(1)": outcome(set_device_index),
     }
 
@@ -90,7 +107,7 @@ def compile_facts(device):
 
 def main(backend):
     device = importlib.import_module(BACKENDS[backend]).DEVICE_NAME
-    facts = {"devices": device_facts(device), "streams and events": stream_and_event_facts(device),
+    facts = {"kernels": kernel_facts(device), "devices": device_facts(device), "streams and events": stream_and_event_facts(device),
              "torch.compile": compile_facts(device)}
     print(json.dumps(facts))
 
