@@ -142,3 +142,10 @@ def test_quick_numbers_are_not_written_over_the_committed_json():
     result = subprocess.run([sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2
     assert "--output" in result.stderr
+
+
+def test_some_groups_are_not_written_over_the_committed_json():
+    result = subprocess.run([sys.executable, str(SCRIPT), "--groups", "backends"], capture_output=True, text=True,
+                            cwd=ROOT)
+    assert result.returncode == 2
+    assert "--output" in result.stderr

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-GALLERY = sorted((ROOT / "gallery").glob("*.py"))
+# The pages; a file whose name starts with "_" is a helper they import (conf.py's ignore_pattern).
+GALLERY = sorted(path for path in (ROOT / "gallery").glob("*.py") if not path.name.startswith("_"))
 
 
 @pytest.mark.parametrize("script", GALLERY, ids=lambda path: path.name)
@@ -19,8 +20,9 @@ def test_gallery_script_runs_in_a_fresh_process(script):
     assert result.returncode == 0, result.stderr
 
 
-def test_gallery_scripts_share_one_process(capsys):
+def test_gallery_scripts_share_one_process(capsys, monkeypatch):
     """sphinx-gallery runs every example in the build process: each imports backend_pkg again."""
+    monkeypatch.syspath_prepend(str(ROOT / "gallery"))  # as sphinx-gallery does, for the helpers
     for script in GALLERY:
         runpy.run_path(str(script), run_name="__main__")
     assert capsys.readouterr().out

@@ -6,6 +6,7 @@ later runs load it from _build/.
 """
 
 import ast
+import json
 import subprocess
 import sys
 
@@ -35,3 +36,18 @@ def test_python_backend_is_one_small_file_of_its_own():
     assert imported == {"numpy", "torch"}
     code = [line for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     assert len(code) <= 110
+
+
+def test_twin_has_two_devices_timed_events_and_runs_aot_eager():
+    """What page 07's C++ column shows, from minimal/facts.py run on the twin."""
+    result = subprocess.run([sys.executable, "-m", "minimal.facts", "cpp"],
+                            capture_output=True, text=True, timeout=BUILD_TIMEOUT, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    facts = json.loads(result.stdout)
+    assert facts["devices"] == {"device_count()": 2, "a tensor on index 1": "twin:1",
+                                "set_device_index(1)": "current index is then 1"}
+    events = facts["streams and events"]
+    assert events["Event.synchronize()"] == events["accelerator.synchronize()"] == "returns"
+    assert float(events["Event.elapsed_time()"].removesuffix(" ms")) > 0
+    assert facts["torch.compile"]['backend="aot_eager"'] == "runs, result on twin:0, equal to eager"
+    assert facts["kernels"]["torch.lgamma, which has none"] == "runs, result on twin:0, equal to CPU"
