@@ -55,7 +55,10 @@ this page is built.
 # ``DeviceGuardImplInterface``, a ``PrivateUse1HooksInterface``, and each
 # kernel runs PyTorch's CPU kernel on CPU views (``at::from_blob``) of the
 # same memory; ``at::native::cpu_fallback`` serves every op it has no
-# kernel for.
+# kernel for. Its guard is its own, so it also has what the Python route's
+# guard cannot give: two devices, and events that complete when recorded
+# and read the host's clock for ``elapsed_time``
+# (:ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` runs both).
 #
 # Both, checked
 # -------------
