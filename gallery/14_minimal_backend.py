@@ -63,7 +63,8 @@ this page is built.
 # Both, checked
 # -------------
 # ``minimal/checks.py`` holds the checks (copies both ways never alias,
-# dtypes kept, printing, a view, an MLP training step against CPU with
+# dtypes kept, printing, a view, each device index it reports and none
+# beyond, an MLP training step against CPU with
 # ``assert_close``). Each backend runs them in a process of its own: a
 # process has one PrivateUse1 backend, and this one already has ``npy``.
 # The C++ twin is compiled by ``torch.utils.cpp_extension.load`` on first
