@@ -31,8 +31,9 @@ What is measured
   mean-squared-error loss, which every backend here can run): CPU eager, the
   C++ twin of the minimal backend (``minimal/cpp_backend.cpp``), the minimal
   Python backend (``minimal/python_backend.py``) and ``backend_pkg``. The
-  two minimal backends run in subprocesses (``--backend``): a process has one
-  PrivateUse1 backend. ``cpp_vs_python`` records the twin's build time, cold
+  two minimal backends run in subprocesses (``--backend``; a process has one
+  PrivateUse1 backend) that time one turn when asked, so the four take turns
+  as the rows of every other group do. ``cpp_vs_python`` records the twin's build time, cold
   (a new build directory) and cached, and the first-import time of each
   backend, each in a new process.
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
