@@ -153,8 +153,8 @@ def private_names(files):
 facts = {backend: facts_of(backend) for backend in BACKENDS}
 bench = load_benchmarks()
 timings, cpp_vs_python = bench["timings_us"]["backends"], bench["cpp_vs_python"]
-print(f"make bench ran {bench['date']}, load average {bench['machine']['load_average_at_start']} at its start;"
-      f" this build runs torch {torch.__version__}")
+print(f"make bench: {bench['date']}, load average {bench['machine']['load_average_at_start']} at the start")
+print(f"this build: torch {torch.__version__}")
 
 table = Table(["C++ twin", "minimal Python", "backend_pkg"])
 for case, rows in timings.items():

@@ -100,8 +100,8 @@ class Table:
 
     def _repr_html_(self):
         head = "".join(f"<th>{html.escape(str(title))}</th>" for title in ("", *self.columns))
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
-                       for row in self.rows)
+        body = "".join("<tr>" + "".join(f'<td style="text-align: left">{html.escape(str(cell))}</td>' for cell in row)
+                       + "</tr>" for row in self.rows)
         return f'<table class="table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
     def __repr__(self):  # where no HTML is shown: one line per row
