@@ -33,9 +33,9 @@ What is measured
   Python backend (``minimal/python_backend.py``) and ``backend_pkg``. The
   two minimal backends run in subprocesses (``--backend``; a process has one
   PrivateUse1 backend) that time one turn when asked, so the four take turns
-  as the rows of every other group do. ``cpp_vs_python`` records the twin's build time, cold
-  (a new build directory) and cached, and the first-import time of each
-  backend, each in a new process.
+  as the rows of every other group do. ``cpp_vs_python`` records the twin's
+  build time, cold (a new build directory) and cached, and the first-import
+  time of each backend, each in a new process.
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
   (forward, backward with the gradients' all-reduce, SGD step) in two
   processes on this machine, on ``npy`` through the ``npy_gloo`` process
@@ -477,6 +477,12 @@ def serve_backend_turns(module_name, settings):
         print(json.dumps(one_turn(timers, numbers, settings.repeat)), flush=True)
 
 
+def subprocess_environment(environment=None):
+    # The minimal backends are imported from the checkout: minimal/ is not an installed package.
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, **(environment or {})}
+
+
 class BackendProcess:
     """A ``--backend`` process (:func:`serve_backend_turns`), timing one turn when asked."""
 
@@ -501,12 +507,6 @@ class BackendProcess:
     def close(self):
         self.process.stdin.close()
         self.process.wait(timeout=60)
-
-
-def subprocess_environment(environment=None):
-    # The minimal backends are imported from the checkout: minimal/ is not an installed package.
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path, **(environment or {})}
 
 
 def import_seconds(module, environment=None):
