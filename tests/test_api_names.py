@@ -5,6 +5,7 @@ The Python backend API is private and experimental, so a rename upstream
 would silently rot the prose; this test turns it into a failure.
 """
 
+import importlib
 import re
 
 import pytest
@@ -37,8 +38,11 @@ def names_shown():
 
 
 def resolve(dotted):
-    target = torch
-    for attribute in dotted.split(".")[1:]:
+    """What ``dotted`` names; a submodule ``import torch`` leaves out (torch.utils.cpp_extension) is imported."""
+    target, parts = torch, dotted.split(".")
+    for index, attribute in enumerate(parts[1:], start=2):
+        if not hasattr(target, attribute):
+            importlib.import_module(".".join(parts[:index]))  # ModuleNotFoundError if there is no such module
         target = getattr(target, attribute)
     return target
 
