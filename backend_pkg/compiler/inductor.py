@@ -26,6 +26,7 @@ buffer's memory. No npy Python kernel runs inside a compiled graph.
 """
 
 import torch
+from torch._dynamo.callback import callback_handler
 from torch._dynamo.device_interface import CpuInterface, register_interface_for_device
 from torch._inductor import config as inductor_config
 from torch._inductor.codegen import wrapper
@@ -34,6 +35,7 @@ from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
+from torch._guards import CompileContext
 from torch._inductor.virtualized import V
 
 from ..tensor import DEVICE_NAME
@@ -105,9 +107,36 @@ class NpyScheduling(CppScheduling):
     The answer is set right for the duration of npy's kernel generation only.
     """
 
+    def __init__(self, scheduler):
+        super().__init__(scheduler)
+        _reindexing_off_until_compile_ends()
+
     def codegen_node(self, node):
         with inductor_config.patch(cuda_backend="cpp"):
             return super().codegen_node(node)
+
+
+# Scheduler._try_reindex_pointwise_for_reduction (torch/_inductor/scheduler.py) reads a
+# reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
+# raises a TypeError on C++ ones (the cross-entropy of a training step). The rewrite it gates
+# is for Triton kernels only. Inductor builds the npy scheduling (this class) when it meets the
+# graph's first npy node, before fusing nodes; from then until Dynamo's compile ends (its
+# compile-end callbacks run in a ``finally``), ``loop_reindexing_after_fusion`` is off.
+_reindexing_setting = None
+
+
+def _reindexing_off_until_compile_ends():
+    global _reindexing_setting
+    if _reindexing_setting is None and CompileContext.current_compile_id() is not None:
+        _reindexing_setting = inductor_config.patch(loop_reindexing_after_fusion=False)
+        _reindexing_setting.__enter__()
+
+
+def _restore_reindexing(callback_args):
+    global _reindexing_setting
+    if _reindexing_setting is not None:
+        setting, _reindexing_setting = _reindexing_setting, None
+        setting.__exit__(None, None, None)
 
 
 def _on_npy(ir_node):
@@ -123,12 +152,7 @@ CppWrapperCodegen = CppWrapperCpu
 WrapperFxCodegen = WrapperFxCodegen
 
 register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
-# Scheduler._try_reindex_pointwise_for_reduction (torch/_inductor/scheduler.py) reads a
-# reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
-# fails on C++ ones (the cross-entropy of a training step). The rewrite it gates applies to
-# Triton kernels only, so switching it off changes nothing for CPU graphs; it is still a
-# process-wide setting, made at Inductor's first compile in a process that imported backend_pkg.
-inductor_config.loop_reindexing_after_fusion = False
 register_interface_for_device(DEVICE_NAME, CpuInterface)
+callback_handler.register_end_callback(_restore_reindexing)
 
 __all__ = ["NpyScheduling", "NpyWrapperCodegen"]
