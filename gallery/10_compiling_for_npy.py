@@ -21,25 +21,23 @@ code, its generated code, its results against eager ones, and its speed.
 # %%
 # What ``import backend_pkg`` changes for ``torch.compile``
 # ---------------------------------------------------------
-# Two PyTorch internals, replaced for the whole process
-# (:func:`backend_pkg.compiler.install`), each because tracing an npy tensor
-# fails without it:
+# One PyTorch internal, replaced for the whole process
+# (:func:`backend_pkg.compiler.install`), because tracing an npy tensor
+# fails without it: ``FakeTensor.__new__``
+# (``torch/_subclasses/fake_tensor.py``) is wrapped so that the fake tensor
+# of an npy tensor is built with the Meta key in front. Otherwise its
+# ``detach`` reaches npy's Python kernel, whose result
+# ``Tensor._make_subclass`` refuses; AOTAutograd's tracer builds such fake
+# tensors by a direct call (``fast_detach``), which no registry reaches, and
+# Dynamo's compile callbacks, which could scope it, would need Dynamo imported
+# by ``import backend_pkg`` (``backend_pkg/compiler/tracing.py`` explains it).
 #
-# * ``FakeTensor.__new__`` (``torch/_subclasses/fake_tensor.py``) is
-#   wrapped so that the fake tensor of an npy tensor is built with the Meta
-#   key in front: otherwise its ``detach`` reaches npy's Python kernel,
-#   whose result ``Tensor._make_subclass`` refuses
-#   (``backend_pkg/compiler/tracing.py`` explains it);
-# * ``torch._functorch.config.check_custom_op_aliasing`` is set to
-#   ``False``: that check runs each op under a dispatch mode that refuses
-#   every tensor subclass it does not know, and npy defines no custom ops.
-#
-# A third change waits for Inductor's first compile, of any graph: its
-# ``loop_reindexing_after_fusion`` setting goes off for the rest of the
-# process (the last section of this page says why, and lists every private
-# PyTorch API the package uses).
-#
-# Read back from this process:
+# Two settings are changed only while they are needed: the ``npy`` backend
+# turns off AOTAutograd's check of custom ops around the calls of a graph
+# that runs ops eagerly on npy tensors (the check refuses every tensor
+# subclass), and Inductor's ``loop_reindexing_after_fusion`` is off from the
+# moment Inductor meets an npy node until that compile ends (the last section
+# says why). Read back from this process, with PyTorch's default beside:
 
 import functools
 import importlib.metadata
@@ -49,6 +47,7 @@ from pathlib import Path
 
 import torch
 import torch._functorch.config
+import torch._inductor.config
 from torch._subclasses.fake_tensor import FakeTensor
 
 import backend_pkg
@@ -61,10 +60,12 @@ def defined_in(function):
     return f"{Path(code.co_filename).relative_to(Path(backend_pkg.__file__).parents[1])}: {code.co_qualname}"
 
 
-aliasing_check = torch._functorch.config._config["check_custom_op_aliasing"]
+def show_setting(config, name):
+    print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
+
+
 print("FakeTensor.__new__ ->", defined_in(FakeTensor.__new__))
-print(f"torch._functorch.config.check_custom_op_aliasing = {torch._functorch.config.check_custom_op_aliasing}"
-      f" (PyTorch's default: {aliasing_check.default})")
+show_setting(torch._functorch.config, "check_custom_op_aliasing")
 
 # %%
 # The backend, found by name
@@ -296,6 +297,7 @@ for p, q in zip(inductor_net.parameters(), cpu_net.parameters()):
 print("Inductor on npy and eager CPU weights agree")
 _, (cpu_code,) = run_and_get_code(torch.compile(smooth_scores), eager_out.cpu())
 print("to_host" in cpu_code)
+show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
 
 # %%
 # Both routes side by side, the forward pass per call (best of five
@@ -373,18 +375,34 @@ print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))
 #   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
 #   "cpp" for the device type "cpu" only. Upstream: ask the device's
 #   registered scheduling.
-# * ``config.loop_reindexing_after_fusion = False``, set for the rest of the
-#   process at Inductor's first compile (of any graph) after ``import backend_pkg``:
+# * ``config.patch(loop_reindexing_after_fusion=False)``, entered when
+#   Inductor builds npy's scheduling (at the graph's first npy node, before
+#   fusion) and left by a compile-end callback registered with Dynamo
+#   (``callback_handler.register_end_callback``, ``torch/_dynamo/callback.py``):
 #   ``Scheduler._try_reindex_pointwise_for_reduction``
 #   (``torch/_inductor/scheduler.py``) reads a C++ reduction's loop groups as
-#   Triton's unless ``node.is_cpu()``. Its rewrite is skipped for CPU nodes
-#   anyway, so CPU graphs compile as before; a process with a GPU graph
-#   would lose it. Upstream: skip it for every non-SIMD scheduling.
+#   Triton's unless ``node.is_cpu()``, and raises a ``TypeError``. An Inductor
+#   compile outside Dynamo (``compile_fx`` called directly) leaves it on.
+#   Upstream: skip it for every non-SIMD scheduling
+#   ("Scheduler._try_reindex_pointwise_for_reduction assumes SIMD groups: gate it
+#   on the backend's scheduling being a SIMDScheduling rather than on
+#   ``node.is_cpu()``, so out-of-tree devices using CppScheduling can fuse
+#   reductions").
+# * ``torch._functorch.config.patch(check_custom_op_aliasing=False)`` around the
+#   calls of an ``npy``-backend graph that runs ops eagerly: the first-call
+#   check (``_AnalyzeCustomOpInputOutputMode`` in
+#   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``) returns
+#   ``NotImplemented`` for every tensor subclass not in ``HANDLED_TYPES``.
+#   Upstream: "_AnalyzeCustomOpInputOutputMode: skip graphs with no custom
+#   ops, and let a tensor subclass without ``__torch_dispatch__`` through".
 # * ``torch._C._get_dispatch_mode`` in ``backend_pkg.ops.factories.new_tensor``,
 #   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
 #   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself
 #   plain (its ``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``).
 # * At ``import backend_pkg``, ``backend_pkg.compiler.tracing`` still wraps
-#   ``FakeTensor.__new__`` and turns off
-#   ``torch._functorch.config.check_custom_op_aliasing`` for the whole
-#   process; its docstring gives the reasons and the upstream changes.
+#   ``FakeTensor.__new__`` for the whole process. Upstream: "FakeTensor.__new__:
+#   detach the meta tensor with the Meta key in front (as
+#   ``in_kernel_invocation_manager`` does for every op), so that a meta view
+#   carrying a PrivateUse1 backend's keys is never detached by that backend's
+#   Python kernel"; or a hook run at the start and end of every compile that a
+#   backend can register without importing Dynamo.

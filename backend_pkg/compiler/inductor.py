@@ -128,6 +128,9 @@ _reindexing_setting = None
 def _reindexing_off_until_compile_ends():
     global _reindexing_setting
     if _reindexing_setting is None and CompileContext.current_compile_id() is not None:
+        # Registered again after torch._dynamo.reset(), which clears the callbacks.
+        if _restore_reindexing not in callback_handler.end_callbacks:
+            callback_handler.register_end_callback(_restore_reindexing)
         _reindexing_setting = inductor_config.patch(loop_reindexing_after_fusion=False)
         _reindexing_setting.__enter__()
 
@@ -153,6 +156,5 @@ WrapperFxCodegen = WrapperFxCodegen
 
 register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
 register_interface_for_device(DEVICE_NAME, CpuInterface)
-callback_handler.register_end_callback(_restore_reindexing)
 
 __all__ = ["NpyScheduling", "NpyWrapperCodegen"]
