@@ -17,7 +17,9 @@ from ..tensor import unwrap, wrap
 
 
 def to_host(tensor):
-    """A CPU tensor over an npy tensor's memory."""
+    """A CPU tensor over an npy tensor's memory (a CPU tensor, saved for a backward, as it is)."""
+    if tensor.is_cpu:
+        return tensor
     if tensor.is_conj() or tensor.is_neg():  # lazy bits, which host_view carries over
         return host_view(tensor)
     return torch.from_numpy(unwrap(tensor))

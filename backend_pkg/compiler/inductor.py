@@ -35,7 +35,7 @@ from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
-from torch._guards import CompileContext
+from torch._guards import CompileContext, TracingContext
 from torch._inductor.virtualized import V
 
 from ..tensor import DEVICE_NAME
@@ -79,12 +79,17 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
                 self.prefix.writeline(f"{name} = to_host({name})")
 
     def generate_return(self, output_refs):
-        outputs = zip(output_refs, V.graph.graph_outputs)
-        super().generate_return([f"to_npy({ref})" if _on_npy(node) else ref for ref, node in outputs])
+        leaving = _leaving_as_npy(V.graph.graph_outputs)
+        super().generate_return(
+            [f"to_npy({ref})" if node in leaving else ref for ref, node in zip(output_refs, V.graph.graph_outputs)]
+        )
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
         if device.type != DEVICE_NAME:
             return super().make_allocation(name, device, dtype, shape, stride, allocation_shape, is_pinned)
+        if name not in _buffer_names(_leaving_as_npy(V.graph.graph_outputs)):
+            # Never an npy tensor (a temporary, or saved for the backward): the CPU's allocation.
+            return super().make_allocation(name, _CPU, dtype, shape, stride, allocation_shape, is_pinned)
         allocation = self.codegen_python_shape_tuple(allocation_shape or shape)
         line = f"{name} = empty_host({allocation}, {self.codegen_python_shape_tuple(stride)}, {dtype})"
         if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
@@ -140,6 +145,39 @@ def _restore_reindexing(callback_args):
     if _reindexing_setting is not None:
         setting, _reindexing_setting = _reindexing_setting, None
         setting.__exit__(None, None, None)
+
+
+def _leaving_as_npy(outputs):
+    """The graph's outputs that leave it as npy tensors: those on npy, but for the ones saved for the backward."""
+    first_saved = _first_saved_for_backward(len(outputs))
+    return [output for index, output in enumerate(outputs) if index < first_saved and _on_npy(output)]
+
+
+def _buffer_names(ir_nodes):
+    """The names of the buffers behind ``ir_nodes`` (a view's is its base's)."""
+    names = set()
+    for node in ir_nodes:
+        try:
+            names.add(node.get_name())
+        except (AttributeError, NotImplementedError):
+            pass  # no buffer of its own: its output is made at exit, from a CPU tensor
+    return names
+
+
+def _first_saved_for_backward(count):
+    """The index of a training forward's first output that only its backward reads.
+
+    AOTAutograd's forward returns its tokens, the updated inputs, the outputs
+    and their bases, then the tensors saved for the backward
+    (``ViewAndMutationMeta.num_forward`` in
+    ``torch/_functorch/_aot_autograd/schemas.py``). The saved ones go from this
+    graph to the backward graph only, so they stay CPU tensors: no npy tensor
+    is made for them here, and the backward's ``to_host`` passes them through.
+    """
+    context = TracingContext.try_get()
+    if V.graph.is_inference or V.graph.is_backward or context is None or context.fw_metadata is None:
+        return count
+    return len(context.fw_metadata.tokens) + context.fw_metadata.num_forward
 
 
 def _on_npy(ir_node):
