@@ -29,6 +29,7 @@ import torch
 from torch._dynamo.callback import callback_handler
 from torch._dynamo.device_interface import CpuInterface, register_interface_for_device
 from torch._inductor import config as inductor_config
+from torch._inductor import ir
 from torch._inductor.codegen import wrapper
 from torch._inductor.codegen.common import register_device_op_overrides
 from torch._inductor.codegen.cpp import CppScheduling
@@ -81,7 +82,7 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
     def generate_return(self, output_refs):
         leaving = _leaving_as_npy(V.graph.graph_outputs)
         super().generate_return(
-            [f"to_npy({ref})" if node in leaving else ref for ref, node in zip(output_refs, V.graph.graph_outputs)]
+            [_to_npy_call(ref, node) if node in leaving else ref for ref, node in zip(output_refs, V.graph.graph_outputs)]
         )
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
@@ -145,6 +146,14 @@ def _restore_reindexing(callback_args):
     if _reindexing_setting is not None:
         setting, _reindexing_setting = _reindexing_setting, None
         setting.__exit__(None, None, None)
+
+
+def _to_npy_call(ref, node):
+    """The code that turns output ``ref`` into an npy tensor; a view names its buffer as well,
+    whose NumPy memory the npy tensor then shares."""
+    if isinstance(node, ir.ReinterpretView) and isinstance(node.data, (ir.Buffer, ir.StorageBox)):
+        return f"to_npy({ref}, {node.data.get_name()})"
+    return f"to_npy({ref})"
 
 
 def _leaving_as_npy(outputs):
