@@ -181,6 +181,16 @@ for name, microseconds in routes.items():
 #   ``register_interface_for_device`` with ``CpuInterface``
 #   (``torch/_dynamo/device_interface.py``). Upstream: the same registration
 #   function as above.
+# * Which outputs of a training forward are saved for the backward (kept on
+#   the host): ``TracingContext.try_get().fw_metadata`` (``torch/_guards.py``),
+#   its ``tokens`` and ``num_forward`` (``ViewAndMutationMeta`` in
+#   ``torch/_functorch/_aot_autograd/schemas.py``), read while
+#   ``V.graph.is_inference`` and ``is_backward`` say which graph is being
+#   written; and ``ir.ReinterpretView`` (``torch/_inductor/ir.py``) for an
+#   output that views a buffer. Upstream: "let a wrapper codegen ask which
+#   graph outputs are user-visible and which are saved activations (the
+#   ``user_visible_output_idxs`` compile_fx already records), so an
+#   out-of-tree device can keep activations in its host representation".
 # * ``config.patch(cuda_backend="cpp")`` while ``NpyScheduling`` generates a
 #   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
 #   "cpp" for the device type "cpu" only. Upstream: ask the device's
