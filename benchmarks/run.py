@@ -153,6 +153,8 @@ BACKEND_MODULES = {"cpp_twin": "minimal.cpp_backend", "minimal_python": "minimal
 BACKENDS = ("cpu", *BACKEND_MODULES, "backend_pkg")
 
 MLP_BATCH = 64
+LARGE_MLP_BATCH, LARGE_MLP_FEATURES = 256, (512, 2048, 512)
+LARGE_MLP_VARIANTS = ("npy_inductor", "cpu_eager")
 RESNET_BLOCK_INPUT = (8, 64, 56, 56)
 MLP_VARIANTS = ("npy_eager", "npy_compiled", "npy_inductor", "cpu_eager", "cpu_inductor", "cpu_dynamo_only")
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
@@ -189,6 +191,10 @@ RATIOS = {
     ),
     "mlp_train_step_inductor_npy_vs_cpu": Ratio(
         "MLP training step: Inductor, npy / CPU", "mlp.train_step.npy_inductor", ("mlp.train_step.cpu_inductor",), 1.3
+    ),
+    "large_mlp_forward_inductor_npy_vs_cpu_eager": Ratio(
+        "MLP 512-2048-512 forward, batch 256: Inductor on npy / CPU eager",
+        "models.large_mlp_forward.npy_inductor", ("models.large_mlp_forward.cpu_eager",), 1.0
     ),
     "resnet_block_npy_vs_cpu": Ratio(
         "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0
@@ -579,9 +585,34 @@ def resnet_block_step(device):
     return step
 
 
-def measure_models(settings):
+def large_mlp_forward(device, backend=None):
+    """The forward of a compute-bound MLP on ``device`` (compiled with ``backend``, if given)."""
+    torch.manual_seed(0)
+    inner, hidden, outer = LARGE_MLP_FEATURES
+    model = torch.nn.Sequential(torch.nn.Linear(inner, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, outer))
+    model = model.to(device)
+    x = torch.randn(LARGE_MLP_BATCH, inner, generator=torch.Generator().manual_seed(0)).to(device)
+    run = model if backend is None else torch.compile(model, backend=backend)
+
+    def forward():
+        with torch.no_grad():
+            return run(x)
+
+    return forward
+
+
+def measure_models(settings, quick):
     works = {device: as_timer(resnet_block_step(device)) for device in ("npy", "cpu")}
-    return {"resnet_block": measure(works, settings)}
+    large = {"cpu_eager": as_timer(large_mlp_forward("cpu"))}
+    if not quick:
+        large["npy_inductor"] = as_timer(large_mlp_forward(backend_pkg.DEVICE_NAME, backend="inductor"))
+    large_rows = measure(large, settings)
+    return {
+        "resnet_block": measure(works, settings),
+        "large_mlp_forward": {
+            variant: large_rows.get(variant) or unavailable_row(QUICK_SKIPS_INDUCTOR) for variant in LARGE_MLP_VARIANTS
+        },
+    }
 
 
 def measure_distributed(settings):
@@ -654,6 +685,12 @@ def describe_cases():
                 "input": list(RESNET_BLOCK_INPUT),
                 "step": "block(x).sum().backward() with x requiring grad; zero_grad()",
             },
+            "large_mlp_forward": {
+                "model": "Linear({}, {}), ReLU, Linear({}, {}), float32".format(*LARGE_MLP_FEATURES[:2], *LARGE_MLP_FEATURES[1:]),
+                "batch": LARGE_MLP_BATCH,
+                "npy_inductor": "torch.compile(model) (Inductor) on npy, under torch.no_grad()",
+                "cpu_eager": "model(x) on CPU under torch.no_grad()",
+            },
         },
         "backends": {
             **{name: small_or_large(case) for name, case in BACKEND_CASES.items()},
@@ -700,8 +737,8 @@ def run(settings, quick, groups=GROUPS, progress=print):
             progress("MLP: npy and CPU, eager and compiled")
             timings["mlp"] = measure_mlp(settings, quick)
         if "models" in groups:
-            progress("models: a ResNet basic block, npy and CPU")
-            timings["models"] = measure_models(model_settings)
+            progress("models: a ResNet basic block, npy and CPU; a compute-bound MLP, Inductor on npy and CPU eager")
+            timings["models"] = measure_models(model_settings, quick)
         if "backends" in groups:
             progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
             timings["backends"], cpp_vs_python = measure_backends(settings, quick)
@@ -735,14 +772,16 @@ def report(data):
     """The timings and the ratio table, as text."""
     lines = []
     for group, cases in data["timings_us"].items():
-        implementations = list(next(iter(cases.values())))
+        implementations = list(dict.fromkeys(name for rows in cases.values() for name in rows))
         settings = data["model_settings" if group == "models" else "settings"]
         lines.append(f"\n{group} (µs per call, {settings['rounds'] * settings['repeat']} repeats)")
         widths = [max(12, len(name)) + 2 for name in implementations]
-        lines.append(f"  {'':12}" + "".join(f"{name:>{width}}" for name, width in zip(implementations, widths)))
+        case_width = max(12, *map(len, cases))
+        lines.append(f"  {'':{case_width}}" + "".join(f"{name:>{width}}" for name, width in zip(implementations, widths)))
         for case, rows in cases.items():
-            lines.append(f"  {case:12}" + "".join(
-                f"{format_us(rows[name]['us']):>{width}}" for name, width in zip(implementations, widths)))
+            lines.append(f"  {case:{case_width}}" + "".join(
+                f"{format_us(rows[name]['us']) if name in rows else '':>{width}}"
+                for name, width in zip(implementations, widths)))
     if data["cpp_vs_python"]:
         build, imports = data["cpp_vs_python"]["twin_build_seconds"], data["cpp_vs_python"]["first_import_seconds"]
         lines.append(f"\nC++ twin build: cold {build['cold']} s, cached {build['cached']} s; first import (s): "

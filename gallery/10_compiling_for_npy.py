@@ -10,8 +10,8 @@ Dynamo captures a whole function as a graph, and the package's ``npy``
 backend turns each graph into one Python function that unwraps the inputs
 once, calls NumPy directly on arrays from op to op, and wraps the outputs
 once: one host round trip per graph instead of one per op. The default
-``torch.compile(fn)`` works as well: Inductor's C++ kernels run on npy
-memory, which is host memory.
+``torch.compile(fn)`` works as well, through Inductor's C++ kernels on npy
+memory (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py`).
 
 This page uses the backend as ``import backend_pkg`` sets it up, and shows
 what that import changes in PyTorch for ``torch.compile``, the backend's
@@ -21,25 +21,24 @@ code, its generated code, its results against eager ones, and its speed.
 # %%
 # What ``import backend_pkg`` changes for ``torch.compile``
 # ---------------------------------------------------------
-# Two PyTorch internals, replaced for the whole process
-# (:func:`backend_pkg.compiler.install`), each because tracing an npy tensor
-# fails without it:
+# One PyTorch internal, replaced for the whole process
+# (:func:`backend_pkg.compiler.install`), because tracing an npy tensor
+# fails without it: ``FakeTensor.__new__``
+# (``torch/_subclasses/fake_tensor.py``) is wrapped so that the fake tensor
+# of an npy tensor is built with the Meta key in front. Otherwise its
+# ``detach`` reaches npy's Python kernel, whose result
+# ``Tensor._make_subclass`` refuses; AOTAutograd's tracer builds such fake
+# tensors by a direct call (``fast_detach``), which no registry reaches, and
+# Dynamo's compile callbacks, which could scope it, would need Dynamo imported
+# by ``import backend_pkg`` (``backend_pkg/compiler/tracing.py`` explains it).
 #
-# * ``FakeTensor.__new__`` (``torch/_subclasses/fake_tensor.py``) is
-#   wrapped so that the fake tensor of an npy tensor is built with the Meta
-#   key in front: otherwise its ``detach`` reaches npy's Python kernel,
-#   whose result ``Tensor._make_subclass`` refuses
-#   (``backend_pkg/compiler/tracing.py`` explains it);
-# * ``torch._functorch.config.check_custom_op_aliasing`` is set to
-#   ``False``: that check runs each op under a dispatch mode that refuses
-#   every tensor subclass it does not know, and npy defines no custom ops.
-#
-# A third change waits for Inductor's first compile, of any graph: its
-# ``loop_reindexing_after_fusion`` setting goes off for the rest of the
-# process (the last section of this page says why, and lists every private
-# PyTorch API the package uses).
-#
-# Read back from this process:
+# Two settings are changed only while they are needed: the ``npy`` backend
+# turns off AOTAutograd's check of custom ops around the calls of a graph
+# that runs ops eagerly on npy tensors (the check refuses every tensor
+# subclass), and Inductor's ``loop_reindexing_after_fusion`` is off from the
+# moment Inductor meets an npy node until that compile ends
+# (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py` says why, and
+# lists every private PyTorch API the package uses). Read back from this process, with PyTorch's default beside:
 
 import functools
 import importlib.metadata
@@ -61,10 +60,12 @@ def defined_in(function):
     return f"{Path(code.co_filename).relative_to(Path(backend_pkg.__file__).parents[1])}: {code.co_qualname}"
 
 
-aliasing_check = torch._functorch.config._config["check_custom_op_aliasing"]
+def show_setting(config, name):
+    print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
+
+
 print("FakeTensor.__new__ ->", defined_in(FakeTensor.__new__))
-print(f"torch._functorch.config.check_custom_op_aliasing = {torch._functorch.config.check_custom_op_aliasing}"
-      f" (PyTorch's default: {aliasing_check.default})")
+show_setting(torch._functorch.config, "check_custom_op_aliasing")
 
 # %%
 # The backend, found by name
@@ -235,85 +236,6 @@ for name, microseconds in timings.items():
     print(f"{name:29} {microseconds:8.0f} us")
 
 # %%
-# The default, ``torch.compile(fn)``
-# ----------------------------------
-# Without ``backend=``, ``torch.compile`` uses Inductor, which generates C++
-# kernels for the CPU and Triton kernels for GPUs. npy memory is host
-# memory, so Inductor's C++ kernels compute on it directly. Inductor asks the
-# device module of a PrivateUse1 device for its code generation the first
-# time it compiles a graph (``init_backend_registration`` in
-# ``torch/_inductor/codegen/common.py`` reads ``torch.npy.Scheduling`` and
-# three wrapper classes); ``torch.npy`` answers from
-# ``backend_pkg.compiler.inductor``, imported only then:
-
-from backend_pkg import device as npy_device
-from backend_pkg.compiler import inductor
-
-print(inspect.getsource(npy_device.__getattr__))
-
-# %%
-# The wrapper, the Python function Inductor writes around its kernels, is
-# the CPU's with three changes: npy inputs enter as CPU tensors over the
-# same memory, buffers and extern kernels (``mm``, ``addmm``) are the CPU's,
-# and npy outputs leave as npy tensors over Inductor's buffers. No npy
-# Python kernel runs inside the graph.
-
-print(inspect.getsource(inductor.NpyWrapperCodegen))
-
-# %%
-# The default call on the same model gives the eager result.
-# ``run_and_get_code`` (``torch/_inductor/utils.py``) returns the code
-# Inductor generated as well: the C++ kernel, then the wrapper that calls it
-# (the matrix products are ``extern_kernels`` calls, PyTorch's CPU BLAS).
-
-from torch._inductor.utils import run_and_get_code
-
-inductor_model = torch.compile(model)
-with torch.no_grad():
-    inductor_out, (inductor_code,) = run_and_get_code(inductor_model, x)
-    torch.testing.assert_close(inductor_out, model(x))
-print(type(inductor_out).__name__, inductor_out.device, inductor_out.dtype, tuple(inductor_out.shape))
-# From the kernel's definition to the end of the wrapper's ``call``:
-print(inductor_code[inductor_code.index("cpp_fused") : inductor_code.index("\ndef get_args")])
-
-# %%
-# A training step compiled by default matches eager CPU as well, and a CPU
-# graph compiled in the same process is untouched by npy's registration
-# (its wrapper has no ``to_host``):
-
-inductor_step = torch.compile(train_step)
-inductor_net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
-inductor_net.load_state_dict(weights)
-inductor_net = inductor_net.to("npy")
-cpu_net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
-cpu_net.load_state_dict(weights)
-for step, net, inputs, targets in [(inductor_step, inductor_net, x, y), (train_step, cpu_net, x_cpu, y_cpu)]:
-    sgd = torch.optim.SGD(net.parameters(), lr=0.01)
-    for _ in range(3):
-        step(net, sgd, inputs, targets)
-for p, q in zip(inductor_net.parameters(), cpu_net.parameters()):
-    torch.testing.assert_close(p.detach().cpu(), q.detach())
-print("Inductor on npy and eager CPU weights agree")
-_, (cpu_code,) = run_and_get_code(torch.compile(smooth_scores), eager_out.cpu())
-print("to_host" in cpu_code)
-
-# %%
-# Both routes side by side, the forward pass per call (best of five
-# repeats, measured when this page was built): ``backend="npy"`` runs NumPy
-# from Python, the default runs Inductor's C++ and BLAS calls on host views.
-
-cpu_inductor_model = torch.compile(model_cpu)
-with torch.no_grad():
-    cpu_inductor_model(x_cpu)
-routes = {
-    'forward, compiled npy, backend="npy"': per_call(lambda: forward(compiled_model, x), 300),
-    "forward, compiled npy, default": per_call(lambda: forward(inductor_model, x), 300),
-    "forward, compiled CPU, default": per_call(lambda: forward(cpu_inductor_model, x_cpu), 300),
-}
-for name, microseconds in routes.items():
-    print(f"{name:38} {microseconds:8.0f} us")
-
-# %%
 # Two limits
 # ----------
 # Compiled code keeps the eager limits
@@ -346,45 +268,3 @@ try:
 except NameError as error:
     print("NameError:", error)
 print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))
-
-# %%
-# The private PyTorch this relies on
-# ----------------------------------
-# PyTorch has no public API for a backend's Inductor code generation yet;
-# each private use below is the narrowest found, with the upstream change
-# that would make it unnecessary.
-#
-# * ``torch.npy.Scheduling``, ``PythonWrapperCodegen``, ``CppWrapperCodegen``
-#   and ``WrapperFxCodegen``, read by ``init_backend_registration``
-#   (``torch/_inductor/codegen/common.py``) through
-#   ``torch.utils.backend_registration._get_custom_mod_func``; the classes
-#   are ``torch._inductor``'s own (``CppScheduling``, ``PythonWrapperCodegen``).
-#   Upstream: a documented registration function for out-of-tree devices.
-# * ``NpyWrapperCodegen`` overrides ``_generate_kernel_call_helper`` and
-#   ``make_allocation`` (``torch/_inductor/codegen/wrapper.py``), which write
-#   CPU code only for ``device.type == "cpu"``. Upstream: choose the kernel
-#   call convention by the device's registered scheduling, not its name.
-# * ``register_device_op_overrides`` with ``CpuDeviceOpOverrides``
-#   (``torch/_inductor/codegen/common.py``) and
-#   ``register_interface_for_device`` with ``CpuInterface``
-#   (``torch/_dynamo/device_interface.py``). Upstream: the same registration
-#   function as above.
-# * ``config.patch(cuda_backend="cpp")`` while ``NpyScheduling`` generates a
-#   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
-#   "cpp" for the device type "cpu" only. Upstream: ask the device's
-#   registered scheduling.
-# * ``config.loop_reindexing_after_fusion = False``, set for the rest of the
-#   process at Inductor's first compile (of any graph) after ``import backend_pkg``:
-#   ``Scheduler._try_reindex_pointwise_for_reduction``
-#   (``torch/_inductor/scheduler.py``) reads a C++ reduction's loop groups as
-#   Triton's unless ``node.is_cpu()``. Its rewrite is skipped for CPU nodes
-#   anyway, so CPU graphs compile as before; a process with a GPU graph
-#   would lose it. Upstream: skip it for every non-SIMD scheduling.
-# * ``torch._C._get_dispatch_mode`` in ``backend_pkg.ops.factories.new_tensor``,
-#   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
-#   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself
-#   plain (its ``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``).
-# * At ``import backend_pkg``, ``backend_pkg.compiler.tracing`` still wraps
-#   ``FakeTensor.__new__`` and turns off
-#   ``torch._functorch.config.check_custom_op_aliasing`` for the whole
-#   process; its docstring gives the reasons and the upstream changes.

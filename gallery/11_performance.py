@@ -177,7 +177,8 @@ print(f"npy {ddp_step['npy']['us'] / 1e3:.2f} ms | CPU {ddp_step['cpu']['us'] / 
 # above (lower is faster): a small ``add`` within a small factor of CPU
 # eager and of its unavoidable part (floor plus NumPy), a large matmul at
 # NumPy's speed, the compiled MLP at or near CPU eager, the MLP compiled by
-# default on npy near the same on CPU, the ResNet block within 3x of CPU
+# default on npy near the same on CPU, a compute-bound MLP compiled by
+# default on npy at CPU eager's speed, the ResNet block within 3x of CPU
 # eager, and the DDP step within 4x of DDP on CPU.
 
 print(f"{'':46}{'value':>7}  {'target':>7}  result")

@@ -17,7 +17,9 @@ from ..tensor import unwrap, wrap
 
 
 def to_host(tensor):
-    """A CPU tensor over an npy tensor's memory."""
+    """A CPU tensor over an npy tensor's memory (a CPU tensor, saved for a backward, as it is)."""
+    if tensor.is_cpu:
+        return tensor
     if tensor.is_conj() or tensor.is_neg():  # lazy bits, which host_view carries over
         return host_view(tensor)
     return torch.from_numpy(unwrap(tensor))
@@ -42,10 +44,20 @@ def _contiguous_strides(size):
     return tuple(reversed(strides))
 
 
-def to_npy(tensor):
-    """An npy tensor over a CPU tensor's memory, which it keeps alive."""
-    array = getattr(tensor, "_npy_host_array", None)
-    return wrap(tensor.numpy() if array is None else array)
+def to_npy(tensor, buffer=None):
+    """An npy tensor over a CPU tensor's memory, which it keeps alive.
+
+    ``tensor`` may be a view of a ``buffer`` made by :func:`empty_host`; when
+    it covers all of it, the npy tensor is made from the buffer's NumPy array,
+    as cheaply as a fresh result (an array whose owner NumPy does not know
+    costs ten times more to wrap).
+    """
+    array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
+    if array is not None and buffer is None:
+        return wrap(array)
+    if array is not None and tensor.storage_offset() == 0 and tensor.is_contiguous() and tensor.numel() == array.size:
+        return wrap(array.reshape(tensor.shape))  # all of the buffer, reshaped: as cheap as a fresh result
+    return wrap(tensor.numpy())
 
 
 __all__ = ["empty_host", "to_host", "to_npy"]

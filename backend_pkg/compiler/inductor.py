@@ -26,14 +26,17 @@ buffer's memory. No npy Python kernel runs inside a compiled graph.
 """
 
 import torch
+from torch._dynamo.callback import callback_handler
 from torch._dynamo.device_interface import CpuInterface, register_interface_for_device
 from torch._inductor import config as inductor_config
+from torch._inductor import ir
 from torch._inductor.codegen import wrapper
 from torch._inductor.codegen.common import register_device_op_overrides
 from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
+from torch._guards import CompileContext, TracingContext
 from torch._inductor.virtualized import V
 
 from ..tensor import DEVICE_NAME
@@ -77,12 +80,17 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
                 self.prefix.writeline(f"{name} = to_host({name})")
 
     def generate_return(self, output_refs):
-        outputs = zip(output_refs, V.graph.graph_outputs)
-        super().generate_return([f"to_npy({ref})" if _on_npy(node) else ref for ref, node in outputs])
+        leaving = _leaving_as_npy(V.graph.graph_outputs)
+        super().generate_return(
+            [_to_npy_call(ref, node) if node in leaving else ref for ref, node in zip(output_refs, V.graph.graph_outputs)]
+        )
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
         if device.type != DEVICE_NAME:
             return super().make_allocation(name, device, dtype, shape, stride, allocation_shape, is_pinned)
+        if name not in _buffer_names(_leaving_as_npy(V.graph.graph_outputs)):
+            # Never an npy tensor (a temporary, or saved for the backward): the CPU's allocation.
+            return super().make_allocation(name, _CPU, dtype, shape, stride, allocation_shape, is_pinned)
         allocation = self.codegen_python_shape_tuple(allocation_shape or shape)
         line = f"{name} = empty_host({allocation}, {self.codegen_python_shape_tuple(stride)}, {dtype})"
         if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
@@ -105,9 +113,80 @@ class NpyScheduling(CppScheduling):
     The answer is set right for the duration of npy's kernel generation only.
     """
 
+    def __init__(self, scheduler):
+        super().__init__(scheduler)
+        _reindexing_off_until_compile_ends()
+
     def codegen_node(self, node):
         with inductor_config.patch(cuda_backend="cpp"):
             return super().codegen_node(node)
+
+
+# Scheduler._try_reindex_pointwise_for_reduction (torch/_inductor/scheduler.py) reads a
+# reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
+# raises a TypeError on C++ ones (the cross-entropy of a training step). The rewrite it gates
+# is for Triton kernels only. Inductor builds the npy scheduling (this class) when it meets the
+# graph's first npy node, before fusing nodes; from then until Dynamo's compile ends (its
+# compile-end callbacks run in a ``finally``), ``loop_reindexing_after_fusion`` is off.
+_reindexing_setting = None
+
+
+def _reindexing_off_until_compile_ends():
+    global _reindexing_setting
+    if _reindexing_setting is None and CompileContext.current_compile_id() is not None:
+        # Registered again after torch._dynamo.reset(), which clears the callbacks.
+        if _restore_reindexing not in callback_handler.end_callbacks:
+            callback_handler.register_end_callback(_restore_reindexing)
+        _reindexing_setting = inductor_config.patch(loop_reindexing_after_fusion=False)
+        _reindexing_setting.__enter__()
+
+
+def _restore_reindexing(callback_args):
+    global _reindexing_setting
+    if _reindexing_setting is not None:
+        setting, _reindexing_setting = _reindexing_setting, None
+        setting.__exit__(None, None, None)
+
+
+def _to_npy_call(ref, node):
+    """The code that turns output ``ref`` into an npy tensor; a view names its buffer as well,
+    whose NumPy memory the npy tensor then shares."""
+    if isinstance(node, ir.ReinterpretView) and isinstance(node.data, (ir.Buffer, ir.StorageBox)):
+        return f"to_npy({ref}, {node.data.get_name()})"
+    return f"to_npy({ref})"
+
+
+def _leaving_as_npy(outputs):
+    """The graph's outputs that leave it as npy tensors: those on npy, but for the ones saved for the backward."""
+    first_saved = _first_saved_for_backward(len(outputs))
+    return [output for index, output in enumerate(outputs) if index < first_saved and _on_npy(output)]
+
+
+def _buffer_names(ir_nodes):
+    """The names of the buffers behind ``ir_nodes`` (a view's is its base's)."""
+    names = set()
+    for node in ir_nodes:
+        try:
+            names.add(node.get_name())
+        except (AttributeError, NotImplementedError):
+            pass  # no buffer of its own: its output is made at exit, from a CPU tensor
+    return names
+
+
+def _first_saved_for_backward(count):
+    """The index of a training forward's first output that only its backward reads.
+
+    AOTAutograd's forward returns its tokens, the updated inputs, the outputs
+    and their bases, then the tensors saved for the backward
+    (``ViewAndMutationMeta.num_forward`` in
+    ``torch/_functorch/_aot_autograd/schemas.py``). The saved ones go from this
+    graph to the backward graph only, so they stay CPU tensors: no npy tensor
+    is made for them here, and the backward's ``to_host`` passes them through.
+    """
+    context = TracingContext.try_get()
+    if V.graph.is_inference or V.graph.is_backward or context is None or context.fw_metadata is None:
+        return count
+    return len(context.fw_metadata.tokens) + context.fw_metadata.num_forward
 
 
 def _on_npy(ir_node):
@@ -123,12 +202,6 @@ CppWrapperCodegen = CppWrapperCpu
 WrapperFxCodegen = WrapperFxCodegen
 
 register_device_op_overrides(DEVICE_NAME, CpuDeviceOpOverrides())
-# Scheduler._try_reindex_pointwise_for_reduction (torch/_inductor/scheduler.py) reads a
-# reduction's loop groups as a Triton kernel's unless the node's device type is "cpu", and
-# fails on C++ ones (the cross-entropy of a training step). The rewrite it gates applies to
-# Triton kernels only, so switching it off changes nothing for CPU graphs; it is still a
-# process-wide setting, made at Inductor's first compile in a process that imported backend_pkg.
-inductor_config.loop_reindexing_after_fusion = False
 register_interface_for_device(DEVICE_NAME, CpuInterface)
 
 __all__ = ["NpyScheduling", "NpyWrapperCodegen"]

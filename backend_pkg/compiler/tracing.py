@@ -4,7 +4,7 @@ Dynamo, AOTAutograd and Inductor trace with *fake* tensors: tensors with a
 device and metadata but no memory, whose ops run PyTorch's meta kernels. A
 Python backend whose tensors are a subclass (:class:`~backend_pkg.NpyTensor`)
 and whose kernels are Python meets assumptions PyTorch makes of C++
-backends; three are answered here:
+backends; two are answered here:
 
 1. ``FakeTensor.__new__`` calls ``Tensor._make_subclass``, which detaches
    the meta tensor it wraps. A meta tensor made by a view of an npy fake
@@ -19,15 +19,10 @@ backends; three are answered here:
    the construction of npy fake tensors with the Meta key in front, as
    FakeTensor runs every other op on its meta tensors
    (``in_kernel_invocation_manager`` in ``torch/_subclasses/fake_tensor.py``).
-2. At its first call, an AOTAutograd-compiled function checks custom ops
-   for aliasing under a dispatch mode that gives up on every tensor
-   subclass it does not know (``_AnalyzeCustomOpInputOutputMode`` in
-   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``), so each call
-   of an op on an NpyTensor fails there. npy defines no custom ops; the
-   check (``torch._functorch.config.check_custom_op_aliasing``) is turned off.
-3. The compiled backward accepts a tangent whose class differs from the
+2. The compiled backward accepts a tangent whose class differs from the
    traced one only through its ``__coerce_same_metadata_as_tangent__``
-   (``process_runtime_tangent`` in the same file), which
+   (``process_runtime_tangent`` in
+   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``), which
    :class:`~backend_pkg.NpyTensor` defines.
 
 The others are answered where they arise: Dynamo must not compile the
@@ -36,14 +31,23 @@ npy tensor made *during* tracing (``torch.tensor(data, device="npy")`` in a
 compiled function) is a plain ``torch.Tensor`` object, which fake tensors
 accept (:func:`backend_pkg.ops.factories.new_tensor`); Inductor's code
 generation for npy is registered through the device module
-(:mod:`backend_pkg.compiler.inductor`).
+(:mod:`backend_pkg.compiler.inductor`); AOTAutograd's check of custom ops,
+which refuses every tensor subclass, is off for the first call of the ``npy``
+backend's graphs only (:mod:`backend_pkg.compiler.dynamo_backend`).
 
-1 and 2 still change PyTorch for the whole process at ``import backend_pkg``.
-The upstream changes that would remove them: ``FakeTensor.__new__`` building
-its tensor with the Meta key in front, as it runs every op on its meta
-tensors (then a Python backend's ``detach`` is never asked to detach a meta
-tensor); and ``_AnalyzeCustomOpInputOutputMode`` skipping the check for a
-graph without custom ops.
+1 still changes PyTorch for the whole process at ``import backend_pkg``,
+because no hook of PyTorch runs before every place that builds a fake tensor
+of an npy meta tensor: FakeTensorMode's own dispatch
+(``wrap_meta_outputs_with_default_device_logic``) could be served by a rule
+registered with ``register_op_impl`` (``torch/_subclasses/fake_impls.py``),
+but AOTAutograd's tracer builds one for every traced value by a direct call
+(``snapshot_fake`` in ``torch/fx/experimental/proxy_tensor.py`` calls
+``fast_detach`` in ``fake_impls.py``), and Dynamo, which brackets each
+compile with callbacks (``torch/_dynamo/callback.py``), is not imported by
+``import backend_pkg`` (it takes over a second). The upstream change that
+would remove it: ``FakeTensor.__new__`` building its tensor with the Meta key
+in front, as FakeTensorMode runs every op on its meta tensors (then a Python
+backend's ``detach`` is never asked to detach a meta tensor).
 """
 
 import functools
@@ -61,10 +65,6 @@ def install():
     if _installed:
         return
     FakeTensor.__new__ = staticmethod(_construct_fakes_on_meta(FakeTensor.__new__))
-    # Imported here: torch._functorch.config is not loaded by ``import torch``.
-    import torch._functorch.config
-
-    torch._functorch.config.check_custom_op_aliasing = False
     _installed = True
 
 

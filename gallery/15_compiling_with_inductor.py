@@ -1,0 +1,228 @@
+"""
+Compiling with Inductor
+=======================
+
+``torch.compile(fn)`` with no ``backend=`` uses Inductor, PyTorch's
+compiler, which writes C++ kernels for the CPU and Triton kernels for GPUs.
+npy memory is host memory, so Inductor's C++ kernels compute on it
+directly: the package registers Inductor's CPU code generation for the npy
+device, and each compiled graph runs on CPU tensors over npy memory. This
+page shows how Inductor finds that code generation, the code it generates
+for an MLP, a compiled training step against eager CPU, the cost of both
+compile routes side by side, and every private PyTorch API that compiling
+for npy relies on, with the upstream change that would make it unnecessary.
+"""
+
+# %%
+# The model and data of
+# :ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`: a multilayer
+# perceptron, 32 -> 64 -> 10, on a batch of 64, on npy and on CPU from the
+# same weights.
+
+import inspect
+import timeit
+
+import torch
+import torch._inductor.config
+
+import backend_pkg  # noqa: F401  (registers the npy device)
+from backend_pkg.compiler import dynamo_backend
+
+
+def mlp():
+    return torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+
+
+def show_setting(config, name):
+    print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
+
+
+def train_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def per_call(fn, number):
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
+
+
+def forward(net, inputs):
+    with torch.no_grad():
+        return net(inputs)
+
+
+torch.manual_seed(0)
+model_cpu = mlp()
+weights = {name: p.detach().clone() for name, p in model_cpu.named_parameters()}
+model = mlp()
+model.load_state_dict(weights)
+model = model.to("npy")
+x_cpu, y_cpu = torch.randn(64, 32), torch.randint(0, 10, (64,))
+x, y = x_cpu.to("npy"), y_cpu.to("npy")
+npy_backend_model = torch.compile(model, backend=dynamo_backend.npy_backend)
+
+# %%
+# How Inductor finds npy's code generation
+# ----------------------------------------
+# Without ``backend=``, ``torch.compile`` uses Inductor, which generates C++
+# kernels for the CPU and Triton kernels for GPUs. npy memory is host
+# memory, so Inductor's C++ kernels compute on it directly. Inductor asks the
+# device module of a PrivateUse1 device for its code generation the first
+# time it compiles a graph (``init_backend_registration`` in
+# ``torch/_inductor/codegen/common.py`` reads ``torch.npy.Scheduling`` and
+# three wrapper classes); ``torch.npy`` answers from
+# ``backend_pkg.compiler.inductor``, imported only then:
+
+from backend_pkg import device as npy_device
+from backend_pkg.compiler import inductor
+
+print(inspect.getsource(npy_device.__getattr__))
+
+# %%
+# The wrapper, the Python function Inductor writes around its kernels, is
+# the CPU's with three changes: npy inputs enter as CPU tensors over the
+# same memory; buffers and extern kernels (``mm``, ``addmm``) are the CPU's,
+# except that a buffer that leaves the graph is NumPy memory; and npy
+# outputs leave as npy tensors over those buffers. Tensors a training
+# forward saves for its backward stay CPU tensors between the two graphs.
+# No npy Python kernel runs inside a graph.
+
+print(inspect.getsource(inductor.NpyWrapperCodegen))
+
+# %%
+# The generated C++ kernel
+# ------------------------
+# The default call on the MLP gives the eager result.
+# ``run_and_get_code`` (``torch/_inductor/utils.py``) returns the code
+# Inductor generated as well: the C++ kernel, then the wrapper that calls it
+# (the matrix products are ``extern_kernels`` calls, PyTorch's CPU BLAS).
+
+from torch._inductor.utils import run_and_get_code
+
+inductor_model = torch.compile(model)
+with torch.no_grad():
+    inductor_out, (inductor_code,) = run_and_get_code(inductor_model, x)
+    torch.testing.assert_close(inductor_out, model(x))
+print(type(inductor_out).__name__, inductor_out.device, inductor_out.dtype, tuple(inductor_out.shape))
+# From the kernel's definition to the end of the wrapper's ``call``:
+print(inductor_code[inductor_code.index("cpp_fused") : inductor_code.index("\ndef get_args")])
+
+# %%
+# Training, and the CPU beside it
+# -------------------------------
+# A training step compiled by default (model, loss, backward and SGD step)
+# matches eager CPU, and a CPU graph compiled in the same process is
+# untouched by npy's registration (its wrapper has no ``to_host``). The one
+# Inductor setting npy graphs change is back to PyTorch's default once the
+# compile ends:
+
+inductor_step = torch.compile(train_step)
+inductor_net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+inductor_net.load_state_dict(weights)
+inductor_net = inductor_net.to("npy")
+cpu_net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+cpu_net.load_state_dict(weights)
+for step, net, inputs, targets in [(inductor_step, inductor_net, x, y), (train_step, cpu_net, x_cpu, y_cpu)]:
+    sgd = torch.optim.SGD(net.parameters(), lr=0.01)
+    for _ in range(3):
+        step(net, sgd, inputs, targets)
+for p, q in zip(inductor_net.parameters(), cpu_net.parameters()):
+    torch.testing.assert_close(p.detach().cpu(), q.detach())
+print("Inductor on npy and eager CPU weights agree")
+_, (cpu_code,) = run_and_get_code(torch.compile(lambda t: torch.cumsum(t, 1).erf()), x_cpu)
+print("to_host" in cpu_code)
+show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
+
+# %%
+# Both routes, measured
+# ---------------------
+# The forward pass per call, best of five repeats, measured when this page
+# was built: ``backend="npy"``
+# (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`) runs NumPy from
+# Python, the default runs Inductor's C++ and BLAS calls on host views; the
+# CPU's own default and eager CPU beside them. ``make bench`` measures the
+# same, and a training step, on a quiet machine
+# (:ref:`sphx_glr_auto_examples_11_performance.py`).
+
+cpu_inductor_model = torch.compile(model_cpu)
+with torch.no_grad():
+    cpu_inductor_model(x_cpu)
+routes = {
+    'forward, compiled npy, backend="npy"': per_call(lambda: forward(npy_backend_model, x), 300),
+    "forward, compiled npy, default": per_call(lambda: forward(inductor_model, x), 300),
+    "forward, compiled CPU, default": per_call(lambda: forward(cpu_inductor_model, x_cpu), 300),
+    "forward, eager CPU": per_call(lambda: forward(model_cpu, x_cpu), 300),
+}
+for name, microseconds in routes.items():
+    print(f"{name:38} {microseconds:8.0f} us")
+
+# %%
+# The private PyTorch compiling relies on
+# ---------------------------------------
+# PyTorch has no public API for a backend's Inductor code generation yet;
+# each private use below is the narrowest found, with the upstream change
+# that would make it unnecessary.
+#
+# * ``torch.npy.Scheduling``, ``PythonWrapperCodegen``, ``CppWrapperCodegen``
+#   and ``WrapperFxCodegen``, read by ``init_backend_registration``
+#   (``torch/_inductor/codegen/common.py``) through
+#   ``torch.utils.backend_registration._get_custom_mod_func``; the classes
+#   are ``torch._inductor``'s own (``CppScheduling``, ``PythonWrapperCodegen``).
+#   Upstream: a documented registration function for out-of-tree devices.
+# * ``NpyWrapperCodegen`` overrides ``_generate_kernel_call_helper`` and
+#   ``make_allocation`` (``torch/_inductor/codegen/wrapper.py``), which write
+#   CPU code only for ``device.type == "cpu"``. Upstream: choose the kernel
+#   call convention by the device's registered scheduling, not its name.
+# * ``register_device_op_overrides`` with ``CpuDeviceOpOverrides``
+#   (``torch/_inductor/codegen/common.py``) and
+#   ``register_interface_for_device`` with ``CpuInterface``
+#   (``torch/_dynamo/device_interface.py``). Upstream: the same registration
+#   function as above.
+# * Which outputs of a training forward are saved for the backward (kept on
+#   the host): ``TracingContext.try_get().fw_metadata`` (``torch/_guards.py``),
+#   its ``tokens`` and ``num_forward`` (``ViewAndMutationMeta`` in
+#   ``torch/_functorch/_aot_autograd/schemas.py``), read while
+#   ``V.graph.is_inference`` and ``is_backward`` say which graph is being
+#   written; and ``ir.ReinterpretView`` (``torch/_inductor/ir.py``) for an
+#   output that views a buffer. Upstream: "let a wrapper codegen ask which
+#   graph outputs are user-visible and which are saved activations (the
+#   ``user_visible_output_idxs`` compile_fx already records), so an
+#   out-of-tree device can keep activations in its host representation".
+# * ``config.patch(cuda_backend="cpp")`` while ``NpyScheduling`` generates a
+#   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
+#   "cpp" for the device type "cpu" only. Upstream: ask the device's
+#   registered scheduling.
+# * ``config.patch(loop_reindexing_after_fusion=False)``, entered when
+#   Inductor builds npy's scheduling (at the graph's first npy node, before
+#   fusion) and left by a compile-end callback registered with Dynamo
+#   (``callback_handler.register_end_callback``, ``torch/_dynamo/callback.py``):
+#   ``Scheduler._try_reindex_pointwise_for_reduction``
+#   (``torch/_inductor/scheduler.py``) reads a C++ reduction's loop groups as
+#   Triton's unless ``node.is_cpu()``, and raises a ``TypeError``. An Inductor
+#   compile outside Dynamo (``compile_fx`` called directly) leaves it on.
+#   Upstream: skip it for every non-SIMD scheduling
+#   ("Scheduler._try_reindex_pointwise_for_reduction assumes SIMD groups: gate it
+#   on the backend's scheduling being a SIMDScheduling rather than on
+#   ``node.is_cpu()``, so out-of-tree devices using CppScheduling can fuse
+#   reductions").
+# * ``torch._functorch.config.patch(check_custom_op_aliasing=False)`` around the
+#   calls of an ``npy``-backend graph that runs ops eagerly: the first-call
+#   check (``_AnalyzeCustomOpInputOutputMode`` in
+#   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``) returns
+#   ``NotImplemented`` for every tensor subclass not in ``HANDLED_TYPES``.
+#   Upstream: "_AnalyzeCustomOpInputOutputMode: skip graphs with no custom
+#   ops, and let a tensor subclass without ``__torch_dispatch__`` through".
+# * ``torch._C._get_dispatch_mode`` in ``backend_pkg.ops.factories.new_tensor``,
+#   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
+#   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself
+#   plain (its ``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``).
+# * At ``import backend_pkg``, ``backend_pkg.compiler.tracing`` still wraps
+#   ``FakeTensor.__new__`` for the whole process. Upstream: "FakeTensor.__new__:
+#   detach the meta tensor with the Meta key in front (as
+#   ``in_kernel_invocation_manager`` does for every op), so that a meta view
+#   carrying a PrivateUse1 backend's keys is never detached by that backend's
+#   Python kernel"; or a hook run at the start and end of every compile that a
+#   backend can register without importing Dynamo.
