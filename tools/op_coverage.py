@@ -380,21 +380,21 @@ def _has_npy_tensor(tree):
     )
 
 
-def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE):
+def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE, requires_grad=False):
     """At most ``limit`` ``(cpu sample, stay_on_cpu)`` pairs of ``opinfo`` for ``dtype``, and
     whether more were left out."""
     taken = []
-    for sample in opinfo.sample_inputs("cpu", dtype):
+    for sample in opinfo.sample_inputs("cpu", dtype, requires_grad=requires_grad):
         if limit is not None and len(taken) >= limit:
-            return _with_placement(opinfo, dtype, taken), True
+            return _with_placement(opinfo, dtype, taken, requires_grad), True
         taken.append(sample)
-    return _with_placement(opinfo, dtype, taken), False
+    return _with_placement(opinfo, dtype, taken, requires_grad), False
 
 
-def _with_placement(opinfo, dtype, taken):
+def _with_placement(opinfo, dtype, taken, requires_grad):
     metas = []
     try:
-        for sample in opinfo.sample_inputs("meta", dtype):
+        for sample in opinfo.sample_inputs("meta", dtype, requires_grad=requires_grad):
             if len(metas) == len(taken):
                 break
             metas.append(sample)
