@@ -218,7 +218,8 @@ def main(argv=None):
     def progress(row):
         if options.verbose:
             print(f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
-                  f"skipped {row['skipped']} {row['seconds']:.2f}s", file=sys.stderr)
+                  f"skipped {row['skipped']} {row['seconds']:.2f}s {' '.join(row['fallback_ops'])}",
+                  file=sys.stderr)
 
     start = time.perf_counter()
     opinfos = covered(op_coverage.load_op_db())
