@@ -11,9 +11,10 @@ of the check, the sample's ``gradcheck_wrapper`` and
 ``output_process_fn_grad`` applied, ``check_undefined_grad`` and
 ``check_grad_dtypes`` on. Two settings are cheaper than PyTorch's tests:
 ``fast_mode=True`` always (one random projection of the Jacobian instead of
-all of it; PyTorch's default, which four OpInfos turn off) and
-``check_batched_grad=False`` (vmap over the backward, which is not the
-device's business).
+all of it; PyTorch's default too, which a few OpInfos turn off with
+``gradcheck_fast_mode=False``) and ``check_batched_grad=False`` (the
+backward under ``vmap``, a check of batching rules rather than of the
+device's kernels).
 
 Which OpInfos: those the Op coverage page covers (``tools/op_coverage.py``:
 named after an op with an npy kernel, or probed native), read from
@@ -27,10 +28,10 @@ Each sample's check runs under ``BACKEND_PKG_STRICT=1`` first, as the
 forward measurement does: refused, it runs again with the CPU fallback
 allowed and counts as a fallback sample. When gradcheck fails on npy, the
 same check runs on the CPU sample: if it fails there too, the sample is
-skipped ("fails on the CPU too": PyTorch marks most of these
-``expectedFailure`` for ``TestBwdGradients``, such as the conversions
-``float`` and ``half``, whose float32 result gradcheck cannot compare), and
-it is npy's failure only when the CPU passes.
+skipped ("fails on the CPU too"; with torch 2.13 each such OpInfo is one
+that ``op_db`` marks ``expectedFailure`` or ``skip`` for ``TestBwdGradients``,
+such as the conversions ``float`` and ``half``, whose float32 result
+gradcheck cannot compare), and it is npy's failure only when the CPU passes.
 
 :data:`expected_failures.GRADCHECK` lists the OpInfos with npy failures and
 why; ``tests/test_gradcheck.py`` runs the first :data:`TEST_SAMPLES` samples
@@ -201,7 +202,9 @@ def summary(rows, seconds):
         **{key: sum(row[key] for row in rows)
            for key in ("passed", "failed", "skipped", "native_samples", "fallback_samples")},
         "skip_reasons": dict(sorted(skip_reasons.items())),
+        "opinfos_skipped": {row["name"]: row["skip_reasons"] for row in rows if row["skipped"]},
         "opinfos_failing": {row["name"]: row["first_failure"] for row in rows if row["failed"]},
+        "fallback_ops": sorted({op for row in rows for op in row["fallback_ops"]}),
         "expected_failures": dict(sorted(expected_failures.GRADCHECK.items())),
         "seconds": round(seconds, 1),
     }
