@@ -1,5 +1,6 @@
 """Gradients on npy against PyTorch's own checker (tools/gradcheck_all.py), gated by the table."""
 
+import json
 import sys
 import types
 from pathlib import Path
@@ -111,3 +112,8 @@ def test_unexpected_names_unlisted_failures_and_listed_passes(monkeypatch):
         {"name": "cut", "failed": 0, "complete": False},  # samples left out: nothing known
     ]
     assert gradcheck_all.unexpected(rows) == (["new"], ["listed"])
+
+
+def test_committed_json_lists_the_gradcheck_table():
+    committed = json.loads(op_coverage.OUTPUT.read_text())
+    assert committed["gradcheck"]["expected_failures"] == expected_failures.GRADCHECK, "run `make coverage`"

@@ -154,7 +154,7 @@ class OpCoverage(SphinxDirective):
             f"({grads['native_samples']} natively, {grads['fallback_samples']} with the fallback), from "
             f"{grads['opinfos']} differentiable OpInfos, in {grads['seconds']:g} s"
             + (f"; {skipped}." if skipped else ".")
-            + (" Backward ops that fell back: " + ", ".join(op.removeprefix("aten::") for op in grads["fallback_ops"])
+            + (" Ops that fell back during the checks: " + ", ".join(op.removeprefix("aten::") for op in grads["fallback_ops"])
                + "." if grads["fallback_ops"] else "")
         ))
         rows = [[_code(name), "every sample", reason] for name, reason in grads["expected_failures"].items()]
