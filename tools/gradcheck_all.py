@@ -51,14 +51,13 @@ import warnings
 import torch
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
-import backend_pkg
 import error_inputs
 import expected_failures
 import op_coverage
 from backend_pkg import fallback
 
 DTYPE = torch.float64
-TEST_SAMPLES = 4  # per OpInfo in tests/test_gradcheck.py; see the module docstring
+TEST_SAMPLES = 4  # per OpInfo in tests/test_gradcheck.py, which make test runs: keep it cheap
 MESSAGE_LIMIT = 300
 
 
@@ -111,27 +110,28 @@ def run_sample(opinfo, sample, stay_on_cpu=None):
         npy_sample = error_inputs.on_npy(sample, stay_on_cpu)
     except Exception as error:  # bfloat16 and other dtypes NumPy cannot hold
         return {"outcome": "skipped", "reason": f"inputs cannot move to npy: {_short(error)}"}
-    native, used = True, []
+    native, fallback_ops = True, []
     try:
         with op_coverage.strict():
             gradcheck(opinfo, npy_sample)
     except Exception as error:
         failure = error
-        if op_coverage.is_strict_refusal(error):
+        if op_coverage.is_strict_refusal(error):  # again, on fresh copies, with the fallback allowed
             native, failure = False, None
             before = collections.Counter(fallback.calls)
             try:
                 gradcheck(opinfo, error_inputs.on_npy(sample, stay_on_cpu))
             except Exception as error2:
                 failure = error2
-            used = sorted((fallback.calls - before).keys())
+            fallback_ops = sorted((fallback.calls - before).keys())
         if failure is not None:
             try:
                 gradcheck(opinfo, sample)
             except Exception:
                 return {"outcome": "skipped", "reason": "gradcheck fails on the CPU too"}
-            return {"outcome": "failed", "native": native, "fallback_ops": used, "message": _short(failure)}
-    return {"outcome": "passed", "native": native, "fallback_ops": used}
+            return {"outcome": "failed", "native": native, "fallback_ops": fallback_ops,
+                    "message": _short(failure)}
+    return {"outcome": "passed", "native": native, "fallback_ops": fallback_ops}
 
 
 def run_opinfo(opinfo, limit=None):
@@ -144,7 +144,8 @@ def run_opinfo(opinfo, limit=None):
     try:
         taken, row["truncated"] = op_coverage.samples(opinfo, DTYPE, limit, requires_grad=True)
     except Exception as error:
-        return {**row, "skipped": 1, "skip_reasons": {f"sample_inputs raised: {_short(error)}": 1}}
+        return {**row, "skipped": 1, "complete": False,
+                "skip_reasons": {f"sample_inputs raised: {_short(error)}": 1}}
     row["complete"] = not row["truncated"]
     fallback_ops = set()
     for sample, stay_on_cpu in taken:
@@ -233,7 +234,8 @@ def main(argv=None):
     print(json.dumps({key: value for key, value in counts.items() if key != "expected_failures"}, indent=1))
     unlisted, passing = unexpected(rows)
     for name in unlisted:
-        print(f"NOT LISTED in tools/expected_failures.py GRADCHECK: {name}: {counts['opinfos_failing'][name]}")
+        print(f"NOT LISTED in GRADCHECK (tools/expected_failures.py): {name}: "
+              f"{counts['opinfos_failing'][name]}")
     for name in passing:
         print(f"LISTED but passes now: delete from GRADCHECK: {name}")
     return 1 if unlisted or passing else 0

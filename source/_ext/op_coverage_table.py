@@ -148,14 +148,13 @@ class OpCoverage(SphinxDirective):
     def _gradients(self, data):
         grads = data["gradcheck"]
         checked = grads["passed"] + grads["failed"]
-        skipped = "; ".join(f"{count} skipped: {reason}" for reason, count in grads["skip_reasons"].items())
+        skipped = "".join(f"; {count} skipped: {reason}" for reason, count in grads["skip_reasons"].items())
+        fell_back = ", ".join(op.removeprefix("aten::") for op in grads["fallback_ops"])
         summary = nodes.paragraph(text=(
             f"{grads['passed']} of the {checked} {grads['dtype']} samples checked pass gradcheck on npy "
             f"({grads['native_samples']} natively, {grads['fallback_samples']} with the fallback), from "
-            f"{grads['opinfos']} differentiable OpInfos, in {grads['seconds']:g} s"
-            + (f"; {skipped}." if skipped else ".")
-            + (" Ops that fell back during the checks: " + ", ".join(op.removeprefix("aten::") for op in grads["fallback_ops"])
-               + "." if grads["fallback_ops"] else "")
+            f"{grads['opinfos']} differentiable OpInfos, in {grads['seconds']:g} s{skipped}."
+            + (f" Ops that fell back during the checks: {fell_back}." if fell_back else "")
         ))
         rows = [[_code(name), "every sample", reason] for name, reason in grads["expected_failures"].items()]
         rows += [[_code(name), sum(reasons.values()), "not checked: " + "; ".join(reasons)]
