@@ -19,10 +19,11 @@ device's kernels).
 Which OpInfos: those the Op coverage page covers (``tools/op_coverage.py``:
 named after an op with an npy kernel, or probed native), read from
 ``source/op_coverage.json``. Samples are generated for the CPU, as there,
-and moved to npy with their storage (``error_inputs.on_npy``: a view keeps
-its offset and strides over a copy of its whole storage, which
-``as_strided``'s partial-view samples reach past the view), except the
-arguments a sample puts on the CPU on every device (``op_coverage.cpu_placed``).
+from a fixed seed (every run checks the same values), and moved to npy with
+their storage (``error_inputs.on_npy``: a view keeps its offset and strides
+over a copy of its whole storage, which ``as_strided``'s partial-view
+samples reach past the view), except the arguments a sample puts on the CPU
+on every device (``op_coverage.cpu_placed``).
 
 Each sample's check runs under ``BACKEND_PKG_STRICT=1`` first, as the
 forward measurement does: refused, it runs again with the CPU fallback
@@ -38,7 +39,8 @@ why; ``tests/test_gradcheck.py`` runs the first :data:`TEST_SAMPLES` samples
 of each OpInfo (all of a listed one's) and fails on an unlisted failure and
 on a listed OpInfo that now passes. ``make coverage`` runs every sample and
 records the counts in ``source/op_coverage.json``; ``python
-tools/gradcheck_all.py`` does too and prints the differences from the table.
+tools/gradcheck_all.py`` runs every sample and prints the counts and the
+differences from the table.
 """
 
 import argparse
@@ -142,7 +144,9 @@ def run_opinfo(opinfo, limit=None):
         "truncated": False, "complete": True, "fallback_ops": [], "first_failure": None, "skip_reasons": {},
     }
     try:
-        taken, row["truncated"] = op_coverage.samples(opinfo, DTYPE, limit, requires_grad=True)
+        with torch.random.fork_rng(devices=[]):  # the same values on every run, and the caller's RNG kept
+            torch.default_generator.manual_seed(0)
+            taken, row["truncated"] = op_coverage.samples(opinfo, DTYPE, limit, requires_grad=True)
     except Exception as error:
         return {**row, "skipped": 1, "complete": False,
                 "skip_reasons": {f"sample_inputs raised: {_short(error)}": 1}}
