@@ -146,6 +146,8 @@ class OpCoverage(SphinxDirective):
         return [summary, _table(["error input", "why npy answers otherwise"], rows, [20, 50])]
 
     def _gradients(self, data):
+        if "gradcheck" not in data:
+            raise self.error("op_coverage.json has no gradcheck counts: run `make coverage`")
         grads = data["gradcheck"]
         checked = grads["passed"] + grads["failed"]
         skipped = "".join(f"; {count} skipped: {reason}" for reason, count in grads["skip_reasons"].items())
