@@ -116,5 +116,5 @@ def test_unexpected_names_unlisted_failures_and_listed_passes(monkeypatch):
 
 
 def test_committed_json_lists_the_gradcheck_table():
-    committed = json.loads(op_coverage.OUTPUT.read_text())
-    assert committed["gradcheck"]["expected_failures"] == expected_failures.GRADCHECK, "run `make coverage`"
+    counts = json.loads(op_coverage.OUTPUT.read_text()).get("gradcheck", {})
+    assert counts.get("expected_failures") == expected_failures.GRADCHECK, "run `make coverage`"
