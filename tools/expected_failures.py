@@ -18,8 +18,8 @@ entry, because the Op coverage page shows it:
   ``tools/gradcheck_all.py``), by OpInfo full name.
 
 ``tests/test_error_inputs.py``, ``tests/test_opinfo.py`` and
-``tests/test_gradcheck.py`` fail on a difference missing here, and on an entry that no longer fails: fix the
-kernel, then delete the entry.
+``tests/test_gradcheck.py`` fail on a difference missing here, and on an
+entry that no longer fails: fix the kernel, then delete the entry.
 """
 
 # Reasons shared by several entries.

@@ -110,7 +110,7 @@ def _clone_preserving_strides(self):
 
 
 def _scatter_into(output, target, src):
-    """``src`` copied into ``target``, a view of ``output``; ``output``."""
+    """Copy ``src`` into ``target``, a view of ``output``, checked as PyTorch checks; return ``output``."""
     if target.shape != src.shape:
         raise RuntimeError(
             "expected src to have a size equal to the slice of self. "
