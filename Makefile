@@ -36,7 +36,7 @@ html-noplot: $(READY)
 test: $(READY)
 	$(BIN)/python -m pytest
 
-# Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples.
+# Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples, and gradcheck on npy.
 coverage: $(READY)
 	$(BIN)/python tools/op_coverage.py
 

@@ -413,6 +413,13 @@ def test_scatter_every_dtype_and_out(dtype):
         )
 
 
+def test_scatter_takes_an_empty_index_of_any_dtype():
+    # PyTorch checks an index's dtype only when it has elements (scatter_gather_dtype_check).
+    empty = torch.zeros(0, dtype=torch.uint8)
+    check(lambda t, i: t.scatter_add(0, i, t), make((5,), torch.float64), empty)
+    check(lambda t, i: t.scatter(0, i, 2.0), make((5,), torch.float64), empty)
+
+
 @pytest.mark.parametrize(
     "call",
     [

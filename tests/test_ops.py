@@ -355,6 +355,31 @@ def test_expand_errors_match_cpu():
         assert str(cpu_error.value).split(":")[-1] in str(npy_error.value)
 
 
+SCATTER_INTO_COPIES = {
+    "as_strided_scatter": lambda t, s: t.as_strided_scatter(s, (3,), (4,)),
+    "diagonal_scatter": lambda t, s: t.diagonal_scatter(s),
+    "select_scatter": lambda t, s: t.select_scatter(s, 0, 1),
+    "slice_scatter": lambda t, s: t.slice_scatter(s[None, :], 0, 1, 2),
+}
+
+
+@pytest.mark.parametrize("name", SCATTER_INTO_COPIES)
+def test_scatter_into_a_copy_of_a_fresh_result(name):
+    # A fresh npy result's storage has no data pointer yet, and PyTorch's composite reads its size as 0.
+    scatter = SCATTER_INTO_COPIES[name]
+    expected = scatter(torch.zeros(3, 3), torch.arange(3.0))
+    assert_matches_cpu(scatter(torch.zeros(3, 3, device="npy"), torch.arange(3.0, device="npy")), expected)
+
+
+def test_efficient_zero_tensor_is_zeros():
+    # What autograd returns as the gradient of sgn on real inputs.
+    zeros = torch._efficientzerotensor((2, 3), dtype=torch.float64, device="npy")
+    assert_matches_cpu(zeros + 1, torch.ones(2, 3, dtype=torch.float64))
+    x = torch.tensor([1.0, -2.0], device="npy", requires_grad=True)
+    x.sgn().sum().backward()
+    assert_matches_cpu(x.grad, torch.zeros(2))
+
+
 def test_views_alias_their_base():
     base = npy(torch.zeros(3, 4))
     base.view(2, 6)[1].fill_(1)

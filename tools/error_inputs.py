@@ -27,7 +27,7 @@ import warnings
 
 import torch
 from torch.testing._internal.opinfo.core import SampleInput
-from torch.utils._pytree import tree_map
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
 import backend_pkg
 
@@ -88,10 +88,20 @@ def _mover():
     return move
 
 
-def on_npy(sample):
-    """A copy of ``sample`` on npy, memory shared where the CPU sample shares it."""
-    sample_input, args, kwargs = tree_map(_mover(), (sample.input, sample.args, sample.kwargs))
-    return SampleInput(sample_input, args=tuple(args), kwargs=kwargs)
+def on_npy(sample, stay_on_cpu=None):
+    """A copy of ``sample`` on npy, memory shared where the CPU sample shares it.
+
+    ``stay_on_cpu`` (from ``op_coverage.cpu_placed``) marks the leaves the
+    sample puts on the CPU whatever the device, which stay there.
+    """
+    move = _mover()
+    leaves, spec = tree_flatten((sample.input, list(sample.args), dict(sample.kwargs)))
+    if stay_on_cpu is None or len(stay_on_cpu) != len(leaves):
+        stay_on_cpu = [False] * len(leaves)
+    moved = [leaf if keep else move(leaf) for leaf, keep in zip(leaves, stay_on_cpu)]
+    sample_input, args, kwargs = tree_unflatten(moved, spec)
+    return SampleInput(sample_input, args=tuple(args), kwargs=kwargs,
+                       output_process_fn_grad=sample.output_process_fn_grad)
 
 
 def run(op_db):

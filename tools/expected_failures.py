@@ -12,11 +12,14 @@ entry, because the Op coverage page shows it:
   entry covers every sample of that OpInfo and dtype;
 * :data:`RANDOM_SAMPLES`: samples that draw random numbers, recognised by
   their arguments, which are run but not compared (the numbers come from
-  npy's generator, not the CPU's).
+  npy's generator, not the CPU's);
+* :data:`GRADCHECK`: OpInfos whose float64 samples fail
+  ``torch.autograd.gradcheck`` on npy and pass it on the CPU (see
+  ``tools/gradcheck_all.py``), by OpInfo full name.
 
-``tests/test_error_inputs.py`` and ``tests/test_opinfo.py`` fail on a
-difference missing here, and on an entry that no longer fails: fix the
-kernel, then delete the entry.
+``tests/test_error_inputs.py``, ``tests/test_opinfo.py`` and
+``tests/test_gradcheck.py`` fail on a difference missing here, and on an
+entry that no longer fails: fix the kernel, then delete the entry.
 """
 
 # Reasons shared by several entries.
@@ -72,6 +75,9 @@ SAMPLES = {
     ("svd_lowrank", "float64"): RANDOM_PROJECTION,
     ("svd_lowrank", "complex64"): NO_COMPLEX_NORMAL,
 }
+
+# OpInfo full name -> why gradcheck fails on npy where it passes on the CPU.
+GRADCHECK = {}
 
 
 def _dropout_p(sample):

@@ -77,7 +77,8 @@ lists the known ones with their reasons, and the samples that draw random
 numbers (dropout inside attention), which are run but not compared.
 :func:`unexpected` compares a run with that table; ``tests/test_opinfo.py``
 runs the whole measurement and fails on either kind of difference. The JSON
-also carries the table and the error-input parity of ``tools/error_inputs.py``.
+also carries the table, the error-input parity of ``tools/error_inputs.py`` and
+the gradcheck counts of ``tools/gradcheck_all.py`` (every sample).
 
 Why not PyTorch's device-generic test machinery
 -----------------------------------------------
@@ -380,21 +381,21 @@ def _has_npy_tensor(tree):
     )
 
 
-def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE):
+def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE, requires_grad=False):
     """At most ``limit`` ``(cpu sample, stay_on_cpu)`` pairs of ``opinfo`` for ``dtype``, and
     whether more were left out."""
     taken = []
-    for sample in opinfo.sample_inputs("cpu", dtype):
+    for sample in opinfo.sample_inputs("cpu", dtype, requires_grad=requires_grad):
         if limit is not None and len(taken) >= limit:
-            return _with_placement(opinfo, dtype, taken), True
+            return _with_placement(opinfo, dtype, taken, requires_grad), True
         taken.append(sample)
-    return _with_placement(opinfo, dtype, taken), False
+    return _with_placement(opinfo, dtype, taken, requires_grad), False
 
 
-def _with_placement(opinfo, dtype, taken):
+def _with_placement(opinfo, dtype, taken, requires_grad):
     metas = []
     try:
-        for sample in opinfo.sample_inputs("meta", dtype):
+        for sample in opinfo.sample_inputs("meta", dtype, requires_grad=requires_grad):
             if len(metas) == len(taken):
                 break
             metas.append(sample)
@@ -595,6 +596,16 @@ def error_parity(op_db):
     }
 
 
+def gradients(op_db, rows):
+    """gradcheck over every sample of the OpInfos of ``rows`` (see ``tools/gradcheck_all.py``)."""
+    import gradcheck_all  # here, not at the top: it imports this module
+
+    start = time.perf_counter()
+    names = {row["name"] for row in rows}
+    checked = gradcheck_all.run([opinfo for opinfo in op_db if full_name(opinfo) in names])
+    return gradcheck_all.summary(checked, time.perf_counter() - start)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON")
@@ -611,6 +622,7 @@ def main(argv=None):
 
     data = run(options.ops, options.limit if options.limit > 0 else None, progress)
     data["error_inputs"] = error_parity(load_op_db())
+    data["gradcheck"] = gradients(load_op_db(), data["results"])
     options.output.write_text(json.dumps(data, indent=1) + "\n")
     t = data["totals"]
     print(f"{data['opinfos_covered']} OpInfos covered ({data['opinfos_native']} native), "

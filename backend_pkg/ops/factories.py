@@ -84,6 +84,20 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     return new_tensor(allocate_strided(size, strides_for(size, memory_format), dtype))
 
 
+@implements(aten._efficientzerotensor.default)
+def efficient_zero_tensor(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """The zeros autograd makes for a gradient it knows is zero (``sgn`` of a real tensor).
+
+    PyTorch's CPU kernel returns a ZeroTensor, a tensor without memory that
+    ops see as zeros (``_efficientzerotensor`` in
+    aten/src/ATen/native/TensorFactories.cpp builds it with a C++ allocator
+    and dispatch key set), which the CPU fallback cannot hand over as NumPy
+    memory. npy returns real zeros: the same values, without the shortcut.
+    """
+    check_factory_options("_efficientzerotensor", layout, device, pin_memory)
+    return new_tensor(np.zeros(tuple(size), dtype=to_numpy_dtype(dtype)))
+
+
 @implements(aten.fill_.Scalar)
 def fill_(self, value):
     if not isinstance(value, bool):

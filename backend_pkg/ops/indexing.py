@@ -367,7 +367,8 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 
 
 def _check_index_dtype(op, index):
-    if index.dtype not in (torch.int32, torch.int64):
+    """PyTorch's ``scatter_gather_dtype_check``: an empty index may have any dtype."""
+    if index.numel() != 0 and index.dtype not in (torch.int32, torch.int64):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 

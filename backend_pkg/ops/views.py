@@ -96,26 +96,52 @@ def as_strided(self, size, stride, storage_offset=None):
     return view_of(self, size, stride, storage_offset)
 
 
-@implements(aten.as_strided_scatter.default)
-def as_strided_scatter(self, src, size, stride, storage_offset=None):
-    """A copy of ``self``'s whole storage with ``src`` written where ``as_strided`` points.
+def _clone_preserving_strides(self):
+    """A copy of ``self``'s whole storage, viewed as ``self`` is: PyTorch's ``clone_preserve_strides``.
 
-    PyTorch's composite (``clone_preserve_strides``) sizes that copy by the
-    storage's byte count, read in C++, which is 0 for a new npy result whose
-    storage has no data pointer yet (see :mod:`backend_pkg.tensor`).
+    The ``*_scatter`` ops start from it. PyTorch's composite sizes the copy by
+    the storage's byte count, read in C++, which is 0 for a new npy result
+    whose storage has no data pointer yet (see :mod:`backend_pkg.tensor`), so
+    each of them needs an npy kernel.
     """
     if any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
-        output = wrap(np.ascontiguousarray(unwrap(self)))  # as PyTorch: an overlapping self is cloned
-    else:
-        output = view_of(wrap(storage_array(self).copy()), self.shape, self.stride(), self.storage_offset())
-    target = as_strided(output, size, stride, storage_offset)
+        return wrap(np.ascontiguousarray(unwrap(self)))  # as PyTorch: an overlapping self is cloned
+    return view_of(wrap(storage_array(self).copy()), self.shape, self.stride(), self.storage_offset())
+
+
+def _scatter_into(output, target, src):
+    """Copy ``src`` into ``target``, a view of ``output``, checked as PyTorch checks; return ``output``."""
     if target.shape != src.shape:
         raise RuntimeError(
             "expected src to have a size equal to the slice of self. "
             f"src size = {list(src.shape)}, slice size = {list(target.shape)}"
         )
-    unwrap(target)[...] = unwrap(src)
+    target.copy_(src)
     return output
+
+
+@implements(aten.as_strided_scatter.default)
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    output = _clone_preserving_strides(self)
+    return _scatter_into(output, as_strided(output, size, stride, storage_offset), src)
+
+
+@implements(aten.diagonal_scatter.default)
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    output = _clone_preserving_strides(self)
+    return _scatter_into(output, output.diagonal(offset, dim1, dim2), src)
+
+
+@implements(aten.select_scatter.default)
+def select_scatter(self, src, dim, index):
+    output = _clone_preserving_strides(self)
+    return _scatter_into(output, output.select(dim, index), src)
+
+
+@implements(aten.slice_scatter.default)
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    output = _clone_preserving_strides(self)
+    return _scatter_into(output, aten.slice.Tensor(output, dim, start, end, step), src)
 
 
 @implements(aten.as_strided_.default)

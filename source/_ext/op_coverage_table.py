@@ -145,6 +145,24 @@ class OpCoverage(SphinxDirective):
         rows = [[_code(case), reason] for case, reason in errors["expected_failures"].items()]
         return [summary, _table(["error input", "why npy answers otherwise"], rows, [20, 50])]
 
+    def _gradients(self, data):
+        if "gradcheck" not in data:
+            raise self.error("op_coverage.json has no gradcheck counts: run `make coverage`")
+        grads = data["gradcheck"]
+        checked = grads["passed"] + grads["failed"]
+        skipped = "".join(f"; {count} skipped: {reason}" for reason, count in grads["skip_reasons"].items())
+        fell_back = ", ".join(op.removeprefix("aten::") for op in grads["fallback_ops"])
+        summary = nodes.paragraph(text=(
+            f"{grads['passed']} of the {checked} {grads['dtype']} samples checked pass gradcheck on npy "
+            f"({grads['native_samples']} natively, {grads['fallback_samples']} with the fallback), from "
+            f"{grads['opinfos']} differentiable OpInfos, in {grads['seconds']:g} s{skipped}."
+            + (f" Ops that fell back during the checks: {fell_back}." if fell_back else "")
+        ))
+        rows = [[_code(name), "every sample", reason] for name, reason in grads["expected_failures"].items()]
+        rows += [[_code(name), sum(reasons.values()), "not checked: " + "; ".join(reasons)]
+                 for name, reasons in grads["opinfos_skipped"].items()]
+        return [summary, _table(["OpInfo", "samples", "why"], rows, [20, 8, 50])]
+
     def _skips(self, data):
         rows = [[_code(name), reason] for name, reason in data["opinfos_skipped"].items()]
         return [_table(["OpInfo", "why it is not compared"], rows, [20, 50])]
