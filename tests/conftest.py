@@ -21,3 +21,14 @@ def built_site(tmp_path_factory):
     result = build(work)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return work / "_build" / "html"
+
+
+def pytest_collection_modifyitems(items):
+    """Keep what a worker builds once on one worker when ``make test`` runs ``pytest -n``.
+
+    ``--dist loadgroup`` sends each group to a single worker: a module's tests share its
+    module-scoped fixtures, and every test that reads the executed site shares the one build.
+    """
+    for item in items:
+        group = "built_site" if "built_site" in item.fixturenames else item.module.__name__
+        item.add_marker(pytest.mark.xdist_group(group))
