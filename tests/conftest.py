@@ -1,4 +1,5 @@
 import pytest
+import torch
 from reference import DTYPES
 from sitebuild import build, copy_sources
 
@@ -12,6 +13,15 @@ def dtype(request):
 def strict(monkeypatch):
     """No CPU fallback: an op without an npy kernel raises instead of running on CPU."""
     monkeypatch.setenv("BACKEND_PKG_STRICT", "1")
+
+
+@pytest.fixture
+def warn_always():
+    """Every ``TORCH_WARN_ONCE`` warning warns, whichever test used it up before."""
+    previous = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    yield
+    torch.set_warn_always(previous)
 
 
 @pytest.fixture(scope="session")
