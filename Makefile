@@ -33,8 +33,11 @@ html-noplot: $(READY)
 	$(BIN)/sphinx-build -c . source $(BUILDDIR)/html -b html $(SPHINXOPTS) \
 		-D plot_gallery=0 -D nb_execution_mode=off
 
+# One pytest worker per core; tests/conftest.py keeps each module on one worker.
+TEST_WORKERS ?= 2
+
 test: $(READY)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples, and gradcheck on npy.
 coverage: $(READY)

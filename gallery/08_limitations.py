@@ -231,6 +231,70 @@ except RuntimeError as error:
                          check=True).stdout)
 
 # %%
+# An exception in a backward hook ends the process
+# ------------------------------------------------
+# A tensor hook, a module's backward hook or a saved-tensor unpack hook that
+# raises during ``backward()`` reaches the caller as that exception on CPU.
+# On a device with a Python device guard the process aborts instead. The
+# same program, run in a fresh process on each device:
+
+HOOK_RAISES = """
+import sys, torch, backend_pkg
+x = torch.ones(3, device=sys.argv[1], requires_grad=True)
+y = x * 2
+y.register_hook(lambda grad: 1 / 0)
+try:
+    y.sum().backward()
+except ZeroDivisionError as error:
+    print("ZeroDivisionError:", error)
+"""
+for device in ("cpu", "npy"):
+    run = subprocess.run([sys.executable, "-c", HOOK_RAISES, device], capture_output=True, text=True)
+    print(f"{device}: exit status {run.returncode}; {(run.stdout + run.stderr).strip().splitlines()[-1]}")
+
+# %%
+# An error raised by a kernel or by a custom ``autograd.Function``'s
+# ``backward`` still arrives as an exception; only hooks are affected.
+# ``tests/test_autograd.py`` runs both cases and fails the day PyTorch
+# changes either.
+#
+# .. dropdown:: Issue: an exception in a backward hook aborts the process on a Python-registered device
+#
+#    **What fails.** When a tensor hook, a ``Module`` full backward hook or a
+#    saved-tensor unpack hook raises during ``backward()`` on a PrivateUse1
+#    device registered from Python, the process ends with ``terminate called
+#    without an active exception`` (SIGABRT) instead of raising the hook's
+#    exception.
+#
+#    **Where.** A failing hook is turned into a C++ exception with the
+#    Python error indicator still set: ``_call_hooks`` in
+#    ``torch/csrc/autograd/python_hook.cpp`` throws ``python_error()``, and
+#    ``PySavedVariableHooks::call_unpack_hook`` in
+#    ``torch/csrc/autograd/python_saved_variable_hooks.cpp`` throws too; the
+#    indicator is fetched only later, when the engine's handler calls
+#    ``persist()``. On the way there, ``Engine::evaluate_function``
+#    (``torch/csrc/autograd/engine.cpp``) unwinds its
+#    ``OptionalStreamGuard``, whose destructor calls
+#    ``PythonDeviceGuard::exchangeStream``, a ``noexcept`` method that calls
+#    ``getDevice()`` and so the Python ``type_`` method
+#    (``torch/csrc/acc/Module.cpp``). That Python call fails because an
+#    exception is pending (a debugger stops at the throw inside
+#    ``exchangeStream``), the exception leaves a ``noexcept`` function, and
+#    C++ calls ``std::terminate``. A custom ``autograd.Function`` goes
+#    through ``throw_python_error()`` in ``python_function.cpp``, which
+#    fetches the indicator before throwing, so its errors arrive intact.
+#
+#    **Proposed change.** Either of two one-line fixes lifts it; both are
+#    worth making. In ``torch/csrc/acc/Module.cpp``, ``PythonDeviceGuard``
+#    serves only ``PrivateUse1``, so ``type()`` can return
+#    ``c10::DeviceType::PrivateUse1`` without calling Python, and no
+#    ``noexcept`` member then reaches Python. In ``python_hook.cpp`` and
+#    ``python_saved_variable_hooks.cpp``, replace ``throw python_error()``
+#    after a failed hook call with ``throw_python_error()``, as
+#    ``python_function.cpp`` does, so no C++ code runs with a Python error
+#    pending.
+
+# %%
 # Per-op Python overhead
 # ----------------------
 # Each op goes from the dispatcher into a Python function, which reads its

@@ -1,5 +1,9 @@
 """Backward on npy gives the CPU gradients."""
 
+import signal
+import subprocess
+import sys
+
 import pytest
 import torch
 from reference import make
@@ -76,3 +80,51 @@ def test_mlp_training_matches_cpu(optimizer):
     torch.testing.assert_close(torch.tensor(npy_losses), torch.tensor(cpu_losses))
     for got, want in zip(npy_params, cpu_params):
         torch.testing.assert_close(got, want)
+
+
+# Page 08 "An exception in a backward hook ends the process": when one of these
+# starts raising on npy as it does on CPU, PyTorch has fixed it; update the page.
+RAISING_IN_BACKWARD = {
+    "tensor_hook": """
+y = x * 2
+y.register_hook(lambda grad: 1 / 0)
+y.sum().backward()""",
+    "saved_tensor_unpack_hook": """
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 1 / 0):
+    y = (x * x).sum()
+y.backward()""",
+    "function_backward": """
+class Fails(torch.autograd.Function):
+    forward = staticmethod(lambda ctx, t: t * 2)
+    backward = staticmethod(lambda ctx, grad: 1 / 0)
+Fails.apply(x).sum().backward()""",
+}
+
+
+def run_backward(device, body):
+    program = f"""
+import torch, backend_pkg
+x = torch.ones(3, device={device!r}, requires_grad=True)
+try:{body.replace(chr(10), chr(10) + "    ")}
+except ZeroDivisionError:
+    print("raised")
+"""
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("case", RAISING_IN_BACKWARD)
+def test_exception_in_backward_reaches_the_caller_on_cpu(case):
+    run = run_backward("cpu", RAISING_IN_BACKWARD[case])
+    assert (run.returncode, run.stdout.strip()) == (0, "raised"), run.stderr
+
+
+@pytest.mark.parametrize("case", ["tensor_hook", "saved_tensor_unpack_hook"])
+def test_exception_in_backward_hook_aborts_on_npy(case):
+    run = run_backward("npy", RAISING_IN_BACKWARD[case])
+    assert run.returncode == -signal.SIGABRT, (run.returncode, run.stdout, run.stderr)
+    assert "terminate called without an active exception" in run.stderr
+
+
+def test_exception_in_function_backward_reaches_the_caller_on_npy():
+    run = run_backward("npy", RAISING_IN_BACKWARD["function_backward"])
+    assert (run.returncode, run.stdout.strip()) == (0, "raised"), run.stderr

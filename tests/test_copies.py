@@ -73,15 +73,10 @@ def test_dtype_conversion_matches_cpu(dtype, target):
     torch.testing.assert_close(source.to("npy").to("cpu", dtype=target), cpu)  # npy -> CPU
 
 
-def test_complex_to_real_warns_like_cpu():
+def test_complex_to_real_warns_like_cpu(warn_always):
     source = torch.tensor([1 + 2j, 3 - 4j])
-    previous = torch.is_warn_always_enabled()
-    torch.set_warn_always(True)  # PyTorch warns once per process; other tests may have used it up
-    try:
-        with pytest.warns(UserWarning, match="discards the imaginary part"):
-            result = source.to("npy").to(torch.float32)
-    finally:
-        torch.set_warn_always(previous)
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        result = source.to("npy").to(torch.float32)
     assert_matches_cpu(result, source.real.float())
 
 

@@ -7,6 +7,8 @@ npy messages, and ``torch.float32`` for C++'s ``Float``.
 """
 
 import re
+import subprocess
+import sys
 from functools import partial
 
 import pytest
@@ -469,7 +471,7 @@ def test_where_out_takes_the_result_dtype_only(out_dtype):
     check(with_out(torch.where, None, out_dtype), condition.int(), x, -x)  # out= is checked first
 
 
-def test_where_condition_must_be_bool():
+def test_where_condition_must_be_bool(warn_always):
     x = make((3,), torch.float32)
     check(torch.where, make((3,), torch.int64), x, x)
     condition = torch.tensor([1, 0, 2], dtype=torch.uint8)
@@ -477,6 +479,27 @@ def test_where_condition_must_be_bool():
         expected = torch.where(condition, x, -x)
     with pytest.warns(UserWarning, match="where received a uint8 condition tensor"):
         assert_matches_cpu(torch.where(npy(condition), npy(x), -npy(x)), expected)
+
+
+WARNED_ONCE = """
+import sys, warnings, torch, backend_pkg
+device = sys.argv[1]
+condition, x = torch.tensor([1, 0], dtype=torch.uint8, device=device), torch.ones(2, device=device)
+complex_values = torch.tensor([1 + 2j], device=device)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(3):
+        torch.where(condition, x, -x)
+        complex_values.sum(dtype=torch.float32)
+print(sorted(str(warning.message)[:30] for warning in caught))
+"""
+
+
+def test_warn_once_warnings_reach_python_once_per_process_as_on_cpu():
+    printed = {device: subprocess.run([sys.executable, "-c", WARNED_ONCE, device], capture_output=True,
+                                      text=True, timeout=120, check=True).stdout for device in ("cpu", "npy")}
+    assert printed["npy"] == printed["cpu"]
+    assert printed["cpu"].count("where received") == 1
 
 
 MASKED_FILLS = {

@@ -20,6 +20,7 @@ from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_nu
 from ..tensor import unwrap, wrap
 from ._operands import broadcast_shapes, operand, promoted
 from ._results import check_apart, write_in_place, write_out
+from ._warnings import warn_once
 from .arithmetic import check_convertible
 from .registry import aten, implements
 
@@ -667,10 +668,9 @@ def nonzero_out(self, *, out):
 @implements(aten.where.self)
 def where(condition, self, other):
     if condition.dtype == torch.uint8:
-        warnings.warn(
+        warn_once(
             "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
             "in a future version of PyTorch. Use a boolean condition instead.",
-            UserWarning,
             stacklevel=2,
         )
     elif condition.dtype != torch.bool:

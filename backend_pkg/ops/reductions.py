@@ -16,6 +16,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._results import as_result, check_out_dtype, write_out
+from ._warnings import warn_once
 from .registry import aten, implements
 
 
@@ -91,8 +92,7 @@ def _converted(self, dtype):
     """
     array = unwrap(self)
     if self.dtype.is_complex and not dtype.is_complex:
-        message = "Casting complex values to real discards the imaginary part"
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warn_once("Casting complex values to real discards the imaginary part", stacklevel=4)
         array = array.real
     return array.astype(to_numpy_dtype(dtype), copy=False)
 
