@@ -20,7 +20,8 @@ from .arithmetic import (
     is_integral,
     scalar_type_name,
 )
-from .registry import aten, implements
+from ._operands import computed
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 
 def unary(name, check_out=None):
@@ -33,15 +34,21 @@ def unary(name, check_out=None):
 
 
 def _float_function(name, function, *, complex_inputs=True):
-    def kernel(self):
+    """Register the NumPy function and the eager kernel of a float function; return the former."""
+
+    def numpy_function(a, *, out_dtype):
+        (x,) = computed(out_dtype, a)
+        return function(x).astype(out_dtype, copy=False)
+
+    def checks(self):
         dtype = float_dtype(self.dtype)
         if dtype.is_complex and not complex_inputs:
             raise DtypeNotImplemented(name, dtype)
-        (x,) = arrays(name, (self,), dtype)
-        return as_result(function(x), dtype)
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    unary(name)(computed_by(numpy_function)(checks))
+    return numpy_function
 
 
 # NumPy has no erf; math.erf is exact in float64, one Python call per element.
@@ -70,9 +77,10 @@ _FLOAT_FUNCTIONS = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
 }
 
-for _name, _function in _FLOAT_FUNCTIONS.items():
-    unary(_name)(_float_function(_name, _function))
-unary("erf")(_float_function("erf", _erf, complex_inputs=False))
+FLOAT_FUNCTIONS = {name: _float_function(name, function) for name, function in _FLOAT_FUNCTIONS.items()}
+FLOAT_FUNCTIONS["erf"] = _float_function("erf", _erf, complex_inputs=False)
+for _name in ("exp", "log", "sqrt", "tanh", "reciprocal", "rsqrt", "sigmoid"):
+    lowers(getattr(aten, _name).default)(FLOAT_FUNCTIONS[_name])
 
 
 # --- magnitude and sign -----------------------------------------------------
@@ -84,19 +92,24 @@ def _check_abs_out(out, self):
         OUT_OF_SELF_DTYPE(out, self)
 
 
+@lowers(aten.abs.default)
+def absolute(a):
+    # A complex tensor's magnitudes are real, of the same precision.
+    return np.abs(a)
+
+
 @elementwise(aten.abs.default, aten.abs.out, check_out=_check_abs_out)
-def absolute(self):
+@computed_by(absolute, name="abs")
+def absolute_kernel(self):
     if self.dtype == torch.bool:
         raise DtypeNotImplemented("abs", self.dtype)
-    # A complex tensor's magnitudes are real, of the same precision.
-    return wrap(np.abs(unwrap(self)))
 
 
 @implements(aten.abs_.default)
 def abs_(self):
     if self.dtype.is_complex:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return write_in_place("abs_", self, absolute(self))
+    return write_in_place("abs_", self, absolute_kernel(self))
 
 
 def _real_sign(x):
@@ -196,15 +209,20 @@ def _check_clampable(self, min, max):
         raise NotImplementedError("clamp is not supported for complex types")
 
 
-def _clamp_arrays(self, min, max, dtype):
-    """``minimum(maximum(self, min), max)``: with ``min > max`` every element is ``max``."""
-    x, *limits = arrays("clamp", [bound for bound in (self, min, max) if bound is not None], dtype)
+@lowers(aten.clamp.default)
+def clamp(a, min=None, max=None, *, out_dtype):
+    """``minimum(maximum(a, min), max)``: with ``min > max`` every element is ``max``."""
+    x, *limits = computed(out_dtype, *(value for value in (a, min, max) if value is not None))
     if min is not None:
         x = np.maximum(x, limits.pop(0))
     if max is not None:
         x = np.minimum(x, limits.pop(0))
     # NumPy's maximum/minimum propagate nan from either side, as clamp does.
-    return as_result(x, dtype)
+    return x.astype(out_dtype, copy=False)
+
+
+def clamp_max(a, max, *, out_dtype):
+    return clamp(a, None, max, out_dtype=out_dtype)
 
 
 # A clamp by Python bounds writes only into an out= of its own dtype; by
@@ -212,8 +230,7 @@ def _clamp_arrays(self, min, max, dtype):
 _SCALAR_CLAMP_OUT = exact_dtype(_scalar_clamp_dtype)
 
 
-@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
-def clamp(self, min=None, max=None):
+def _clamp_dtype(self, min=None, max=None):
     """Python bounds are converted to ``self``'s dtype if it is floating; otherwise they promote it."""
     _check_clampable(self, min, max)
     dtype = _scalar_clamp_dtype(self, min, max)
@@ -224,51 +241,66 @@ def clamp(self, min=None, max=None):
     for bound in (min, max):
         if bound is not None:
             check_convertible("clamp", bound, dtype)
-    return _clamp_arrays(self, min, max, dtype)
+    return dtype
 
 
-@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
-def clamp_by_tensors(self, min=None, max=None):
-    _check_clampable(self, min, max)
-    return _clamped_by_tensors(self, min, max)
-
-
-def _clamped_by_tensors(self, min, max):
+def _tensor_clamp_dtype(self, min, max):
     # Complex tensors reach no loop here: PyTorch's refusal names the dtype, not clamp.
     dtype = _promoted(self, min, max)
     if dtype.is_complex:
         raise DtypeNotImplemented("clamp", dtype)
-    return _clamp_arrays(self, min, max, dtype)
+    return dtype
 
 
-def _one_bound(self, min=None, max=None):
+@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
+@computed_by(clamp)
+def clamp_kernel(self, min=None, max=None):
+    return _clamp_dtype(self, min, max)
+
+
+@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
+@computed_by(clamp)
+def clamp_by_tensors(self, min=None, max=None):
+    _check_clampable(self, min, max)
+    return _tensor_clamp_dtype(self, min, max)
+
+
+def _one_bound_dtype(self, min=None, max=None):
     """clamp_min and clamp_max: tensor bounds as maximum and minimum, Python ones as clamp."""
     bound = min if max is None else max
     if isinstance(bound, torch.Tensor):
-        return _clamped_by_tensors(self, min, max)
+        return _tensor_clamp_dtype(self, min, max)
     if isinstance(bound, complex):
         raise NotImplementedError("clamp is not supported for complex types")
-    return clamp(self, min, max)
+    return _clamp_dtype(self, min, max)
 
 
 @elementwise(aten.clamp_min.Tensor, aten.clamp_min.Tensor_out, aten.clamp_min_.Tensor)
 @elementwise(aten.clamp_min.default, aten.clamp_min.out, aten.clamp_min_.default, check_out=_SCALAR_CLAMP_OUT)
-def clamp_min(self, min):
-    return _one_bound(self, min=min)
+@computed_by(clamp)
+def clamp_min_kernel(self, min):
+    return _one_bound_dtype(self, min=min)
 
 
 @elementwise(aten.clamp_max.Tensor, aten.clamp_max.Tensor_out, aten.clamp_max_.Tensor)
 @elementwise(aten.clamp_max.default, aten.clamp_max.out, aten.clamp_max_.default, check_out=_SCALAR_CLAMP_OUT)
-def clamp_max(self, max):
-    return _one_bound(self, max=max)
+@computed_by(clamp_max, name="clamp")
+def clamp_max_kernel(self, max):
+    return _one_bound_dtype(self, max=max)
+
+
+@lowers(aten.relu.default)
+def relu(a, *, out_dtype):
+    return clamp(a, 0, out_dtype=out_dtype)
 
 
 # relu.out is left to PyTorch's composite, which insists on the result's own dtype.
 @elementwise(aten.relu.default, in_place=aten.relu_.default)
-def relu(self):
+@computed_by(relu)
+def relu_kernel(self):
     if self.dtype == torch.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return clamp(self, min=0)
+    return _clamp_dtype(self, min=0)
 
 
 # --- tests of values, and logical and bitwise negation ----------------------
@@ -309,9 +341,12 @@ _infinity_test("isposinf", np.inf)
 _infinity_test("isneginf", -np.inf)
 
 
-@unary("logical_not")
-def logical_not(self):
-    return wrap(np.logical_not(unwrap(self)))
+@lowers(aten.logical_not.default)
+def logical_not(a):
+    return np.logical_not(a)
+
+
+unary("logical_not")(unchecked(logical_not))
 
 
 @unary("bitwise_not", OUT_OF_SELF_DTYPE)
