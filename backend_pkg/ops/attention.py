@@ -50,9 +50,9 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._nested import nested_from_rows, padded, rows_of
-from ._results import as_result, write_out
+from ._results import as_result, write_out, write_pair
 from .nn import _erf
-from .reductions import not_implemented_for, write_pair
+from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.

@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from ..tensor import wrap
-from ._operands import operand
+from ._operands import computed, operand
 from .arithmetic import (
     DtypeNotImplemented,
     as_result,
@@ -13,20 +13,27 @@ from .arithmetic import (
     is_integral,
     promoted_arrays,
 )
-from .registry import aten
+from .registry import aten, computed_by, lowers
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
 
 def _comparison(name, compare, *, ordered):
-    def kernel(self, other):
-        (a, b), dtype = promoted_arrays(name, self, other)
+    """The NumPy function of a comparison, and its eager kernel."""
+
+    def numpy_function(a, b, *, common_dtype):
+        x, y = computed(common_dtype, a, b)
+        return compare(x, y)
+
+    def checks(self, other):
+        dtype = torch.result_type(self, other)
         if ordered and dtype.is_complex:
             raise DtypeNotImplemented(name, dtype, torch.bool)
-        return wrap(compare(a, b))
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    lowers(getattr(aten, name).Tensor, getattr(aten, name).Scalar)(numpy_function)
+    return numpy_function, computed_by(numpy_function)(checks)
 
 
 def _register_tensor_and_scalar(name, kernel):
@@ -48,8 +55,10 @@ _COMPARISONS = {
     "gt": (np.greater, True),
     "ge": (np.greater_equal, True),
 }
+COMPARISONS = {}
 for _name, (_compare, _ordered) in _COMPARISONS.items():
-    _register_tensor_and_scalar(_name, _comparison(_name, _compare, ordered=_ordered))
+    COMPARISONS[_name], _kernel = _comparison(_name, _compare, ordered=_ordered)
+    _register_tensor_and_scalar(_name, _kernel)
 
 
 # --- logical and bitwise combinations ---------------------------------------

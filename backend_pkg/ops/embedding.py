@@ -32,8 +32,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import operand
-from ._results import as_result, write_out
-from .reductions import write_pair
+from ._results import as_result, write_out, write_pair
 from .registry import aten, implements
 
 # EmbeddingBagMode, as the ``mode`` argument numbers them.

@@ -19,9 +19,9 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import operand, promoted
-from ._results import as_result, write_out
+from ._results import as_result, write_out, write_pair
 from ._select import select
-from .reductions import not_implemented_for, single_axis, write_pair
+from .reductions import not_implemented_for, single_axis
 from .registry import aten, implements
 
 # at::Reduction: how a loss combines its per-element terms.
