@@ -18,11 +18,12 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
-from ._operands import operand, promoted
+from ._operands import computed, numpy_compute_dtype, operand, promoted
+from ._out_variants import derived_out
 from ._results import as_result, write_out, write_pair
 from ._select import select
 from .reductions import not_implemented_for, single_axis
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -53,17 +54,21 @@ def _check_dtype(expected, tensor):
 # --- softmax and log_softmax ------------------------------------------------
 
 
-def _softmax_input(op, self, dim, half_to_float):
-    """``self``'s array (half in float32) and the softmax axis, refused as CPU refuses."""
-    axis = single_axis(op, dim, self.dim())
-    if half_to_float:
-        # Half in, float out exists only in PyTorch's CUDA kernels.
-        raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
-    if self.numel() == 0:  # like CPU, returned before its dtype is looked at
-        return np.empty(self.shape), axis
-    if not self.dtype.is_floating_point:
-        raise not_implemented_for(op, self.dtype)
-    return _computed(op, self), axis
+def _softmax_checks(op):
+    """The checks of softmax and log_softmax, as CPU makes them."""
+
+    def checks(self, dim, half_to_float):
+        single_axis(op, dim, self.dim())
+        if half_to_float:
+            # Half in, float out exists only in PyTorch's CUDA kernels.
+            raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
+        # Like CPU, an empty input returns before its dtype is looked at.
+        if self.numel() != 0 and not self.dtype.is_floating_point:
+            raise not_implemented_for(op, self.dtype)
+        return self.dtype
+
+    checks.__name__ = op
+    return checks
 
 
 def _shifted(array, axis):
@@ -72,32 +77,38 @@ def _shifted(array, axis):
     A slice that is all -inf becomes nan (-inf minus -inf), as it does in
     PyTorch; an empty slice has -inf as its max.
     """
-    with np.errstate(invalid="ignore"):
-        return array - np.max(array, axis=axis, keepdims=True, initial=-np.inf)
+    return array - np.max(array, axis=axis, keepdims=True, initial=-np.inf)
 
 
-@implements(aten._softmax.default)
-def softmax(self, dim, half_to_float):
-    array, axis = _softmax_input("softmax", self, dim, half_to_float)
-    exp = np.exp(_shifted(array, axis))
-    return as_result(exp / np.sum(exp, axis=axis, keepdims=True), self.dtype)
+def _softmax_input(op, a, dim, out_dtype):
+    """``a`` in ``out_dtype``'s compute dtype (half in float32), and the softmax axis."""
+    return a.astype(numpy_compute_dtype(out_dtype), copy=False), single_axis(op, dim, a.ndim)
 
 
-@implements(aten._log_softmax.default)
-def log_softmax(self, dim, half_to_float):
-    array, axis = _softmax_input("log_softmax", self, dim, half_to_float)
-    shifted = _shifted(array, axis)
-    return as_result(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)), self.dtype)
+@lowers(aten._softmax.default)
+def softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("softmax", a, dim, out_dtype)
+    exp = np.exp(_shifted(x, axis))
+    return (exp / np.sum(exp, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
 
 
-@implements(aten._softmax.out)
-def softmax_out(self, dim, half_to_float, *, out):
-    return write_out("softmax", out, softmax(self, dim, half_to_float))
+@lowers(aten._log_softmax.default)
+def log_softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("log_softmax", a, dim, out_dtype)
+    shifted = _shifted(x, axis)
+    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
 
-@implements(aten._log_softmax.out)
-def log_softmax_out(self, dim, half_to_float, *, out):
-    return write_out("log_softmax", out, log_softmax(self, dim, half_to_float))
+derived_out(aten._softmax.default, aten._softmax.out, name="softmax")(
+    computed_by(softmax)(_softmax_checks("softmax"))
+)
+derived_out(aten._log_softmax.default, aten._log_softmax.out, name="log_softmax")(
+    computed_by(log_softmax)(_softmax_checks("log_softmax"))
+)
 
 
 def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
@@ -118,47 +129,39 @@ def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
     return _computed(op, grad_output), _computed(op, output), axis
 
 
-@implements(aten._softmax_backward_data.default)
+@derived_out(aten._softmax_backward_data.default, aten._softmax_backward_data.out, name="softmax_backward")
 def softmax_backward(grad_output, output, dim, input_dtype):
     grad, y, axis = _softmax_grad_input("softmax_backward", grad_output, output, dim, input_dtype)
     return as_result(y * (grad - np.sum(grad * y, axis=axis, keepdims=True)), grad_output.dtype)
 
 
-@implements(aten._log_softmax_backward_data.default)
+@derived_out(
+    aten._log_softmax_backward_data.default, aten._log_softmax_backward_data.out, name="log_softmax_backward"
+)
 def log_softmax_backward(grad_output, output, dim, input_dtype):
     grad, y, axis = _softmax_grad_input("log_softmax_backward", grad_output, output, dim, input_dtype)
     return as_result(grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True), grad_output.dtype)
 
 
-@implements(aten._softmax_backward_data.out)
-def softmax_backward_out(grad_output, output, dim, input_dtype, *, grad_input):
-    result = softmax_backward(grad_output, output, dim, input_dtype)
-    return write_out("softmax_backward", grad_input, result)
-
-
-@implements(aten._log_softmax_backward_data.out)
-def log_softmax_backward_out(grad_output, output, dim, input_dtype, *, out):
-    result = log_softmax_backward(grad_output, output, dim, input_dtype)
-    return write_out("log_softmax_backward", out, result)
-
-
 # --- activations and their backward -----------------------------------------
 
 
-@implements(aten.threshold_backward.default)
-def threshold_backward(grad_output, self, threshold):
-    """The gradient passes where ``self > threshold`` (and where ``self`` is NaN), else 0."""
-    (grad, x), dtype = promoted("threshold_backward", grad_output, self)
+@lowers(aten.threshold_backward.default)
+def threshold_backward(grad_output, a, threshold, *, out_dtype):
+    """The gradient passes where ``a > threshold`` (and where ``a`` is NaN), else 0."""
+    grad, x = computed(out_dtype, grad_output, a, exact=True)
+    # The threshold is compared in the tensors' dtype, as C++ converts it.
+    limit = np.asarray(threshold).astype(out_dtype).astype(x.dtype)
+    return select(x <= limit, 0, grad).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.threshold_backward.default, aten.threshold_backward.grad_input)
+@computed_by(threshold_backward)
+def threshold_backward_kernel(grad_output, self, threshold):
+    dtype = torch.result_type(grad_output, self)
     if dtype == torch.bool or dtype.is_complex:
         raise not_implemented_for("threshold_backward", dtype)
-    # The threshold is compared in the tensors' dtype, as C++ converts it.
-    limit = np.asarray(threshold).astype(to_numpy_dtype(dtype)).astype(x.dtype)
-    return as_result(select(x <= limit, 0, grad), dtype)
-
-
-@implements(aten.threshold_backward.grad_input)
-def threshold_backward_out(grad_output, self, threshold, *, grad_input):
-    return write_out("threshold_backward", grad_input, threshold_backward(grad_output, self, threshold))
+    return dtype
 
 
 def _differentiable(op, grad_output, output):
