@@ -16,12 +16,13 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype
+from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype, to_torch_dtype
 from ..tensor import unwrap, wrap
-from ._operands import broadcast_shapes, operand, promoted
+from ._operands import broadcast_shapes, computed, operand
 from ._results import check_apart, write_in_place, write_out
 from .arithmetic import check_convertible
-from .registry import aten, implements
+from ._out_variants import derived_out
+from .registry import aten, computed_by, implements, lowers
 
 _INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -381,11 +382,28 @@ def _element_key(index, dim, size):
     return tuple(key)
 
 
-@implements(aten.gather.default)
-def gather(self, dim, index, *, sparse_grad=False):
+@lowers(aten.gather.default)
+def gather(a, dim, index, *, sparse_grad=False):
+    dim = wrap_dim(dim, a.ndim)
+    if index.size == 0:
+        return np.empty(index.shape, dtype=a.dtype)
+    key = _element_key(np.atleast_1d(index), dim, _size(a.shape, dim))
+    return np.atleast_1d(a)[key].reshape(index.shape)
+
+
+def _check_gather_out(out, self, *args, **kwargs):
+    if out.dtype != self.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {TYPE_META_NAMES[self.dtype]}, but got "
+            f"{TYPE_META_NAMES[out.dtype]} instead"
+        )
+
+
+@computed_by(gather)
+def gather_kernel(self, dim, index, *, sparse_grad=False):
     dim = wrap_dim(dim, self.dim())
     if index.numel() == 0:  # PyTorch checks nothing else of an empty index
-        return wrap(np.empty(index.shape, dtype=unwrap(self).dtype))
+        return
     _check_index_dtype("gather", index)
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -395,32 +413,26 @@ def gather(self, dim, index, *, sparse_grad=False):
                 f"Size does not match at dimension {d} expected index {list(index.shape)} to be no "
                 f"larger than self {list(self.shape)} apart from dimension {dim}"
             )
-    positions = np.atleast_1d(operand("gather", index))
-    key = _element_key(positions, dim, _size(self.shape, dim))
-    return wrap(np.atleast_1d(unwrap(self))[key].reshape(index.shape))
+
+
+implements(aten.gather.default)(gather_kernel)
 
 
 @implements(aten.gather.out)
 def gather_out(self, dim, index, *, sparse_grad=False, out):
-    if out.dtype != self.dtype:
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {TYPE_META_NAMES[self.dtype]}, but got "
-            f"{TYPE_META_NAMES[out.dtype]} instead"
-        )
-    return write_out("gather", out, gather(self, dim, index), reads=(self,), partial=(index,))
+    _check_gather_out(out, self)
+    return write_out("gather", out, gather_kernel(self, dim, index), reads=(self,), partial=(index,))
 
 
-def _scatter_operands(self, dim, index, src):
-    """Checks shared by the scatter family; the scatter key and the values to write.
-
-    ``src`` is a tensor (only its part that ``index`` covers is read) or a Scalar.
-    """
+def _check_scatter(self, dim, index, src):
+    """Checks shared by the scatter family, of tensors; ``src`` is a tensor or a Scalar."""
+    dim = wrap_dim(dim, self.dim())
     _check_index_dtype("scatter", index)
     is_tensor = isinstance(src, torch.Tensor)
     if is_tensor and src.dtype != self.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel() == 0:
-        return None, None
+        return
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if is_tensor and max(src.dim(), 1) != max(index.dim(), 1):
@@ -435,23 +447,24 @@ def _scatter_operands(self, dim, index, src):
             f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
             f"apart from dimension {dim}{src_part}"
         )
-    positions = np.atleast_1d(operand("scatter", index))
-    key = _element_key(positions, dim, _size(self.shape, dim))
-    if is_tensor:
-        values = np.atleast_1d(unwrap(src))[tuple(slice(length) for length in positions.shape)]
-    else:
-        values = fill_value("scatter", src, self.dtype)
-    return key, values
 
 
-def _scatter(self, dim, index, src, update):
-    """A copy of ``self`` with ``update(result, key, values)`` applied where ``index`` says."""
-    dim = wrap_dim(dim, self.dim())
-    key, values = _scatter_operands(self, dim, index, src)
-    result = np.atleast_1d(unwrap(self)).copy()
-    if key is not None:
+def _scattered(a, dim, index, src, update):
+    """A copy of ``a`` with ``update(result, key, values)`` applied where ``index`` says.
+
+    ``src`` is an array (only its part that ``index`` covers is read) or a Scalar.
+    """
+    dim = wrap_dim(dim, a.ndim)
+    result = np.atleast_1d(a).copy()
+    if index.size:
+        positions = np.atleast_1d(index)
+        key = _element_key(positions, dim, _size(a.shape, dim))
+        if isinstance(src, np.ndarray):
+            values = np.atleast_1d(src)[tuple(slice(length) for length in positions.shape)]
+        else:
+            values = fill_value("scatter", src, to_torch_dtype(a.dtype))
         update(result, key, values)
-    return wrap(result.reshape(self.shape))
+    return result.reshape(a.shape)
 
 
 def _assign(result, key, values):
@@ -471,37 +484,20 @@ _SCATTER_REDUCE_TWO = {
 }
 
 
-def _scatter_reduction(reduce):
-    if reduce not in _SCATTER_REDUCE:
-        raise RuntimeError("reduce argument must be either add or multiply.")
-    return _SCATTER_REDUCE[reduce].at
+@lowers(aten.scatter.value, aten.scatter.src)
+def scatter(a, dim, index, src):
+    return _scattered(a, dim, index, src, _assign)
 
 
-@implements(aten.scatter.src, aten.scatter.value)
-def scatter(self, dim, index, src):
-    return _scatter(self, dim, index, src, _assign)
+def scatter_reduce_legacy(a, dim, index, src, *, reduce):
+    return _scattered(a, dim, index, src, _SCATTER_REDUCE[reduce].at)
 
 
-@implements(aten.scatter.reduce, aten.scatter.value_reduce)
-def scatter_reduce_legacy(self, dim, index, src, *, reduce):
-    return _scatter(self, dim, index, src, _scatter_reduction(reduce))
+def scatter_add(a, dim, index, src):
+    return _scattered(a, dim, index, src, np.add.at)
 
 
-@implements(aten.scatter_add.default)
-def scatter_add(self, dim, index, src):
-    return _scatter(self, dim, index, src, np.add.at)
-
-
-@implements(aten.scatter_reduce.two)
-def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
-    if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
-    if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
-        # CPU has no kernel for these (NumPy would compute something), and says so.
-        raise NotImplementedError(
-            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
-        )
+def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
     ufunc = _SCATTER_REDUCE_TWO.get(reduce, np.add)
 
     def update(result, key, values):
@@ -517,28 +513,43 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
             # Integer means round down, as CPU's floor division does.
             result[...] = result / count if result.dtype.kind in "fc" else result // count
 
-    return _scatter(self, dim, index, src, update)
+    return _scattered(a, dim, index, src, update)
 
 
-@implements(aten.scatter.src_out, aten.scatter.value_out)
-def scatter_out(self, dim, index, src, *, out):
-    return write_out("scatter", out, scatter(self, dim, index, src))
+@derived_out(aten.scatter.src, aten.scatter.src_out)
+@derived_out(aten.scatter.value, aten.scatter.value_out)
+@computed_by(scatter)
+def scatter_kernel(self, dim, index, src):
+    _check_scatter(self, dim, index, src)
 
 
-@implements(aten.scatter.reduce_out, aten.scatter.value_reduce_out)
-def scatter_reduce_legacy_out(self, dim, index, src, *, reduce, out):
-    return write_out("scatter", out, scatter_reduce_legacy(self, dim, index, src, reduce=reduce))
+@derived_out(aten.scatter.reduce, aten.scatter.reduce_out, name="scatter")
+@derived_out(aten.scatter.value_reduce, aten.scatter.value_reduce_out, name="scatter")
+@computed_by(scatter_reduce_legacy, name="scatter")
+def scatter_reduce_legacy_kernel(self, dim, index, src, *, reduce):
+    if reduce not in _SCATTER_REDUCE:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    _check_scatter(self, dim, index, src)
 
 
-@implements(aten.scatter_add.out)
-def scatter_add_out(self, dim, index, src, *, out):
-    return write_out("scatter_add", out, scatter_add(self, dim, index, src))
+@derived_out(aten.scatter_add.default, aten.scatter_add.out)
+@computed_by(scatter_add, name="scatter")
+def scatter_add_kernel(self, dim, index, src):
+    _check_scatter(self, dim, index, src)
 
 
-@implements(aten.scatter_reduce.two_out)
-def scatter_reduce_out(self, dim, index, src, reduce, *, include_self=True, out):
-    result = scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
-    return write_out("scatter_reduce", out, result)
+@derived_out(aten.scatter_reduce.two, aten.scatter_reduce.two_out)
+@computed_by(scatter_reduce, name="scatter")
+def scatter_reduce_kernel(self, dim, index, src, reduce, *, include_self=True):
+    if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
+        # CPU has no kernel for these (NumPy would compute something), and says so.
+        raise NotImplementedError(
+            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
+        )
+    _check_scatter(self, dim, index, src)
 
 
 # --- whole-tensor selections: take, put_, masked ops, nonzero, where --------
@@ -663,14 +674,20 @@ def nonzero_out(self, *, out):
     return write_out("nonzero", out, nonzero(self))
 
 
-@implements(aten.where.self)
-def where(condition, self, other):
+@lowers(aten.where.self)
+def where(condition, a, b, *, out_dtype):
+    x, y = computed(out_dtype, a, b, exact=True)
+    return np.where(condition.astype(bool), x, y).astype(out_dtype, copy=False)
+
+
+@computed_by(where)
+def where_kernel(condition, self, other):
     if condition.dtype == torch.uint8:
         warnings.warn(
             "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
             "in a future version of PyTorch. Use a boolean condition instead.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     elif condition.dtype != torch.bool:
         raise RuntimeError(
@@ -678,9 +695,10 @@ def where(condition, self, other):
             f"{SCALAR_TYPE_NAMES[condition.dtype]}"
         )
     broadcast_shapes(condition.shape, self.shape, other.shape)  # for PyTorch's message
-    (a, b), dtype = promoted("where", self, other)
-    chosen = np.where(operand("where", condition).astype(bool), a, b)
-    return wrap(chosen.astype(to_numpy_dtype(dtype), copy=False))
+    return torch.result_type(self, other)
+
+
+implements(aten.where.self)(where_kernel)
 
 
 @implements(aten.where.self_out)
@@ -691,4 +709,4 @@ def where_out(condition, self, other, *, out):
         raise RuntimeError(
             f"Expected out type to be {SCALAR_TYPE_NAMES[dtype]} but got {SCALAR_TYPE_NAMES[out.dtype]}"
         )
-    return write_out("where", out, where(condition, self, other))
+    return write_out("where", out, where_kernel(condition, self, other))
