@@ -19,9 +19,9 @@ import torch
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype, to_torch_dtype
 from ..tensor import unwrap, wrap
 from ._operands import broadcast_shapes, computed, operand
+from ._out_variants import derived_out
 from ._results import check_apart, write_in_place, write_out
 from .arithmetic import check_convertible
-from ._out_variants import derived_out
 from .registry import aten, computed_by, implements, lowers
 
 _INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
@@ -157,17 +157,12 @@ def _index_key(self, indices):
     return tuple(key)
 
 
-@implements(aten.index.Tensor)
+@derived_out(aten.index.Tensor, aten.index.Tensor_out)
 def index(self, indices):
     # Row-major, as CPU's result for a contiguous self; NumPy may put the
     # indexed dims' memory first. (For a permuted self, CPU's result follows
     # self's dim order instead.)
     return wrap(np.asarray(unwrap(self)[_index_key(self, indices)], order="C"))
-
-
-@implements(aten.index.Tensor_out)
-def index_out(self, indices, *, out):
-    return write_out("index", out, index(self, indices))
 
 
 def _indexed_shape(shape, key):
@@ -269,7 +264,7 @@ def index_fill_(self, dim, index, value):
     return write_in_place("index_fill_", self, wrap(result))
 
 
-@implements(aten.index_add.default)
+@derived_out(aten.index_add.default, aten.index_add.out)
 def index_add(self, dim, index, source, *, alpha=1):
     dim = wrap_dim(dim, self.dim())
     positions = _vector_index(
@@ -312,12 +307,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return wrap(result)
 
 
-@implements(aten.index_add.out)
-def index_add_out(self, dim, index, source, *, alpha=1, out):
-    return write_out("index_add", out, index_add(self, dim, index, source, alpha=alpha))
-
-
-@implements(aten.index_copy.default)
+@derived_out(aten.index_copy.default, aten.index_copy.out)
 def index_copy(self, dim, index, source):
     dim = wrap_dim(dim, self.dim())
     positions = _vector_index(
@@ -344,11 +334,6 @@ def index_copy(self, dim, index, source):
     result = unwrap(self).copy()
     _along(result, dim)[positions] = _along(unwrap(source), dim)
     return wrap(result)
-
-
-@implements(aten.index_copy.out)
-def index_copy_out(self, dim, index, source, *, out):
-    return write_out("index_copy", out, index_copy(self, dim, index, source))
 
 
 @implements(aten.embedding_dense_backward.default)

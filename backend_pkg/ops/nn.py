@@ -20,10 +20,10 @@ from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import computed, numpy_compute_dtype, operand, promoted
 from ._out_variants import derived_out
-from ._results import as_result, write_out, write_pair
+from ._results import as_result
 from ._select import select
 from .reductions import not_implemented_for, single_axis
-from .registry import aten, computed_by, implements, lowers
+from .registry import aten, computed_by, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -172,26 +172,16 @@ def _differentiable(op, grad_output, output):
     return grad, y, dtype
 
 
-@implements(aten.sigmoid_backward.default)
+@derived_out(aten.sigmoid_backward.default, aten.sigmoid_backward.grad_input)
 def sigmoid_backward(grad_output, output):
     grad, y, dtype = _differentiable("sigmoid_backward", grad_output, output)
     return as_result(grad * np.conj((1 - y) * y), dtype)
 
 
-@implements(aten.tanh_backward.default)
+@derived_out(aten.tanh_backward.default, aten.tanh_backward.grad_input)
 def tanh_backward(grad_output, output):
     grad, y, dtype = _differentiable("tanh_backward", grad_output, output)
     return as_result(grad * np.conj(1 - y * y), dtype)
-
-
-@implements(aten.sigmoid_backward.grad_input)
-def sigmoid_backward_out(grad_output, output, *, grad_input):
-    return write_out("sigmoid_backward", grad_input, sigmoid_backward(grad_output, output))
-
-
-@implements(aten.tanh_backward.grad_input)
-def tanh_backward_out(grad_output, output, *, grad_input):
-    return write_out("tanh_backward", grad_input, tanh_backward(grad_output, output))
 
 
 # NumPy has no erf; math.erf is accurate to double precision, so mapping it
@@ -216,7 +206,7 @@ def _gelu_input(op, self, approximate):
     return unwrap(self).astype(np.float64)
 
 
-@implements(aten.gelu.default)
+@derived_out(aten.gelu.default, aten.gelu.out)
 def gelu(self, *, approximate="none"):
     x = _gelu_input("gelu", self, approximate)
     if approximate == "tanh":
@@ -226,7 +216,7 @@ def gelu(self, *, approximate="none"):
     return as_result(x * cdf, self.dtype)
 
 
-@implements(aten.gelu_backward.default)
+@derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)
 def gelu_backward(grad_output, self, *, approximate="none"):
     x = _gelu_input("gelu_backward", self, approximate)
     (grad, _), dtype = promoted("gelu_backward", grad_output, self)
@@ -239,17 +229,6 @@ def gelu_backward(grad_output, self, *, approximate="none"):
         pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
         slope = 0.5 * (1 + _erf(x / _SQRT_2)) + x * pdf
     return as_result(grad.astype(np.float64) * slope, dtype)
-
-
-@implements(aten.gelu.out)
-def gelu_out(self, *, approximate="none", out):
-    return write_out("gelu", out, gelu(self, approximate=approximate))
-
-
-@implements(aten.gelu_backward.grad_input)
-def gelu_backward_out(grad_output, self, *, approximate="none", grad_input):
-    result = gelu_backward(grad_output, self, approximate=approximate)
-    return write_out("gelu_backward", grad_input, result)
 
 
 # --- losses -------------------------------------------------------------------
@@ -266,18 +245,13 @@ def _reduced_loss(terms, reduction):
         return total / terms.size
 
 
-@implements(aten.mse_loss.default)
+@derived_out(aten.mse_loss.default, aten.mse_loss.out)
 def mse_loss(self, target, reduction=_MEAN):
     (x, y), dtype = _floating("mse_loss", self, target)
     return as_result(_reduced_loss((x - y) ** 2, reduction), dtype)
 
 
-@implements(aten.mse_loss.out)
-def mse_loss_out(self, target, reduction=_MEAN, *, out):
-    return write_out("mse_loss", out, mse_loss(self, target, reduction))
-
-
-@implements(aten.mse_loss_backward.default)
+@derived_out(aten.mse_loss_backward.default, aten.mse_loss_backward.grad_input)
 def mse_loss_backward(grad_output, self, target, reduction):
     # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
     # the result is self's dtype, as PyTorch computes it into a tensor like self.
@@ -287,12 +261,6 @@ def mse_loss_backward(grad_output, self, target, reduction):
     grad = np.asarray(operand("mse_loss_backward", grad_output), dtype=x.dtype)
     scale = np.asarray(2 / self.numel() if reduction == _MEAN else 2, dtype=x.dtype)
     return as_result((x - y) * scale * grad, self.dtype)
-
-
-@implements(aten.mse_loss_backward.grad_input)
-def mse_loss_backward_out(grad_output, self, target, reduction, *, grad_input):
-    result = mse_loss_backward(grad_output, self, target, reduction)
-    return write_out("mse_loss_backward", grad_input, result)
 
 
 # nll_loss picks, for each sample, minus the input at its target class, scaled
@@ -426,19 +394,19 @@ def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index
     return as_result(grad_input, self.dtype)
 
 
-@implements(aten.nll_loss_forward.default)
+@derived_out(aten.nll_loss_forward.default, aten.nll_loss_forward.output)
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _check_nll_inputs(self, target, weight)
     return _nll_forward("nll_loss_forward", self, target, weight, reduction, ignore_index)
 
 
-@implements(aten.nll_loss2d_forward.default)
+@derived_out(aten.nll_loss2d_forward.default, aten.nll_loss2d_forward.output)
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _check_nll2d_inputs(self, target, weight)
     return _nll_forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index)
 
 
-@implements(aten.nll_loss_backward.default)
+@derived_out(aten.nll_loss_backward.default, aten.nll_loss_backward.grad_input)
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll_inputs(self, target, weight)
     return _nll_backward(
@@ -446,39 +414,9 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     )
 
 
-@implements(aten.nll_loss2d_backward.default)
+@derived_out(aten.nll_loss2d_backward.default, aten.nll_loss2d_backward.grad_input)
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll2d_inputs(self, target, weight)
     return _nll_backward(
         "nll_loss2d_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
     )
-
-
-@implements(aten.nll_loss_forward.output)
-def nll_loss_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
-    results = nll_loss_forward(self, target, weight, reduction, ignore_index)
-    return write_pair("nll_loss_forward", (output, total_weight), results)
-
-
-@implements(aten.nll_loss2d_forward.output)
-def nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
-    results = nll_loss2d_forward(self, target, weight, reduction, ignore_index)
-    return write_pair("nll_loss2d_forward", (output, total_weight), results)
-
-
-@implements(aten.nll_loss_backward.grad_input)
-def nll_loss_backward_out(
-    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
-):
-    result = nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    return write_out("nll_loss_backward", grad_input, result)
-
-
-@implements(aten.nll_loss2d_backward.grad_input)
-def nll_loss2d_backward_out(
-    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
-):
-    result = nll_loss2d_backward(
-        grad_output, self, target, weight, reduction, ignore_index, total_weight
-    )
-    return write_out("nll_loss2d_backward", grad_input, result)
