@@ -12,10 +12,9 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
-from ..tensor import wrap
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._numpy_errors import quietly
-from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, operand, tensor_shapes
+from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
 from ._results import _check_castable as check_castable
 from ._results import write_in_place, write_out
 from ._same_dtype import with_same_dtype_shortcut
@@ -119,28 +118,6 @@ def _self_dtype(self, *args, **kwargs):
 
 
 OUT_OF_SELF_DTYPE = exact_dtype(_self_dtype)
-
-
-def as_result(array, dtype):
-    """An npy tensor of ``dtype`` over ``array``, which must be the kernel's own memory."""
-    return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
-
-
-def arrays(op, values, dtype):
-    """The operands as NumPy arrays, cast as PyTorch casts them for a ``dtype`` result.
-
-    Each is cast to ``dtype`` (a Python 0.7 becomes float16's 0.69970703),
-    then to the compute dtype. Python numbers cast as C++ casts them
-    (``uint8 < -1`` compares with 255), where ``np.asarray(number, dtype=...)``
-    refuses out-of-range ones.
-    """
-    return computed(to_numpy_dtype(dtype), *(operand(op, value) for value in values))
-
-
-def promoted_arrays(op, self, other):
-    """Both operands in PyTorch's compute dtype, and the promoted result dtype."""
-    dtype = torch.result_type(self, other)
-    return arrays(op, (self, other), dtype), dtype
 
 
 def float_dtype(dtype):

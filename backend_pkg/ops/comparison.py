@@ -1,19 +1,11 @@
 """Comparisons, logical and bitwise combinations, and selection (``where``, ``masked_fill``)."""
 
-
 import numpy as np
 import torch
 
-from ..tensor import wrap
-from ._operands import computed, operand
-from .arithmetic import (
-    DtypeNotImplemented,
-    as_result,
-    elementwise,
-    is_integral,
-    promoted_arrays,
-)
-from .registry import aten, computed_by, lowers
+from ._operands import computed
+from .arithmetic import DtypeNotImplemented, elementwise, is_integral
+from .registry import aten, computed_by, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
@@ -65,12 +57,14 @@ for _name, (_compare, _ordered) in _COMPARISONS.items():
 
 
 def _logical(name, combine):
-    # Any dtype, complex included: nonzero is True. No promotion is needed.
-    def kernel(self, other):
-        return wrap(combine(operand(name, self), operand(name, other)))
+    """The NumPy function of a logical combination: any dtype, complex included, nonzero
+    being True; no promotion is needed."""
 
-    kernel.__name__ = name
-    return kernel
+    def numpy_function(a, b):
+        return combine(a, b)
+
+    numpy_function.__name__ = name
+    return numpy_function
 
 
 for _name, _combine in {
@@ -78,20 +72,25 @@ for _name, _combine in {
     "logical_or": np.logical_or,
     "logical_xor": np.logical_xor,
 }.items():
-    elementwise(getattr(aten, _name).default, getattr(aten, _name).out, getattr(aten, f"{_name}_").default)(
-        _logical(_name, _combine)
-    )
+    _packet = getattr(aten, _name)
+    elementwise(_packet.default, _packet.out, getattr(aten, f"{_name}_").default)(unchecked(_logical(_name, _combine)))
 
 
 def _bitwise(name, combine):
-    def kernel(self, other):
-        (a, b), dtype = promoted_arrays(name, self, other)
+    """The NumPy function of a bitwise combination, and its eager kernel: integers and bools only."""
+
+    def numpy_function(a, b, *, out_dtype):
+        x, y = computed(out_dtype, a, b)
+        return combine(x, y).astype(out_dtype, copy=False)
+
+    def checks(self, other):
+        dtype = torch.result_type(self, other)
         if not (is_integral(dtype) or dtype == torch.bool):
             raise DtypeNotImplemented(name, dtype)
-        return as_result(combine(a, b), dtype)
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    return computed_by(numpy_function)(checks)
 
 
 for _name, _combine in {

@@ -47,19 +47,25 @@ NESTED_KERNELS = {}
 LOWERINGS = {}
 
 
+def _filling(table, ops, clash):
+    """A decorator that enters the decorated function into ``table`` for each op of ``ops``,
+    refusing an op already there with ``clash`` (formatted with ``op`` and the other's ``name``)."""
+
+    def decorator(function):
+        for op in ops:
+            if op in table:
+                raise ValueError(clash.format(op=op, name=table[op].__name__))
+            table[op] = function
+        return function
+
+    return decorator
+
+
 def implements(*ops, nested=False):
     """Register the decorated function as the npy kernel of each aten overload in ``ops``
     (with ``nested=True``, its kernel for nested tensors over npy memory)."""
     table = NESTED_KERNELS if nested else KERNELS
-
-    def decorator(kernel):
-        for op in ops:
-            if op in table:
-                raise ValueError(f"npy device: {op} already has a kernel, {table[op].__name__}")
-            table[op] = kernel
-        return kernel
-
-    return decorator
+    return _filling(table, ops, "npy device: {op} already has a kernel, {name}")
 
 
 def lowers(*ops):
@@ -75,15 +81,7 @@ def lowers(*ops):
     float32 in PyTorch), so the function computes in the dtype it is given
     and returns ``out_dtype`` exactly.
     """
-
-    def decorator(numpy_function):
-        for op in ops:
-            if op in LOWERINGS:
-                raise ValueError(f"npy compiler: {op} already lowers to {LOWERINGS[op].__name__}")
-            LOWERINGS[op] = numpy_function
-        return numpy_function
-
-    return decorator
+    return _filling(LOWERINGS, ops, "npy compiler: {op} already lowers to {name}")
 
 
 @functools.cache

@@ -6,13 +6,11 @@ import numpy as np
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
-from ..tensor import unwrap, wrap
+from ._operands import computed
 from ._results import write_in_place
 from .arithmetic import (
     OUT_OF_SELF_DTYPE,
     DtypeNotImplemented,
-    arrays,
-    as_result,
     check_convertible,
     elementwise,
     exact_dtype,
@@ -20,7 +18,6 @@ from .arithmetic import (
     is_integral,
     scalar_type_name,
 )
-from ._operands import computed
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
@@ -119,70 +116,84 @@ def _real_sign(x):
     return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
+def sgn(a):
+    """``sign`` for real arrays; ``z / |z|`` (0 at 0) for complex ones."""
+    if a.dtype.kind != "c":
+        return _real_sign(a)
+    magnitude = np.abs(a)
+    return np.where(magnitude == 0, 0, a / magnitude)
+
+
 @unary("sign", OUT_OF_SELF_DTYPE)
-def sign(self):
+@computed_by(_real_sign, name="sign")
+def sign_kernel(self):
     if self.dtype.is_complex:
         raise NotImplementedError(
             "Unlike NumPy, torch.sign is not intended to support complex numbers. "
             "Please use torch.sgn instead."
         )
-    return wrap(_real_sign(unwrap(self)))
 
 
-@unary("sgn", OUT_OF_SELF_DTYPE)
-def sgn(self):
-    """``sign`` for real tensors; ``z / |z|`` (0 at 0) for complex ones."""
-    x = unwrap(self)
-    if not self.dtype.is_complex:
-        return wrap(_real_sign(x))
-    magnitude = np.abs(x)
-    return wrap(np.where(magnitude == 0, 0, x / magnitude))
+unary("sgn", OUT_OF_SELF_DTYPE)(unchecked(sgn))
 
 
 # --- rounding ---------------------------------------------------------------
 
 
 def _rounding(name, round_to_integer):
-    def kernel(self):
+    """The NumPy function of a rounding to integers, and its eager kernel."""
+
+    def numpy_function(a):
+        # Integers are whole already: a copy, in their own dtype.
+        return round_to_integer(a) if a.dtype.kind == "f" else a.copy()
+
+    def checks(self):
         if self.dtype == torch.bool:
             raise DtypeNotImplemented(name, self.dtype)
         if self.dtype.is_complex:
             raise NotImplementedError(f"{name} is not supported for complex inputs")
-        x = unwrap(self)
-        # Integers are whole already: a copy, in their own dtype.
-        return wrap(round_to_integer(x) if self.dtype.is_floating_point else x.copy())
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    return numpy_function, checks
 
 
 for _name, _function in {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.items():
-    unary(_name, OUT_OF_SELF_DTYPE)(_rounding(_name, _function))
-_round_to_integer = _rounding("round", np.rint)
+    _numpy_function, _checks = _rounding(_name, _function)
+    unary(_name, OUT_OF_SELF_DTYPE)(computed_by(_numpy_function)(_checks))
+_round_to_integer, _check_round_to_integer = _rounding("round", np.rint)
+
+
+def round(a, *, decimals=0):
+    """Half to even, as C's ``nearbyint``; ``decimals`` scales by a power of ten first."""
+    if decimals == 0:
+        return _round_to_integer(a)
+    (x,) = computed(a.dtype, a)
+    scale = x.dtype.type(10.0 ** abs(decimals))
+    rounded = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
+    return rounded.astype(a.dtype, copy=False)
 
 
 @elementwise(aten.round.decimals, aten.round.decimals_out, aten.round_.decimals, check_out=OUT_OF_SELF_DTYPE)
 @unary("round", OUT_OF_SELF_DTYPE)
-def round(self, *, decimals=0):
-    """Half to even, as C's ``nearbyint``; ``decimals`` scales by a power of ten first."""
+@computed_by(round)
+def round_kernel(self, *, decimals=0):
     if decimals == 0:
         if self.dtype.is_complex:
             raise DtypeNotImplemented("round", self.dtype)
-        return _round_to_integer(self)
-    if not self.dtype.is_floating_point:
+        _check_round_to_integer(self)
+    elif not self.dtype.is_floating_point:
         raise DtypeNotImplemented("round", self.dtype)
-    (x,) = arrays("round", (self,), self.dtype)
-    scale = x.dtype.type(10.0 ** abs(decimals))
-    rounded = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
-    return as_result(rounded, self.dtype)
+
+
+def frac(a):
+    return a - np.trunc(a)
 
 
 @unary("frac", OUT_OF_SELF_DTYPE)
-def frac(self):
+@computed_by(frac)
+def frac_kernel(self):
     if not self.dtype.is_floating_point:
         raise DtypeNotImplemented("frac", self.dtype)
-    x = unwrap(self)
-    return wrap(x - np.trunc(x))
 
 
 # --- clamping ---------------------------------------------------------------
@@ -309,34 +320,32 @@ def relu_kernel(self):
 def _float_test(name, test):
     """A test that is False everywhere for integers and bools, which hold no nan or inf."""
 
-    def kernel(self):
-        x = unwrap(self)
-        return wrap(test(x) if x.dtype.kind in "fc" else np.zeros(x.shape, dtype=np.bool_))
+    def numpy_function(a):
+        return test(a) if a.dtype.kind in "fc" else np.zeros(a.shape, dtype=np.bool_)
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = name
+    return numpy_function
 
 
 def _infinity_test(name, infinity):
     """isposinf/isneginf: real tensors only, and only into bool outputs."""
-    test = _float_test(name, lambda x: x == infinity)
 
-    def kernel(self):
+    def checks(self):
         if self.dtype.is_complex:
             raise RuntimeError(f"{name} does not support complex inputs.")
-        return test(self)
 
     def check_out(out, self):
         if out.dtype != torch.bool:
             raise RuntimeError(f"{name} does not support non-boolean outputs.")
 
-    kernel.__name__ = name
+    checks.__name__ = name
+    kernel = computed_by(_float_test(name, lambda x: x == infinity))(checks)
     elementwise(getattr(aten, name).default, getattr(aten, name).out, check_out=check_out)(kernel)
 
 
 # isnan.out and isinf.out are left to PyTorch's composites, which insist on bool.
-elementwise(aten.isnan.default)(_float_test("isnan", np.isnan))
-elementwise(aten.isinf.default)(_float_test("isinf", np.isinf))
+elementwise(aten.isnan.default)(unchecked(_float_test("isnan", np.isnan)))
+elementwise(aten.isinf.default)(unchecked(_float_test("isinf", np.isinf)))
 _infinity_test("isposinf", np.inf)
 _infinity_test("isneginf", -np.inf)
 
@@ -349,12 +358,16 @@ def logical_not(a):
 unary("logical_not")(unchecked(logical_not))
 
 
+def bitwise_not(a):
+    # On bools, NumPy's invert is logical negation, as PyTorch's is.
+    return np.invert(a)
+
+
 @unary("bitwise_not", OUT_OF_SELF_DTYPE)
-def bitwise_not(self):
+@computed_by(bitwise_not)
+def bitwise_not_kernel(self):
     if not (is_integral(self.dtype) or self.dtype == torch.bool):
         raise DtypeNotImplemented("bitwise_not", self.dtype)
-    # On bools, NumPy's invert is logical negation, as PyTorch's is.
-    return wrap(np.invert(unwrap(self)))
 
 
 def _check_nan_to_num_out(out, self, *args, **kwargs):
@@ -365,15 +378,16 @@ def _check_nan_to_num_out(out, self, *args, **kwargs):
         )
 
 
-@elementwise(
-    aten.nan_to_num.default, aten.nan_to_num.out, aten.nan_to_num_.default, check_out=_check_nan_to_num_out
-)
-def nan_to_num(self, nan=None, posinf=None, neginf=None):
+def nan_to_num(a, nan=None, posinf=None, neginf=None):
     """nan becomes ``nan`` (0), infinities ``posinf``/``neginf`` (the dtype's extremes).
 
-    Complex tensors are mended part by part, as in PyTorch.
+    Complex arrays are mended part by part, as in PyTorch.
     """
-    x = unwrap(self)
-    if x.dtype.kind not in "fc":
-        return wrap(x.copy())
-    return wrap(np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf))
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+elementwise(
+    aten.nan_to_num.default, aten.nan_to_num.out, aten.nan_to_num_.default, check_out=_check_nan_to_num_out
+)(unchecked(nan_to_num))
