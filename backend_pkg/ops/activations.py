@@ -43,14 +43,14 @@ import torch
 from .. import device
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._dims import wrap_dim
+from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import promoted
 from ._out_variants import with_out
 from ._results import as_result
 from ._select import select
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
-from .indexing import wrap_dim
-from .reductions import not_implemented_for
 from .registry import aten, implements
 from .sampling import _check_generator as check_generator
 from .unary import clamp_kernel

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES
+from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
 from ._results import _check_castable as check_castable
@@ -127,23 +127,6 @@ def float_dtype(dtype):
 
 def is_integral(dtype):
     return not (dtype.is_floating_point or dtype.is_complex or dtype == torch.bool)
-
-
-def scalar_type_name(dtype):
-    """C++'s name for ``dtype`` (``Long``, ``ComplexFloat``), which PyTorch's dtype errors use."""
-    return SCALAR_TYPE_NAMES[dtype]
-
-
-class DtypeNotImplemented(NotImplementedError):
-    """PyTorch's error for a dtype a kernel has no loop for.
-
-    CPU names its kernel ``"fmod_cpu"``, CUDA ``"fmod_cuda"``; npy, ``"fmod_npy"``.
-    ``result_dtype`` is the dtype the op would have given.
-    """
-
-    def __init__(self, kernel, dtype, result_dtype=None):
-        super().__init__(f"\"{kernel}_npy\" not implemented for '{scalar_type_name(dtype)}'")
-        self.result_dtype = dtype if result_dtype is None else result_dtype
 
 
 def check_convertible(op, value, dtype):

@@ -49,11 +49,11 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._dtype_errors import not_implemented_for
 from ._nested import nested_from_rows, padded, rows_of
 from ._out_variants import derived_out
 from ._results import as_result, write_out, write_pair
 from .nn import _erf
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.

@@ -3,8 +3,9 @@
 import numpy as np
 import torch
 
+from ._dtype_errors import DtypeNotImplemented
 from ._operands import computed
-from .arithmetic import DtypeNotImplemented, elementwise, is_integral
+from .arithmetic import elementwise, is_integral
 from .registry import aten, computed_by, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------

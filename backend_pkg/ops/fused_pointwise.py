@@ -13,9 +13,9 @@ import numpy as np
 import torch
 
 from ..dtypes import CPP_SCALAR_NAMES, TYPE_META_NAMES, compute_dtype
+from ._dtype_errors import not_implemented_for
 from ._operands import computed, result_type
 from .arithmetic import elementwise
-from .reductions import not_implemented_for
 from .registry import aten, computed_by, lowers
 
 def _check_scalar(value, dtype):

@@ -18,6 +18,7 @@ import torch
 
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype, to_torch_dtype
 from ..tensor import unwrap, wrap
+from ._dims import wrap_dim
 from ._operands import broadcast_shapes, computed, operand
 from ._out_variants import derived_out
 from ._results import check_apart, write_in_place, write_out
@@ -28,16 +29,6 @@ _INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 # --- shared checks ----------------------------------------------------------
-
-
-def wrap_dim(dim, ndim):
-    """``dim`` as a non-negative dim of an ``ndim``-dim tensor (a 0-dim one has dim 0)."""
-    rank = max(ndim, 1)
-    if not -rank <= dim < rank:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
-        )
-    return dim % rank
 
 
 def first_out_of_bounds(index, size, *, negative_ok):

@@ -15,11 +15,11 @@ from torch._prims_common import suggest_memory_format
 
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._dims import wrap_dim
+from ._layout import allocate_strided, strides_for
 from ._operands import operand
 from ._out_variants import derived_out
 from ._results import check_apart, write_out
-from .factories import allocate_strided, strides_for
-from .indexing import wrap_dim
 from .registry import aten, implements
 
 

@@ -17,11 +17,11 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from ..tensor import wrap
+from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import numpy_compute_dtype
 from ._out_variants import derived_out
 from ._same_dtype import same_dtype_arrays, with_same_dtype_shortcut
-from .reductions import not_implemented_for
 from .registry import aten, computed_by, lowers
 
 # Dtypes PyTorch's CPU matrix kernels are not compiled for.

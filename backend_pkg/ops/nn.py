@@ -18,11 +18,12 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._dims import single_axis
+from ._dtype_errors import not_implemented_for
 from ._operands import computed, numpy_compute_dtype, operand, promoted
 from ._out_variants import derived_out
 from ._results import as_result
 from ._select import select
-from .reductions import not_implemented_for, single_axis
 from .registry import aten, computed_by, lowers
 
 # at::Reduction: how a loss combines its per-element terms.

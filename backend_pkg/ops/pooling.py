@@ -39,9 +39,9 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from . import _axis_maps as axis_maps
+from ._dtype_errors import not_implemented_for
 from ._out_variants import with_out
 from ._results import as_result
-from .reductions import not_implemented_for
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 # Spatial dims in the order PyTorch's messages name them.

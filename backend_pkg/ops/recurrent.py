@@ -26,9 +26,9 @@ stored in the gates' dtype, as on CUDA.
 import numpy as np
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ._dtype_errors import not_implemented_for
 from ._operands import operand
 from ._results import as_result
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 _LSTM_GATES = 4  # input, forget, cell, output

@@ -15,44 +15,16 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._dims import reduced_axes, single_axis
+from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
 from ._out_variants import derived_out
 from ._results import as_result, check_out_dtype
 from .registry import aten, computed_by, lowers, unchecked
 
 
-def not_implemented_for(op, dtype):
-    """The error PyTorch's per-dtype dispatch raises for a dtype an op has no kernel for."""
-    return NotImplementedError(f"\"{op}\" not implemented for '{SCALAR_TYPE_NAMES[dtype]}'")
-
-
 def is_inexact(dtype):
     return dtype.is_floating_point or dtype.is_complex
-
-
-def reduced_axes(op, dim, ndim):
-    """PyTorch's dim argument as NumPy axes: None or [] reduces every dim."""
-    if dim is None or len(dim) == 0:
-        return None
-    rank = max(ndim, 1)
-    axes = []
-    for d in dim:
-        if not -rank <= d < rank:
-            raise IndexError(
-                f"{op}: Dimension out of range (expected to be in range of "
-                f"[{-rank}, {rank - 1}], but got {d})"
-            )
-        axis = d % rank
-        if axis in axes:
-            raise RuntimeError(f"{op}: dim {axis} appears multiple times in the list of dims")
-        axes.append(axis)
-    return tuple(axes) if ndim else None
-
-
-def single_axis(op, dim, ndim):
-    """A one-int dim as a NumPy axis; None for a zero-dim tensor (dim 0 or -1), which has none."""
-    axes = reduced_axes(op, [dim], ndim)
-    return None if axes is None else axes[0]
 
 
 def _reduced_count(shape, axes):

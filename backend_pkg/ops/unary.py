@@ -6,18 +6,10 @@ import numpy as np
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
+from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._operands import computed
 from ._results import write_in_place
-from .arithmetic import (
-    OUT_OF_SELF_DTYPE,
-    DtypeNotImplemented,
-    check_convertible,
-    elementwise,
-    exact_dtype,
-    float_dtype,
-    is_integral,
-    scalar_type_name,
-)
+from .arithmetic import OUT_OF_SELF_DTYPE, check_convertible, elementwise, exact_dtype, float_dtype, is_integral
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
