@@ -1,5 +1,7 @@
 """Registering an op's functional kernel together with the ``out=`` overload derived from it."""
 
+import functools
+
 from ._numpy_errors import quietly
 from ._results import write_out, write_pair
 from .registry import aten, implements
@@ -20,10 +22,10 @@ def with_out(name, out_overload="out", *, check_out=None):
     packet = getattr(aten, name)
 
     def decorator(compute):
+        @functools.wraps(compute)
         def kernel(*args, **kwargs):
             return quietly(compute, *args, **kwargs)
 
-        kernel.__name__ = compute.__name__
         implements(packet.default)(kernel)
         if out_overload is not None:
             out_op = getattr(packet, out_overload)

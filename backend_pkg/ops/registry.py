@@ -102,12 +102,16 @@ def computed_by(numpy_function, name=None):
     error, naming the op ``name``, by default ``numpy_function``'s name),
     ``numpy_function`` runs without NumPy's floating-point warnings (PyTorch
     gives inf and nan silently), and its array becomes the npy tensor returned.
+    The kernel's ``numpy_function`` attribute names the function; a kernel
+    made so must still be registered (``tests/test_kernel_registry.py``
+    fails on one that is not).
     """
 
     def decorator(checks):
         op = name or numpy_function.__name__
         keyword = dtype_keyword(numpy_function)
 
+        @functools.wraps(checks)
         def kernel(*args, **kwargs):
             dtype = checks(*args, **kwargs)
             arrays = [operand(op, value) for value in args]
@@ -121,8 +125,7 @@ def computed_by(numpy_function, name=None):
             finally:
                 ERROR_STATE.reset(token)
 
-        kernel.__name__ = checks.__name__
-        kernel.__doc__ = checks.__doc__
+        kernel.numpy_function = numpy_function
         return kernel
 
     return decorator
