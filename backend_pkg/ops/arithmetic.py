@@ -183,16 +183,12 @@ def sub(a, b, alpha=1, *, out_dtype):
     return _scaled(np.subtract, a, b, alpha, out_dtype)
 
 
-def _alpha_dtype(op, self, other, alpha):
-    dtype = torch.result_type(self, other)
-    check_alpha(op, dtype, alpha)
-    return dtype
-
-
 @elementwise(aten.add.Tensor, aten.add.out, aten.add_.Tensor, same_dtype=np.add)
 @computed_by(add)
 def add_kernel(self, other, *, alpha=1):
-    return _alpha_dtype("add", self, other, alpha)
+    dtype = torch.result_type(self, other)
+    check_alpha("add", dtype, alpha)
+    return dtype
 
 
 @elementwise(aten.sub.Tensor, aten.sub.out, aten.sub_.Tensor, same_dtype=np.subtract)
@@ -208,7 +204,9 @@ def sub_kernel(self, other, *, alpha=1):
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    return _alpha_dtype("sub", self, other, alpha)
+    dtype = torch.result_type(self, other)
+    check_alpha("sub", dtype, alpha)
+    return dtype
 
 
 # rsub's out= overloads are left to PyTorch's composites, which insist on the result's own dtype.
