@@ -68,13 +68,12 @@ def _logical(name, combine):
     return numpy_function
 
 
-for _name, _combine in {
-    "logical_and": np.logical_and,
-    "logical_or": np.logical_or,
-    "logical_xor": np.logical_xor,
-}.items():
+# NumPy's functions have the ops' names.
+for _name in ("logical_and", "logical_or", "logical_xor"):
     _packet = getattr(aten, _name)
-    elementwise(_packet.default, _packet.out, getattr(aten, f"{_name}_").default)(unchecked(_logical(_name, _combine)))
+    elementwise(_packet.default, _packet.out, getattr(aten, f"{_name}_").default)(
+        unchecked(_logical(_name, getattr(np, _name)))
+    )
 
 
 def _bitwise(name, combine):
@@ -94,12 +93,8 @@ def _bitwise(name, combine):
     return computed_by(numpy_function)(checks)
 
 
-for _name, _combine in {
-    "bitwise_and": np.bitwise_and,
-    "bitwise_or": np.bitwise_or,
-    "bitwise_xor": np.bitwise_xor,
-}.items():
-    _kernel = _bitwise(_name, _combine)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    _kernel = _bitwise(_name, getattr(np, _name))
     _register_tensor_and_scalar(_name, _kernel)
     elementwise(getattr(aten, _name).Scalar_Tensor, getattr(aten, _name).Scalar_Tensor_out)(_kernel)
 

@@ -70,6 +70,13 @@ def _along(array, dim):
     return np.moveaxis(np.atleast_1d(array), dim, 0)
 
 
+def _check_source_dtype(self, source, message):
+    """The check of an op that writes ``source``'s elements into ``self``: one dtype, or
+    ``message`` formatted with the two dtypes' C++ names."""
+    if source.dtype != self.dtype:
+        raise RuntimeError(message.format(SCALAR_TYPE_NAMES[self.dtype], SCALAR_TYPE_NAMES[source.dtype]))
+
+
 def _require_out_dtype(out, dtype, message):
     """The few ops whose ``out=`` must have one exact dtype (no casting) check it first."""
     if out.dtype != dtype:
@@ -268,11 +275,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     )
     if positions.dtype not in _INT_INDEX:
         raise RuntimeError("index_add_(): Expected dtype int32/int64 for index")
-    if source.dtype != self.dtype:
-        raise RuntimeError(
-            f"index_add_(): self ({SCALAR_TYPE_NAMES[self.dtype]}) and source "
-            f"({SCALAR_TYPE_NAMES[source.dtype]}) must have the same scalar type"
-        )
+    _check_source_dtype(self, source, "index_add_(): self ({}) and source ({}) must have the same scalar type")
     if positions.size != _size(source.shape, dim):
         raise RuntimeError(
             f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
@@ -308,11 +311,11 @@ def index_copy(self, dim, index, source):
         raise RuntimeError(
             f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}"
         )
-    if source.dtype != self.dtype:
-        raise RuntimeError(
-            "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{SCALAR_TYPE_NAMES[self.dtype]} and (source) {SCALAR_TYPE_NAMES[source.dtype]}"
-        )
+    _check_source_dtype(
+        self,
+        source,
+        "index_copy_(): self and source expected to have the same dtype, but got (self) {} and (source) {}",
+    )
     if positions.size != _size(source.shape, dim):
         raise IndexError(
             f"index_copy_(): Number of indices ({positions.size}) should be equal to source.size(dim) "
@@ -554,11 +557,11 @@ def put_(self, index, source, accumulate=False):
     """take's inverse: write ``source`` at flat (row-major) positions of ``self``."""
     if index.dtype != torch.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
-    if source.dtype != self.dtype:
-        raise RuntimeError(
-            "put_(): self and source expected to have the same dtype, but got self.dtype = "
-            f"{SCALAR_TYPE_NAMES[self.dtype]} and source.dtype = {SCALAR_TYPE_NAMES[source.dtype]}"
-        )
+    _check_source_dtype(
+        self,
+        source,
+        "put_(): self and source expected to have the same dtype, but got self.dtype = {} and source.dtype = {}",
+    )
     if index.numel() != source.numel():
         raise IndexError(
             "put_(): Expected source and index to have the same number of elements, but got "
@@ -619,12 +622,8 @@ def masked_scatter_(self, mask, source):
         raise RuntimeError(
             f"masked_scatter_ only supports boolean masks, but got mask with dtype {SCALAR_TYPE_NAMES[mask.dtype]}"
         )
-    if source.dtype != self.dtype:
-        # CPU's message runs "got" into the first dtype name; so does this one.
-        raise RuntimeError(
-            "masked_scatter: expected self and source to have same dtypes but got"
-            f"{SCALAR_TYPE_NAMES[self.dtype]} and {SCALAR_TYPE_NAMES[source.dtype]}"
-        )
+    # CPU's message runs "got" into the first dtype name; so does this one.
+    _check_source_dtype(self, source, "masked_scatter: expected self and source to have same dtypes but got{} and {}")
     selector = operand("masked_scatter_", mask.expand(self.shape))  # expand's checks and message
     count = int(selector.sum())
     if source.numel() < count:
