@@ -351,7 +351,9 @@ def embedding_bag_dense_backward_kernel(grad, indices, offset2bag, bag_size, max
     return as_result(result, grad.dtype)
 
 
-@derived_out(aten._embedding_bag_per_sample_weights_backward.default, aten._embedding_bag_per_sample_weights_backward.out)
+@derived_out(
+    aten._embedding_bag_per_sample_weights_backward.default, aten._embedding_bag_per_sample_weights_backward.out
+)
 def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode,
                                               padding_idx=-1):
     if mode != _SUM:

@@ -122,7 +122,9 @@ def mm_kernel(self, mat2):
     return self.dtype
 
 
-derived_out(aten.mm.default, aten.mm.out)(with_same_dtype_shortcut(np.matmul, mm_kernel, accepts=_multipliable_matrices))
+derived_out(aten.mm.default, aten.mm.out)(
+    with_same_dtype_shortcut(np.matmul, mm_kernel, accepts=_multipliable_matrices)
+)
 
 
 def _check_addmm_dtypes(self, mat1, mat2):
