@@ -14,6 +14,9 @@ def operand(op, value):
     CPU tensor (which PyTorch lets every device mix in, as a scalar) gives
     its value; any other CPU tensor is the usual device mismatch.
     """
+    array = getattr(value, "_npy_array", None)  # an npy tensor's kept view, without reading its device
+    if array is not None:
+        return array
     if not isinstance(value, torch.Tensor):
         return value
     if value.device.type == DEVICE_NAME:
