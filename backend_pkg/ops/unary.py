@@ -41,7 +41,12 @@ def _float_function(name, function, *, complex_inputs=True):
 
 
 # NumPy has no erf; math.erf is exact in float64, one Python call per element.
-_erf = np.frompyfunc(math.erf, 1, 1)
+_erf_of_each = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x):
+    # An array of Python floats, even for a zero-dim x (for which frompyfunc gives the float itself).
+    return np.asarray(_erf_of_each(x))
 
 _FLOAT_FUNCTIONS = {
     "exp": np.exp,
