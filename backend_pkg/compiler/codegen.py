@@ -26,8 +26,8 @@ from torch import fx
 from torch.utils._pytree import tree_leaves, tree_map
 
 from ..dtypes import to_numpy_dtype
-from ..tensor import DEVICE_NAME, unwrap, wrap
 from ..ops.registry import dtype_keyword
+from ..tensor import DEVICE_NAME, unwrap, wrap
 from .lowerings import LOWERINGS
 
 

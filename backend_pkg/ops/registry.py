@@ -135,6 +135,7 @@ def unchecked(numpy_function, name=None):
     """The eager kernel of an op that PyTorch checks nothing of, computed by ``numpy_function``."""
     kernel = computed_by(numpy_function, name)(_no_checks)
     kernel.__name__ = f"{numpy_function.__name__}_kernel"
+    kernel.__module__ = numpy_function.__module__
     return kernel
 
 
