@@ -168,11 +168,13 @@ for _op in LOWERINGS:
         DIRECT[_op] = (_foreach_arguments(_op), FLOATS)
 
 
-def run_cases(dtype, x, y, i):
+def run_cases(*inputs_by_dtype):
+    """Every case that takes the dtype, for each dtype's inputs (x, y, i) in ``ALL``'s order."""
     results = []
-    for expression, dtypes in CASES.values():
-        if dtype in dtypes:
-            results.extend(expression(x, y, i))
+    for dtype, (x, y, i) in zip(ALL, inputs_by_dtype, strict=True):
+        for expression, dtypes in CASES.values():
+            if dtype in dtypes:
+                results.extend(expression(x, y, i))
     return results
 
 
@@ -188,13 +190,10 @@ def test_eager_and_compiled_npy_agree_with_cpu_over_dtypes():
     torch._dynamo.reset()
     graphs = []
     backend = functools.partial(npy_backend, on_compiled=graphs.append)
-    for dtype in ALL:
-        x, y, i = inputs(dtype)
-        cpu = run_cases(dtype, x, y, i)
-        x, y, i = x.to("npy"), y.to("npy"), i.to("npy")
-        eager = run_cases(dtype, x, y, i)
-        compiled = torch.compile(functools.partial(run_cases, dtype), backend=backend, fullgraph=True)(x, y, i)
-        assert_agree(compiled, eager, cpu)
+    cpu_inputs = [inputs(dtype) for dtype in ALL]
+    npy_inputs = [tuple(value.to("npy") for value in values) for values in cpu_inputs]
+    compiled = torch.compile(run_cases, backend=backend, fullgraph=True)(*npy_inputs)
+    assert_agree(compiled, run_cases(*npy_inputs), run_cases(*cpu_inputs))
     torch._dynamo.reset()
     lowered = set().union(*(graph.lowered for graph in graphs))
     untested = [op for op in LOWERINGS if _name(op) not in lowered and op not in DIRECT]
@@ -242,16 +241,17 @@ def _items(result):
     return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
-def assert_agree(compiled, eager, cpu, *, values_defined=True):
+def assert_agree(compiled, eager, cpu, *, values_defined=True, label="result"):
     """Compiled and eager npy results are equal, and equal to CPU's (dtype and shape included)."""
-    for got, want, want_cpu in zip(_items(compiled), _items(eager), _items(cpu), strict=True):
+    for n, (got, want, want_cpu) in enumerate(zip(_items(compiled), _items(eager), _items(cpu), strict=True)):
+        where = f"{label} {n}"
         if not isinstance(want, torch.Tensor):  # a size, or None
-            assert got == want == want_cpu
+            assert got == want == want_cpu, where
             continue
         if not values_defined:  # an empty tensor's memory: dtype and shape only
             got, want, want_cpu = (torch.zeros_like(value) for value in (got, want, want_cpu))
-        torch.testing.assert_close(got, want, equal_nan=True)
-        torch.testing.assert_close(want.cpu(), want_cpu, equal_nan=True)
+        torch.testing.assert_close(got, want, equal_nan=True, msg=lambda text: f"{where}, compiled: {text}")
+        torch.testing.assert_close(want.cpu(), want_cpu, equal_nan=True, msg=lambda text: f"{where}, eager: {text}")
 
 
 @pytest.mark.filterwarnings("ignore:npy device.*_assert_async.msg has no npy kernel")
@@ -263,4 +263,5 @@ def test_each_lowering_alone_agrees_with_eager_npy_and_cpu(dtype):
             cpu_args, cpu_kwargs = arguments(x, y, i)
             args, kwargs = arguments(x.to("npy"), y.to("npy"), i.to("npy"))
             compiled = compiled_alone(op, args, kwargs)
-            assert_agree(compiled, op(*args, **kwargs), op(*cpu_args, **cpu_kwargs), values_defined=defined != [False])
+            eager, cpu = op(*args, **kwargs), op(*cpu_args, **cpu_kwargs)
+            assert_agree(compiled, eager, cpu, values_defined=defined != [False], label=str(op))
