@@ -23,8 +23,8 @@ import warnings
 import torch
 from torch.utils._pytree import tree_leaves, tree_map
 
+from .ops._layout import storage_extent
 from .ops.copies import host_view
-from .ops.factories import storage_extent
 from .tensor import DEVICE_NAME, storage_root, unwrap, wrap
 
 STRICT_ENV = "BACKEND_PKG_STRICT"

@@ -17,11 +17,23 @@ do, by asking the dispatcher.
 # .. literalinclude:: ../../backend_pkg/ops/registry.py
 #
 # A kernel receives the op's arguments as the op's schema names them, and
-# returns ``wrap``-ped NumPy results. ``add.Tensor`` honours ``alpha`` and
+# returns an npy tensor. Most of the package's kernels are two functions: a
+# NumPy function on arrays, which computes in the dtype it is given and is
+# also what ``torch.compile`` runs (``@lowers``), and PyTorch's checks of the
+# tensors, which raise PyTorch's errors and return that dtype.
+# ``@computed_by`` makes the pair one kernel, unwrapping the tensors once and
+# wrapping the result once; ``@elementwise`` registers it for the op, its
+# ``out=`` and its in-place overloads. ``add.Tensor`` honours ``alpha`` and
 # PyTorch's type promotion:
 #
 # .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
-#    :pyobject: _combine_scaled
+#    :pyobject: _scaled
+#
+# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+#    :pyobject: add
+#
+# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+#    :pyobject: add_kernel
 
 import json
 import subprocess

@@ -16,7 +16,7 @@ import torch
 from reference import FLOAT_DTYPES, assert_matches_cpu, make
 
 import backend_pkg
-from backend_pkg.ops.arithmetic import scalar_type_name
+from backend_pkg.ops._dtype_errors import scalar_type_name
 
 NAN, INF = float("nan"), float("inf")
 

@@ -18,7 +18,6 @@ scalar tensor among the operands) also run eagerly, on the tensors as they are.
 """
 
 import functools
-import inspect
 from collections import Counter
 
 import numpy as np
@@ -27,6 +26,7 @@ from torch import fx
 from torch.utils._pytree import tree_leaves, tree_map
 
 from ..dtypes import to_numpy_dtype
+from ..ops.registry import dtype_keyword
 from ..tensor import DEVICE_NAME, unwrap, wrap
 from .lowerings import LOWERINGS
 
@@ -88,17 +88,18 @@ def _op_name(op):
     return op.name().removeprefix("aten::")
 
 
-@functools.cache
-def _takes_out_dtype(implementation):
-    return "out_dtype" in inspect.signature(implementation).parameters
-
-
 def _numpy_dtypes(value):
     """The NumPy dtype name of a traced result (``"float32"``, which NumPy takes for the
     dtype and the generated code can spell), or the list of them for a list of results."""
     if isinstance(value, (list, tuple)):
         return [to_numpy_dtype(item.dtype).name for item in value]
     return to_numpy_dtype(value.dtype).name
+
+
+def _common_dtype(node):
+    """The NumPy dtype name of the dtype a comparison's two operands promote to, as traced."""
+    operands = [arg.meta["val"] if isinstance(arg, fx.Node) else arg for arg in node.args[:2]]
+    return to_numpy_dtype(torch.result_type(*operands)).name
 
 
 @functools.cache
@@ -167,8 +168,11 @@ class _Translation:
             self.eager[_op_name(op)] += 1
             return self.graph.call_function(run_eagerly(op), args, kwargs)
         self.lowered[_op_name(op)] += 1
-        if _takes_out_dtype(implementation):
+        keyword = dtype_keyword(implementation)
+        if keyword == "out_dtype":
             kwargs = {**kwargs, "out_dtype": _numpy_dtypes(node.meta["val"])}
+        elif keyword == "common_dtype":
+            kwargs = {**kwargs, "common_dtype": _common_dtype(node)}
         return self.graph.call_function(implementation, args, kwargs)
 
     @staticmethod

@@ -11,8 +11,8 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
+from ..ops._layout import allocate_strided
 from ..ops.copies import host_view
-from ..ops.factories import allocate_strided
 from ..tensor import unwrap, wrap
 
 

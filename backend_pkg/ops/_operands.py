@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
+from ..dtypes import to_numpy_dtype
 from ..tensor import DEVICE_NAME, unwrap
 
 
@@ -14,6 +14,9 @@ def operand(op, value):
     CPU tensor (which PyTorch lets every device mix in, as a scalar) gives
     its value; any other CPU tensor is the usual device mismatch.
     """
+    array = getattr(value, "_npy_array", None)  # an npy tensor's kept view, without reading its device
+    if array is not None:
+        return array
     if not isinstance(value, torch.Tensor):
         return value
     if value.device.type == DEVICE_NAME:
@@ -24,6 +27,33 @@ def operand(op, value):
         f"{op}: Expected all tensors to be on the same device, but found at least two "
         f"devices, {DEVICE_NAME}:0 and {value.device}!"
     )
+
+
+_NP_FLOAT16 = np.dtype(np.float16)
+_NP_FLOAT32 = np.dtype(np.float32)
+
+
+def numpy_compute_dtype(out_dtype):
+    """:func:`~backend_pkg.dtypes.compute_dtype` for a NumPy dtype (or its name): float32 for half."""
+    out_dtype = np.dtype(out_dtype)
+    return _NP_FLOAT32 if out_dtype == _NP_FLOAT16 else out_dtype
+
+
+def computed(out_dtype, *values, exact=False):
+    """``values`` (arrays and Python numbers) as arrays in the dtype PyTorch computes an
+    ``out_dtype`` result in.
+
+    Each is converted to ``out_dtype`` first (a Python 0.7 becomes float16's
+    0.69970703), then to the compute dtype, float32 for half. Python numbers
+    convert as C++ converts them (``uint8 < -1`` compares with 255), where
+    ``np.asarray(number, dtype=...)`` refuses out-of-range ones. With
+    ``exact=True`` each goes straight to the compute dtype, for the ops that
+    read their operands at that precision (``addcmul``'s ``value``, ``where``).
+    """
+    np_compute = numpy_compute_dtype(out_dtype)
+    if exact:
+        return [np.asarray(value).astype(np_compute, copy=False) for value in values]
+    return [np.asarray(value).astype(out_dtype, copy=False).astype(np_compute, copy=False) for value in values]
 
 
 def broadcast_shapes(*shapes):
@@ -103,8 +133,7 @@ def result_type(*values):
 def promoted(op, *tensors):
     """The inputs as NumPy arrays in PyTorch's compute dtype, and the result dtype."""
     result = torch.result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
-    np_compute = to_numpy_dtype(compute_dtype(result))
-    arrays = [np.asarray(operand(op, tensor), dtype=np_compute) for tensor in tensors]
+    arrays = computed(to_numpy_dtype(result), *(operand(op, tensor) for tensor in tensors), exact=True)
     return arrays, result
 
 

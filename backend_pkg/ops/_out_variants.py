@@ -1,8 +1,9 @@
 """Registering an op's functional kernel together with the ``out=`` overload derived from it."""
 
+import functools
+
 from ._numpy_errors import quietly
-from ._results import write_out
-from .reductions import write_pair
+from ._results import write_out, write_pair
 from .registry import aten, implements
 
 
@@ -21,15 +22,28 @@ def with_out(name, out_overload="out", *, check_out=None):
     packet = getattr(aten, name)
 
     def decorator(compute):
+        @functools.wraps(compute)
         def kernel(*args, **kwargs):
             return quietly(compute, *args, **kwargs)
 
-        kernel.__name__ = compute.__name__
         implements(packet.default)(kernel)
         if out_overload is not None:
             out_op = getattr(packet, out_overload)
             implements(out_op)(_out_kernel(name, kernel, out_op, check_out))
         return compute
+
+    return decorator
+
+
+def derived_out(functional, out, *, check_out=None, name=None):
+    """Register the decorated kernel for the ``functional`` overload, and for its ``out=``
+    overload ``out`` the kernel that stores its result (see :func:`with_out`);
+    ``name`` is the op's name in errors, the overload's by default."""
+
+    def decorator(kernel):
+        implements(functional)(kernel)
+        implements(out)(_out_kernel(name or functional._opname, kernel, out, check_out))
+        return kernel
 
     return decorator
 

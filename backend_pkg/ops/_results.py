@@ -135,3 +135,8 @@ def write_out(op, out, result, *, reads=(), partial=()):
     check_apart(out, *reads, partial=partial)
     unwrap(out)[...] = unwrap(result)
     return out
+
+
+def write_pair(op, outs, results):
+    """Store the results of a two-result op into its two ``out=`` tensors."""
+    return tuple(write_out(op, out, result) for out, result in zip(outs, results))

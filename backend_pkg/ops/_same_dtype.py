@@ -61,4 +61,5 @@ def with_same_dtype_shortcut(numpy_function, general, accepts=None):
         return wrap(result)
 
     kernel.__name__ = general.__name__
+    kernel.__wrapped__ = general
     return kernel

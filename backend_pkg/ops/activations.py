@@ -43,17 +43,17 @@ import torch
 from .. import device
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._dims import wrap_dim
+from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import promoted
 from ._out_variants import with_out
 from ._results import as_result
 from ._select import select
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
-from .indexing import wrap_dim
-from .reductions import not_implemented_for
 from .registry import aten, implements
 from .sampling import _check_generator as check_generator
-from .unary import clamp
+from .unary import clamp_kernel
 
 # --- registering an op with its out= and in-place overloads ----------------------------
 
@@ -198,11 +198,11 @@ def hardtanh(self, min_val=-1, max_val=1):
     if self.dtype == torch.bool:
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if self.dtype.is_floating_point or self.dtype.is_complex:
-        return clamp(self, min_val, max_val)
+        return clamp_kernel(self, min_val, max_val)
     low, high = int(min_val), int(max_val)
     if self.dtype == torch.uint8 and (low < 0 or high < 0):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
-    return clamp(self, low, high)
+    return clamp_kernel(self, low, high)
 
 
 def hardtanh_gradient(grad, x, min_val, max_val):

@@ -14,7 +14,7 @@ import torch
 
 from ..dtypes import compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
-from .reductions import not_implemented_for
+from ._dtype_errors import not_implemented_for
 from .registry import aten, implements
 
 

@@ -12,14 +12,13 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap, wrap
+from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._numpy_errors import quietly
-from ._operands import broadcast_shapes, check_alpha, operand, tensor_shapes
+from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
 from ._results import _check_castable as check_castable
 from ._results import write_in_place, write_out
 from ._same_dtype import with_same_dtype_shortcut
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, lowers
 
 
 def elementwise(functional, out=None, in_place=None, *, check_out=None, same_dtype=None):
@@ -121,47 +120,6 @@ def _self_dtype(self, *args, **kwargs):
 OUT_OF_SELF_DTYPE = exact_dtype(_self_dtype)
 
 
-def as_result(array, dtype):
-    """An npy tensor of ``dtype`` over ``array``, which must be the kernel's own memory."""
-    return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
-
-
-def arrays(op, values, dtype):
-    """The operands as NumPy arrays, cast as PyTorch casts them for a ``dtype`` result.
-
-    Each is cast to ``dtype`` (a Python 0.7 becomes float16's 0.69970703),
-    then to the compute dtype. Python numbers cast as C++ casts them
-    (``uint8 < -1`` compares with 255), where ``np.asarray(number, dtype=...)``
-    refuses out-of-range ones.
-    """
-    np_dtype, np_compute = to_numpy_dtype(dtype), to_numpy_dtype(compute_dtype(dtype))
-    return [
-        np.asarray(operand(op, value)).astype(np_dtype, copy=False).astype(np_compute, copy=False)
-        for value in values
-    ]
-
-
-def promoted_arrays(op, self, other):
-    """Both operands in PyTorch's compute dtype, and the promoted result dtype."""
-    dtype = torch.result_type(self, other)
-    return arrays(op, (self, other), dtype), dtype
-
-
-def _exact_scalar_arrays(op, self, other, dtype):
-    """``arrays``, except that a one-element ``other`` is not rounded to a half precision ``dtype``.
-
-    PyTorch's mul and div read such a divisor or factor at float32 precision.
-    """
-    a, b = arrays(op, (self, other), dtype)
-    if compute_dtype(dtype) != dtype and _numel(other) == 1:
-        (b,) = arrays(op, (other,), compute_dtype(dtype))
-    return a, b
-
-
-def _numel(value):
-    return value.numel() if isinstance(value, torch.Tensor) else 1
-
-
 def float_dtype(dtype):
     """The dtype a float op gives: integers and bools give the default float dtype."""
     return dtype if dtype.is_floating_point or dtype.is_complex else torch.get_default_dtype()
@@ -169,23 +127,6 @@ def float_dtype(dtype):
 
 def is_integral(dtype):
     return not (dtype.is_floating_point or dtype.is_complex or dtype == torch.bool)
-
-
-def scalar_type_name(dtype):
-    """C++'s name for ``dtype`` (``Long``, ``ComplexFloat``), which PyTorch's dtype errors use."""
-    return SCALAR_TYPE_NAMES[dtype]
-
-
-class DtypeNotImplemented(NotImplementedError):
-    """PyTorch's error for a dtype a kernel has no loop for.
-
-    CPU names its kernel ``"fmod_cpu"``, CUDA ``"fmod_cuda"``; npy, ``"fmod_npy"``.
-    ``result_dtype`` is the dtype the op would have given.
-    """
-
-    def __init__(self, kernel, dtype, result_dtype=None):
-        super().__init__(f"\"{kernel}_npy\" not implemented for '{scalar_type_name(dtype)}'")
-        self.result_dtype = dtype if result_dtype is None else result_dtype
 
 
 def check_convertible(op, value, dtype):
@@ -212,28 +153,47 @@ def _overflows(value, dtype):
     return not lowest <= value <= limits.max
 
 
-def _combine_scaled(op, combine, self, other, alpha):
-    """``combine(self, alpha * other)``, promoted and checked as PyTorch does."""
-    (a, b), dtype = promoted_arrays(op, self, other)
-    check_alpha(op, dtype, alpha)
-    # PyTorch scales complex operands even by 1: inf * (1+0j) has a nan imaginary part.
-    if alpha != 1 or dtype.is_complex:
-        (scale,) = arrays(op, (alpha,), dtype)
-        b = b * scale
-    return as_result(combine(a, b), dtype)
-
-
 def _is_bool(value):
     return isinstance(value, bool) or getattr(value, "dtype", None) == torch.bool
 
 
+# --- add, sub, mul, neg -------------------------------------------------------
+# Each op is a NumPy function on arrays (registered with ``lowers`` where the
+# compiler uses it) and an eager kernel: PyTorch's checks, which return the
+# dtype the function computes, ``computed_by`` that function.
+
+
+def _scaled(combine, a, b, alpha, out_dtype):
+    """``combine(a, alpha * b)`` computed in ``out_dtype``'s compute dtype."""
+    x, y = computed(out_dtype, a, b)
+    # PyTorch scales complex operands even by 1: inf * (1+0j) has a nan imaginary part.
+    if alpha != 1 or x.dtype.kind == "c":
+        (scale,) = computed(out_dtype, alpha)
+        y = y * scale
+    return combine(x, y).astype(out_dtype, copy=False)
+
+
+@lowers(aten.add.Tensor, aten.add.Scalar)
+def add(a, b, alpha=1, *, out_dtype):
+    return _scaled(np.add, a, b, alpha, out_dtype)
+
+
+@lowers(aten.sub.Tensor, aten.sub.Scalar)
+def sub(a, b, alpha=1, *, out_dtype):
+    return _scaled(np.subtract, a, b, alpha, out_dtype)
+
+
 @elementwise(aten.add.Tensor, aten.add.out, aten.add_.Tensor, same_dtype=np.add)
-def add(self, other, *, alpha=1):
-    return _combine_scaled("add", np.add, self, other, alpha)
+@computed_by(add)
+def add_kernel(self, other, *, alpha=1):
+    dtype = torch.result_type(self, other)
+    check_alpha("add", dtype, alpha)
+    return dtype
 
 
 @elementwise(aten.sub.Tensor, aten.sub.out, aten.sub_.Tensor, same_dtype=np.subtract)
-def sub(self, other, *, alpha=1):
+@computed_by(sub)
+def sub_kernel(self, other, *, alpha=1):
     if _is_bool(self) and _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -244,60 +204,58 @@ def sub(self, other, *, alpha=1):
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    return _combine_scaled("sub", np.subtract, self, other, alpha)
+    dtype = torch.result_type(self, other)
+    check_alpha("sub", dtype, alpha)
+    return dtype
 
 
 # rsub's out= overloads are left to PyTorch's composites, which insist on the result's own dtype.
 @elementwise(aten.rsub.Scalar)
 @elementwise(aten.rsub.Tensor)
 def rsub(self, other, alpha=1):
-    return sub(other, self, alpha=alpha)
+    return sub_kernel(other, self, alpha=alpha)
+
+
+@lowers(aten.neg.default)
+def neg(a):
+    return np.negative(a)
 
 
 @elementwise(aten.neg.default, aten.neg.out, aten.neg_.default, check_out=OUT_OF_SELF_DTYPE)
-def neg(self):
+@computed_by(neg)
+def neg_kernel(self):
     if self.dtype == torch.bool:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    return wrap(np.negative(unwrap(self)))
+
+
+def _exact_scalar(out_dtype, a, b):
+    """``computed``, except that a one-element ``b`` is not rounded to a half precision ``out_dtype``.
+
+    PyTorch's mul and div read such a divisor or factor at float32 precision.
+    """
+    x, y = computed(out_dtype, a, b)
+    np_compute = numpy_compute_dtype(out_dtype)
+    if np_compute != out_dtype and np.size(b) == 1:
+        (y,) = computed(np_compute, b)
+    return x, y
+
+
+@lowers(aten.mul.Tensor, aten.mul.Scalar)
+def mul(a, b, *, out_dtype):
+    x, y = _exact_scalar(out_dtype, a, b)
+    return (x * y).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.mul.Tensor, aten.mul.out, aten.mul_.Tensor, same_dtype=np.multiply)
-def mul(self, other):
-    dtype = torch.result_type(self, other)
-    a, b = _exact_scalar_arrays("mul", self, other, dtype)
-    return as_result(a * b, dtype)
+@computed_by(mul)
+def mul_kernel(self, other):
+    return torch.result_type(self, other)
 
 
 # --- division ---------------------------------------------------------------
-
-
-@elementwise(aten.div.Scalar_mode, aten.div.Scalar_mode_out, aten.div_.Scalar_mode)
-@elementwise(aten.div.Tensor_mode, aten.div.out_mode, aten.div_.Tensor_mode)
-@elementwise(aten.div.Scalar, aten.div.Scalar_out, aten.div_.Scalar)
-@elementwise(aten.div.Tensor, aten.div.out, aten.div_.Tensor)
-def div(self, other, *, rounding_mode=None):
-    if rounding_mode is None:
-        dtype = float_dtype(torch.result_type(self, other))
-        a, b = _exact_scalar_arrays("div", self, other, dtype)
-        return as_result(a / b, dtype)
-    if rounding_mode == "trunc":
-        return _division_like("div_trunc", _truncated_quotient, self, other, exact_scalar=True)
-    if rounding_mode == "floor":
-        return _division_like("div_floor", np.floor_divide, self, other, exact_scalar=True)
-    raise RuntimeError(
-        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-        f"but found '{rounding_mode}'"
-    )
-
-
-@elementwise(aten.floor_divide.Scalar, aten.floor_divide.Scalar_out, aten.floor_divide_.Scalar)
-@elementwise(aten.floor_divide.default, aten.floor_divide.out, aten.floor_divide_.Tensor)
-def floor_divide(self, other):
-    """Python's ``//``."""
-    return div(self, other, rounding_mode="floor")
 
 
 def _truncated_quotient(a, b):
@@ -308,60 +266,82 @@ def _truncated_quotient(a, b):
     return np.where((floor < 0) & (floor * b != a), floor + 1, floor)
 
 
-def _division_like(kernel, combine, self, other, *, exact_scalar=False):
-    """A division-like op: real numbers only, and integer division by zero is an error."""
+def _divided(combine, a, b, out_dtype, *, exact_scalar=False):
+    """A division-like op of real numbers, where integer division by zero is an error."""
+    x, y = _exact_scalar(out_dtype, a, b) if exact_scalar else computed(out_dtype, a, b)
+    if x.dtype.kind in "iu" and not y.all():
+        raise RuntimeError("ZeroDivisionError")
+    return combine(x, y).astype(out_dtype, copy=False)
+
+
+_ROUNDED_QUOTIENTS = {"trunc": _truncated_quotient, "floor": np.floor_divide}
+
+
+@lowers(aten.div.Tensor, aten.div.Scalar, aten.true_divide.Tensor)
+def div(a, b, *, rounding_mode=None, out_dtype):
+    if rounding_mode is None:
+        x, y = _exact_scalar(out_dtype, a, b)
+        return (x / y).astype(out_dtype, copy=False)
+    return _divided(_ROUNDED_QUOTIENTS[rounding_mode], a, b, out_dtype, exact_scalar=True)
+
+
+def _real_division_dtype(kernel, self, other):
+    """A division-like op's dtype: real numbers only."""
     dtype = torch.result_type(self, other)
     if dtype == torch.bool or dtype.is_complex:
         raise DtypeNotImplemented(kernel, dtype)
-    if exact_scalar:
-        a, b = _exact_scalar_arrays(kernel, self, other, dtype)
-    else:
-        a, b = arrays(kernel, (self, other), dtype)
-    if is_integral(dtype) and not b.all():
-        raise RuntimeError("ZeroDivisionError")
-    return as_result(combine(a, b), dtype)
+    return dtype
+
+
+@elementwise(aten.div.Scalar_mode, aten.div.Scalar_mode_out, aten.div_.Scalar_mode)
+@elementwise(aten.div.Tensor_mode, aten.div.out_mode, aten.div_.Tensor_mode)
+@elementwise(aten.div.Scalar, aten.div.Scalar_out, aten.div_.Scalar)
+@elementwise(aten.div.Tensor, aten.div.out, aten.div_.Tensor)
+@computed_by(div)
+def div_kernel(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return float_dtype(torch.result_type(self, other))
+    if rounding_mode in _ROUNDED_QUOTIENTS:
+        return _real_division_dtype(f"div_{rounding_mode}", self, other)
+    raise RuntimeError(
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+        f"but found '{rounding_mode}'"
+    )
+
+
+@elementwise(aten.floor_divide.Scalar, aten.floor_divide.Scalar_out, aten.floor_divide_.Scalar)
+@elementwise(aten.floor_divide.default, aten.floor_divide.out, aten.floor_divide_.Tensor)
+def floor_divide(self, other):
+    """Python's ``//``."""
+    return div_kernel(self, other, rounding_mode="floor")
+
+
+def remainder(a, b, *, out_dtype):
+    """The remainder with the divisor's sign, as Python's ``%`` (NumPy's ``remainder``)."""
+    return _divided(np.remainder, a, b, out_dtype)
+
+
+def fmod(a, b, *, out_dtype):
+    """The remainder with the dividend's sign, as C's ``fmod``."""
+    return _divided(np.fmod, a, b, out_dtype)
 
 
 @elementwise(aten.remainder.Scalar_Tensor, aten.remainder.Scalar_Tensor_out)
 @elementwise(aten.remainder.Scalar, aten.remainder.Scalar_out, aten.remainder_.Scalar)
 @elementwise(aten.remainder.Tensor, aten.remainder.Tensor_out, aten.remainder_.Tensor)
-def remainder(self, other):
-    """The remainder with the divisor's sign, as Python's ``%`` (NumPy's ``remainder``)."""
-    return _division_like("remainder", np.remainder, self, other)
+@computed_by(remainder)
+def remainder_kernel(self, other):
+    return _real_division_dtype("remainder", self, other)
 
 
 @elementwise(aten.fmod.Scalar, aten.fmod.Scalar_out, aten.fmod_.Scalar)
 @elementwise(aten.fmod.Tensor, aten.fmod.Tensor_out, aten.fmod_.Tensor)
-def fmod(self, other):
-    """The remainder with the dividend's sign, as C's ``fmod``."""
-    return _division_like("fmod", np.fmod, self, other)
+@computed_by(fmod)
+def fmod_kernel(self, other):
+    return _real_division_dtype("fmod", self, other)
 
 
 # --- powers, extrema, atan2 -------------------------------------------------
-
-
-@elementwise(aten.pow.Scalar, aten.pow.Scalar_out)
-@elementwise(aten.pow.Tensor_Tensor, aten.pow.Tensor_Tensor_out, aten.pow_.Tensor)
-def pow(self, exponent):
-    (a, b), dtype = promoted_arrays("pow", self, exponent)
-    if dtype == torch.bool:
-        raise DtypeNotImplemented("pow", dtype)
-    return as_result(_integer_power(a, b) if is_integral(dtype) else np.power(a, b), dtype)
-
-
-@elementwise(aten.pow.Tensor_Scalar, aten.pow.Tensor_Scalar_out, aten.pow_.Scalar)
-def pow_scalar_exponent(self, exponent):
-    """``pow`` with a Python exponent, with PyTorch's checks and shortcuts for it."""
-    dtype = torch.result_type(self, exponent)
-    if isinstance(exponent, int) and exponent < 0 and (is_integral(self.dtype) or self.dtype == torch.bool):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    # Checked before the dtype is: bool ** True is allowed.
-    if exponent == 0:
-        return as_result(np.ones(self.shape), dtype)
-    if exponent == 1:
-        return as_result(np.array(unwrap(self)), dtype)
-    check_convertible("pow", exponent, dtype)
-    return pow(self, exponent)
 
 
 def _integer_power(a, b):
@@ -375,26 +355,77 @@ def _integer_power(a, b):
     return np.where(negative & (a != 1) & (a != -1), 0, powers)
 
 
+@lowers(aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar)
+def pow(a, b, *, out_dtype):
+    if isinstance(b, (int, float, complex)):  # a Python exponent: PyTorch's shortcuts for 0 and 1
+        if b == 0:
+            return np.ones(np.shape(a), out_dtype)
+        if b == 1:
+            return np.array(a, dtype=out_dtype)
+    x, y = computed(out_dtype, a, b)
+    return (_integer_power(x, y) if x.dtype.kind in "iu" else np.power(x, y)).astype(out_dtype, copy=False)
+
+
+def _pow_dtype(self, exponent):
+    dtype = torch.result_type(self, exponent)
+    if dtype == torch.bool:
+        raise DtypeNotImplemented("pow", dtype)
+    return dtype
+
+
+@elementwise(aten.pow.Scalar, aten.pow.Scalar_out)
+@elementwise(aten.pow.Tensor_Tensor, aten.pow.Tensor_Tensor_out, aten.pow_.Tensor)
+@computed_by(pow)
+def pow_kernel(self, exponent):
+    return _pow_dtype(self, exponent)
+
+
+@elementwise(aten.pow.Tensor_Scalar, aten.pow.Tensor_Scalar_out, aten.pow_.Scalar)
+@computed_by(pow)
+def pow_scalar_exponent(self, exponent):
+    """``pow`` with a Python exponent, with PyTorch's checks and shortcuts for it."""
+    dtype = torch.result_type(self, exponent)
+    if isinstance(exponent, int) and exponent < 0 and (is_integral(self.dtype) or self.dtype == torch.bool):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    # Checked before the dtype is: bool ** True is allowed.
+    if exponent in (0, 1):
+        return dtype
+    check_convertible("pow", exponent, dtype)
+    return _pow_dtype(self, exponent)
+
+
 def _real_extremum(name, pick):
-    def kernel(self, other):
-        (a, b), dtype = promoted_arrays(name, self, other)
+    @lowers(getattr(aten, name).default)
+    def extremum(a, b, *, out_dtype):
+        # NumPy's maximum/minimum propagate nan, as PyTorch's do.
+        x, y = computed(out_dtype, a, b)
+        return pick(x, y).astype(out_dtype, copy=False)
+
+    def checks(self, other):
+        dtype = torch.result_type(self, other)
         if dtype.is_complex:
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        # NumPy's maximum/minimum propagate nan, as PyTorch's do.
-        return as_result(pick(a, b), dtype)
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    extremum.__name__ = checks.__name__ = name
+    packet = getattr(aten, name)
+    elementwise(packet.default, packet.out)(computed_by(extremum)(checks))
+    return extremum
 
 
-maximum = elementwise(aten.maximum.default, aten.maximum.out)(_real_extremum("maximum", np.maximum))
-minimum = elementwise(aten.minimum.default, aten.minimum.out)(_real_extremum("minimum", np.minimum))
+maximum = _real_extremum("maximum", np.maximum)
+minimum = _real_extremum("minimum", np.minimum)
+
+
+def atan2(a, b, *, out_dtype):
+    x, y = computed(out_dtype, a, b)
+    return np.arctan2(x, y).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.atan2.default, aten.atan2.out, aten.atan2_.default)
-def atan2(self, other):
+@computed_by(atan2)
+def atan2_kernel(self, other):
     dtype = float_dtype(torch.result_type(self, other))
     if dtype.is_complex:
         raise DtypeNotImplemented("atan2", dtype)
-    a, b = arrays("atan2", (self, other), dtype)
-    return as_result(np.arctan2(a, b), dtype)
+    return dtype

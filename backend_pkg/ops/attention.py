@@ -49,10 +49,11 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._dtype_errors import not_implemented_for
 from ._nested import nested_from_rows, padded, rows_of
-from ._results import as_result, write_out
+from ._out_variants import derived_out
+from ._results import as_result, write_out, write_pair
 from .nn import _erf
-from .reductions import not_implemented_for, write_pair
 from .registry import aten, implements
 
 # native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.
@@ -260,7 +261,7 @@ def native_multi_head_attention_out(
     return write_pair("_native_multi_head_attention", (out0, out1), results)
 
 
-@implements(aten._transformer_encoder_layer_fwd.default)
+@derived_out(aten._transformer_encoder_layer_fwd.default, aten._transformer_encoder_layer_fwd.out)
 def transformer_encoder_layer_fwd(
     src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
     norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
@@ -280,11 +281,6 @@ def transformer_encoder_layer_fwd(
         arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps, masked
     )
     return as_result(result, src.dtype)
-
-
-@implements(aten._transformer_encoder_layer_fwd.out)
-def transformer_encoder_layer_fwd_out(*args, out, **kwargs):
-    return write_out("_transformer_encoder_layer_fwd", out, transformer_encoder_layer_fwd(*args, **kwargs))
 
 
 # --- the nested path: TransformerEncoder with a src_key_padding_mask -------------

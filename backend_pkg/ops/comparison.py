@@ -1,32 +1,32 @@
 """Comparisons, logical and bitwise combinations, and selection (``where``, ``masked_fill``)."""
 
-
 import numpy as np
 import torch
 
-from ..tensor import wrap
-from ._operands import operand
-from .arithmetic import (
-    DtypeNotImplemented,
-    as_result,
-    elementwise,
-    is_integral,
-    promoted_arrays,
-)
-from .registry import aten
+from ._dtype_errors import DtypeNotImplemented
+from ._operands import computed
+from .arithmetic import elementwise, is_integral
+from .registry import aten, computed_by, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
 
 def _comparison(name, compare, *, ordered):
-    def kernel(self, other):
-        (a, b), dtype = promoted_arrays(name, self, other)
+    """The NumPy function of a comparison, and its eager kernel."""
+
+    def numpy_function(a, b, *, common_dtype):
+        x, y = computed(common_dtype, a, b)
+        return compare(x, y)
+
+    def checks(self, other):
+        dtype = torch.result_type(self, other)
         if ordered and dtype.is_complex:
             raise DtypeNotImplemented(name, dtype, torch.bool)
-        return wrap(compare(a, b))
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    lowers(getattr(aten, name).Tensor, getattr(aten, name).Scalar)(numpy_function)
+    return numpy_function, computed_by(numpy_function)(checks)
 
 
 def _register_tensor_and_scalar(name, kernel):
@@ -48,49 +48,53 @@ _COMPARISONS = {
     "gt": (np.greater, True),
     "ge": (np.greater_equal, True),
 }
+COMPARISONS = {}
 for _name, (_compare, _ordered) in _COMPARISONS.items():
-    _register_tensor_and_scalar(_name, _comparison(_name, _compare, ordered=_ordered))
+    COMPARISONS[_name], _kernel = _comparison(_name, _compare, ordered=_ordered)
+    _register_tensor_and_scalar(_name, _kernel)
 
 
 # --- logical and bitwise combinations ---------------------------------------
 
 
 def _logical(name, combine):
-    # Any dtype, complex included: nonzero is True. No promotion is needed.
-    def kernel(self, other):
-        return wrap(combine(operand(name, self), operand(name, other)))
+    """The NumPy function of a logical combination: any dtype, complex included, nonzero
+    being True; no promotion is needed."""
 
-    kernel.__name__ = name
-    return kernel
+    def numpy_function(a, b):
+        return combine(a, b)
+
+    numpy_function.__name__ = name
+    return numpy_function
 
 
-for _name, _combine in {
-    "logical_and": np.logical_and,
-    "logical_or": np.logical_or,
-    "logical_xor": np.logical_xor,
-}.items():
-    elementwise(getattr(aten, _name).default, getattr(aten, _name).out, getattr(aten, f"{_name}_").default)(
-        _logical(_name, _combine)
+# NumPy's functions have the ops' names.
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    _packet = getattr(aten, _name)
+    elementwise(_packet.default, _packet.out, getattr(aten, f"{_name}_").default)(
+        unchecked(_logical(_name, getattr(np, _name)))
     )
 
 
 def _bitwise(name, combine):
-    def kernel(self, other):
-        (a, b), dtype = promoted_arrays(name, self, other)
+    """The NumPy function of a bitwise combination, and its eager kernel: integers and bools only."""
+
+    def numpy_function(a, b, *, out_dtype):
+        x, y = computed(out_dtype, a, b)
+        return combine(x, y).astype(out_dtype, copy=False)
+
+    def checks(self, other):
+        dtype = torch.result_type(self, other)
         if not (is_integral(dtype) or dtype == torch.bool):
             raise DtypeNotImplemented(name, dtype)
-        return as_result(combine(a, b), dtype)
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    return computed_by(numpy_function)(checks)
 
 
-for _name, _combine in {
-    "bitwise_and": np.bitwise_and,
-    "bitwise_or": np.bitwise_or,
-    "bitwise_xor": np.bitwise_xor,
-}.items():
-    _kernel = _bitwise(_name, _combine)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    _kernel = _bitwise(_name, getattr(np, _name))
     _register_tensor_and_scalar(_name, _kernel)
     elementwise(getattr(aten, _name).Scalar_Tensor, getattr(aten, _name).Scalar_Tensor_out)(_kernel)
 

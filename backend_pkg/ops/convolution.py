@@ -39,9 +39,9 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ._dtype_errors import not_implemented_for
 from ._operands import operand
 from ._results import as_result
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # --- the NumPy functions ----------------------------------------------------

@@ -32,8 +32,8 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._operands import operand
-from ._results import as_result, write_out
-from .reductions import write_pair
+from ._out_variants import derived_out
+from ._results import as_result
 from .registry import aten, implements
 
 # EmbeddingBagMode, as the ``mode`` argument numbers them.
@@ -305,7 +305,7 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     )
 
 
-@implements(aten._embedding_bag.default)
+@derived_out(aten._embedding_bag.default, aten._embedding_bag.out)
 def embedding_bag_kernel(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
                          per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     return _embedding_bag(
@@ -313,24 +313,13 @@ def embedding_bag_kernel(weight, indices, offsets, scale_grad_by_freq=False, mod
     )
 
 
-@implements(aten._embedding_bag_forward_only.default)
+@derived_out(aten._embedding_bag_forward_only.default, aten._embedding_bag_forward_only.out)
 def embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM,
                                sparse=False, per_sample_weights=None, include_last_offset=False,
                                padding_idx=-1):
     return _embedding_bag(
         weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, False
     )
-
-
-@implements(aten._embedding_bag.out)
-def embedding_bag_out(*args, out0, out1, out2, out3, **kwargs):
-    return write_pair("_embedding_bag", (out0, out1, out2, out3), embedding_bag_kernel(*args, **kwargs))
-
-
-@implements(aten._embedding_bag_forward_only.out)
-def embedding_bag_forward_only_out(*args, out0, out1, out2, out3, **kwargs):
-    results = embedding_bag_forward_only(*args, **kwargs)
-    return write_pair("_embedding_bag_forward_only", (out0, out1, out2, out3), results)
 
 
 @implements(aten._embedding_bag_backward.default)
@@ -350,7 +339,7 @@ def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum
     )
 
 
-@implements(aten._embedding_bag_dense_backward.default)
+@derived_out(aten._embedding_bag_dense_backward.default, aten._embedding_bag_dense_backward.out)
 def embedding_bag_dense_backward_kernel(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
                                         scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
     weights = None if per_sample_weights is None else _computed(per_sample_weights)
@@ -362,13 +351,9 @@ def embedding_bag_dense_backward_kernel(grad, indices, offset2bag, bag_size, max
     return as_result(result, grad.dtype)
 
 
-@implements(aten._embedding_bag_dense_backward.out)
-def embedding_bag_dense_backward_out(*args, out, **kwargs):
-    result = embedding_bag_dense_backward_kernel(*args, **kwargs)
-    return write_out("_embedding_bag_dense_backward", out, result)
-
-
-@implements(aten._embedding_bag_per_sample_weights_backward.default)
+@derived_out(
+    aten._embedding_bag_per_sample_weights_backward.default, aten._embedding_bag_per_sample_weights_backward.out
+)
 def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode,
                                               padding_idx=-1):
     if mode != _SUM:
@@ -379,9 +364,3 @@ def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, of
         bags = bag_of_each_index(unwrap(offsets).astype(np.int64), positions.size)
     result = per_sample_weights_backward(_computed(grad), _computed(weight), positions, bags, padding_idx)
     return as_result(result, grad.dtype)
-
-
-@implements(aten._embedding_bag_per_sample_weights_backward.out)
-def embedding_bag_per_sample_weights_backward_out(*args, out, **kwargs):
-    result = embedding_bag_per_sample_weights_backward(*args, **kwargs)
-    return write_out("_embedding_bag_per_sample_weights_backward", out, result)

@@ -6,6 +6,7 @@ import torch
 from ..device import set_device
 from ..dtypes import to_numpy_dtype
 from ..tensor import DEVICE_NAME, rebind, storage_array, unwrap, wrap
+from ._layout import allocate_strided, storage_extent, strides_for
 from .arithmetic import check_convertible
 from .indexing import fill_value
 from .registry import aten, implements
@@ -20,25 +21,6 @@ def check_factory_options(op, layout, device, pin_memory):
         raise RuntimeError(f"npy device: {op} was asked for a tensor on {device}")
     if device is not None:
         set_device(torch.device(device))
-
-
-def storage_extent(size, stride):
-    """How many elements a tensor of this size and stride spans."""
-    if any(length == 0 for length in size):
-        return 0
-    return 1 + sum((length - 1) * step for length, step in zip(size, stride))
-
-
-def allocate_strided(size, stride, dtype):
-    """Uninitialised NumPy memory laid out with PyTorch strides (in elements)."""
-    np_dtype = to_numpy_dtype(dtype)
-    storage = np.empty(storage_extent(size, stride), dtype=np_dtype)
-    return np.lib.stride_tricks.as_strided(
-        storage,
-        shape=tuple(size),
-        strides=tuple(step * np_dtype.itemsize for step in stride),
-        writeable=True,
-    )
 
 
 _FAKE_MODE = torch._C._TorchDispatchModeKey.FAKE
@@ -65,15 +47,6 @@ def new_tensor(array):
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     check_factory_options("empty_strided", layout, device, pin_memory)
     return new_tensor(allocate_strided(size, stride, dtype))
-
-
-def strides_for(size, memory_format):
-    """The strides PyTorch gives a new tensor of ``size`` in ``memory_format``.
-
-    PyTorch owns the rules of channels_last and friends, so a meta tensor
-    (no memory) is asked.
-    """
-    return torch.empty(size, device="meta", memory_format=memory_format).stride()
 
 
 @implements(aten.empty.memory_format)

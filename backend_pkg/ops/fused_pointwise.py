@@ -12,54 +12,55 @@ in float32 for half, so the rounding matches.
 import numpy as np
 import torch
 
-from ..dtypes import CPP_SCALAR_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
-from ._operands import operand, result_type
-from .arithmetic import as_result, elementwise
-from .reductions import not_implemented_for
-from .registry import aten
+from ..dtypes import CPP_SCALAR_NAMES, TYPE_META_NAMES, compute_dtype
+from ._dtype_errors import not_implemented_for
+from ._operands import computed, result_type
+from .arithmetic import elementwise
+from .registry import aten, computed_by, lowers
 
-def _scalar(value, dtype):
-    """A Scalar argument as the kernel reads it: converted to ``dtype``'s compute type (0.5 is 0 for integers,
-    and float32 precision for half)."""
+def _check_scalar(value, dtype):
+    """A Scalar argument converts to ``dtype``'s compute type (0.5 is 0 for integers, and
+    float32 precision for half): a complex one into a real type is refused."""
     if isinstance(value, complex) and not dtype.is_complex:
-        # The kernel converts to its compute type: float for half.
         raise RuntimeError(
             f"value cannot be converted to type {CPP_SCALAR_NAMES[compute_dtype(dtype)]} without overflow"
         )
-    return np.asarray(value).astype(to_numpy_dtype(compute_dtype(dtype)))
 
 
-def _computed(op, dtype, *tensors):
-    np_compute = to_numpy_dtype(compute_dtype(dtype))
-    return [np.asarray(operand(op, tensor)).astype(np_compute, copy=False) for tensor in tensors]
+@lowers(aten.addcmul.default)
+def addcmul(a, tensor1, tensor2, value=1, *, out_dtype):
+    x, t1, t2, v = computed(out_dtype, a, tensor1, tensor2, value, exact=True)
+    return (x + v * t1 * t2).astype(out_dtype, copy=False)
 
 
-def add_scaled_product(a, tensor1, tensor2, value):
-    return a + value * tensor1 * tensor2
+@lowers(aten.addcdiv.default)
+def addcdiv(a, tensor1, tensor2, value=1, *, out_dtype):
+    x, t1, t2, v = computed(out_dtype, a, tensor1, tensor2, value, exact=True)
+    return (x + v * t1 / t2).astype(out_dtype, copy=False)
 
 
-def add_scaled_quotient(a, tensor1, tensor2, value):
-    return a + value * tensor1 / tensor2
-
-
-def interpolate(a, end, weight):
+@lowers(aten.lerp.Scalar, aten.lerp.Tensor)
+def lerp(a, end, weight, *, out_dtype):
     """``a + weight (end - a)``, taken from ``end``'s side for weights from 0.5 on, as PyTorch does
     so that ``weight == 1`` gives ``end`` exactly."""
-    difference = end - a
-    return np.where(np.abs(weight) < 0.5, a + weight * difference, end - difference * (1 - weight))
+    x, y, w = computed(out_dtype, a, end, weight, exact=True)
+    difference = y - x
+    return np.where(np.abs(w) < 0.5, x + w * difference, y - difference * (1 - w)).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.addcmul.default, aten.addcmul.out, aten.addcmul_.default)
-def addcmul(self, tensor1, tensor2, *, value=1):
+@computed_by(addcmul)
+def addcmul_kernel(self, tensor1, tensor2, *, value=1):
     dtype = result_type(self, tensor1, tensor2)
     if dtype == torch.bool:
         raise not_implemented_for("addcmul_cpu_out", dtype)
-    arrays = _computed("addcmul", dtype, self, tensor1, tensor2)
-    return as_result(add_scaled_product(*arrays, _scalar(value, dtype)), dtype)
+    _check_scalar(value, dtype)
+    return dtype
 
 
 @elementwise(aten.addcdiv.default, aten.addcdiv.out, aten.addcdiv_.default)
-def addcdiv(self, tensor1, tensor2, *, value=1):
+@computed_by(addcdiv)
+def addcdiv_kernel(self, tensor1, tensor2, *, value=1):
     dtype = result_type(self, tensor1, tensor2)
     if not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex) and not (
         tensor2.dtype.is_floating_point or tensor2.dtype.is_complex
@@ -71,8 +72,8 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
             "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
         )
-    arrays = _computed("addcdiv", dtype, self, tensor1, tensor2)
-    return as_result(add_scaled_quotient(*arrays, _scalar(value, dtype)), dtype)
+    _check_scalar(value, dtype)
+    return dtype
 
 
 def _check_same_dtype(self, name, other):
@@ -83,18 +84,20 @@ def _check_same_dtype(self, name, other):
 
 
 @elementwise(aten.lerp.Scalar, aten.lerp.Scalar_out, aten.lerp_.Scalar)
-def lerp(self, end, weight):
+@computed_by(lerp)
+def lerp_kernel(self, end, weight):
     _check_same_dtype(self, "end", end)
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented_for("lerp_kernel_scalar", self.dtype)
-    a, b = _computed("lerp", self.dtype, self, end)
-    return as_result(interpolate(a, b, _scalar(weight, self.dtype)), self.dtype)
+    _check_scalar(weight, self.dtype)
+    return self.dtype
 
 
 @elementwise(aten.lerp.Tensor, aten.lerp.Tensor_out, aten.lerp_.Tensor)
-def lerp_tensor(self, end, weight):
+@computed_by(lerp)
+def lerp_tensor_kernel(self, end, weight):
     _check_same_dtype(self, "end", end)
     _check_same_dtype(self, "weight", weight)
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented_for("lerp_kernel_tensor", self.dtype)
-    return as_result(interpolate(*_computed("lerp", self.dtype, self, end, weight)), self.dtype)
+    return self.dtype

@@ -16,28 +16,20 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype
+from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype, to_torch_dtype
 from ..tensor import unwrap, wrap
-from ._operands import broadcast_shapes, operand, promoted
+from ._dims import wrap_dim
+from ._operands import broadcast_shapes, computed, operand
+from ._out_variants import derived_out
 from ._results import check_apart, write_in_place, write_out
 from ._warnings import warn_once
 from .arithmetic import check_convertible
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, lowers
 
 _INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 # --- shared checks ----------------------------------------------------------
-
-
-def wrap_dim(dim, ndim):
-    """``dim`` as a non-negative dim of an ``ndim``-dim tensor (a 0-dim one has dim 0)."""
-    rank = max(ndim, 1)
-    if not -rank <= dim < rank:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
-        )
-    return dim % rank
 
 
 def first_out_of_bounds(index, size, *, negative_ok):
@@ -77,6 +69,13 @@ def _without(shape, dim):
 def _along(array, dim):
     """``array`` (a 0-dim one as 1-dim) viewed with ``dim`` first, so index arrays pick along it."""
     return np.moveaxis(np.atleast_1d(array), dim, 0)
+
+
+def _check_source_dtype(self, source, message):
+    """The check of an op that writes ``source``'s elements into ``self``: one dtype, or
+    ``message`` formatted with the two dtypes' C++ names."""
+    if source.dtype != self.dtype:
+        raise RuntimeError(message.format(SCALAR_TYPE_NAMES[self.dtype], SCALAR_TYPE_NAMES[source.dtype]))
 
 
 def _require_out_dtype(out, dtype, message):
@@ -157,17 +156,12 @@ def _index_key(self, indices):
     return tuple(key)
 
 
-@implements(aten.index.Tensor)
+@derived_out(aten.index.Tensor, aten.index.Tensor_out)
 def index(self, indices):
     # Row-major, as CPU's result for a contiguous self; NumPy may put the
     # indexed dims' memory first. (For a permuted self, CPU's result follows
     # self's dim order instead.)
     return wrap(np.asarray(unwrap(self)[_index_key(self, indices)], order="C"))
-
-
-@implements(aten.index.Tensor_out)
-def index_out(self, indices, *, out):
-    return write_out("index", out, index(self, indices))
 
 
 def _indexed_shape(shape, key):
@@ -269,7 +263,7 @@ def index_fill_(self, dim, index, value):
     return write_in_place("index_fill_", self, wrap(result))
 
 
-@implements(aten.index_add.default)
+@derived_out(aten.index_add.default, aten.index_add.out)
 def index_add(self, dim, index, source, *, alpha=1):
     dim = wrap_dim(dim, self.dim())
     positions = _vector_index(
@@ -282,11 +276,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     )
     if positions.dtype not in _INT_INDEX:
         raise RuntimeError("index_add_(): Expected dtype int32/int64 for index")
-    if source.dtype != self.dtype:
-        raise RuntimeError(
-            f"index_add_(): self ({SCALAR_TYPE_NAMES[self.dtype]}) and source "
-            f"({SCALAR_TYPE_NAMES[source.dtype]}) must have the same scalar type"
-        )
+    _check_source_dtype(self, source, "index_add_(): self ({}) and source ({}) must have the same scalar type")
     if positions.size != _size(source.shape, dim):
         raise RuntimeError(
             f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
@@ -312,12 +302,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return wrap(result)
 
 
-@implements(aten.index_add.out)
-def index_add_out(self, dim, index, source, *, alpha=1, out):
-    return write_out("index_add", out, index_add(self, dim, index, source, alpha=alpha))
-
-
-@implements(aten.index_copy.default)
+@derived_out(aten.index_copy.default, aten.index_copy.out)
 def index_copy(self, dim, index, source):
     dim = wrap_dim(dim, self.dim())
     positions = _vector_index(
@@ -327,11 +312,11 @@ def index_copy(self, dim, index, source):
         raise RuntimeError(
             f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}"
         )
-    if source.dtype != self.dtype:
-        raise RuntimeError(
-            "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{SCALAR_TYPE_NAMES[self.dtype]} and (source) {SCALAR_TYPE_NAMES[source.dtype]}"
-        )
+    _check_source_dtype(
+        self,
+        source,
+        "index_copy_(): self and source expected to have the same dtype, but got (self) {} and (source) {}",
+    )
     if positions.size != _size(source.shape, dim):
         raise IndexError(
             f"index_copy_(): Number of indices ({positions.size}) should be equal to source.size(dim) "
@@ -344,11 +329,6 @@ def index_copy(self, dim, index, source):
     result = unwrap(self).copy()
     _along(result, dim)[positions] = _along(unwrap(source), dim)
     return wrap(result)
-
-
-@implements(aten.index_copy.out)
-def index_copy_out(self, dim, index, source, *, out):
-    return write_out("index_copy", out, index_copy(self, dim, index, source))
 
 
 @implements(aten.embedding_dense_backward.default)
@@ -383,11 +363,28 @@ def _element_key(index, dim, size):
     return tuple(key)
 
 
-@implements(aten.gather.default)
-def gather(self, dim, index, *, sparse_grad=False):
+@lowers(aten.gather.default)
+def gather(a, dim, index, *, sparse_grad=False):
+    dim = wrap_dim(dim, a.ndim)
+    if index.size == 0:
+        return np.empty(index.shape, dtype=a.dtype)
+    key = _element_key(np.atleast_1d(index), dim, _size(a.shape, dim))
+    return np.atleast_1d(a)[key].reshape(index.shape)
+
+
+def _check_gather_out(out, self, *args, **kwargs):
+    if out.dtype != self.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {TYPE_META_NAMES[self.dtype]}, but got "
+            f"{TYPE_META_NAMES[out.dtype]} instead"
+        )
+
+
+@computed_by(gather)
+def gather_kernel(self, dim, index, *, sparse_grad=False):
     dim = wrap_dim(dim, self.dim())
     if index.numel() == 0:  # PyTorch checks nothing else of an empty index
-        return wrap(np.empty(index.shape, dtype=unwrap(self).dtype))
+        return
     _check_index_dtype("gather", index)
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -397,32 +394,26 @@ def gather(self, dim, index, *, sparse_grad=False):
                 f"Size does not match at dimension {d} expected index {list(index.shape)} to be no "
                 f"larger than self {list(self.shape)} apart from dimension {dim}"
             )
-    positions = np.atleast_1d(operand("gather", index))
-    key = _element_key(positions, dim, _size(self.shape, dim))
-    return wrap(np.atleast_1d(unwrap(self))[key].reshape(index.shape))
+
+
+implements(aten.gather.default)(gather_kernel)
 
 
 @implements(aten.gather.out)
 def gather_out(self, dim, index, *, sparse_grad=False, out):
-    if out.dtype != self.dtype:
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {TYPE_META_NAMES[self.dtype]}, but got "
-            f"{TYPE_META_NAMES[out.dtype]} instead"
-        )
-    return write_out("gather", out, gather(self, dim, index), reads=(self,), partial=(index,))
+    _check_gather_out(out, self)
+    return write_out("gather", out, gather_kernel(self, dim, index), reads=(self,), partial=(index,))
 
 
-def _scatter_operands(self, dim, index, src):
-    """Checks shared by the scatter family; the scatter key and the values to write.
-
-    ``src`` is a tensor (only its part that ``index`` covers is read) or a Scalar.
-    """
+def _check_scatter(self, dim, index, src):
+    """Checks shared by the scatter family, of tensors; ``src`` is a tensor or a Scalar."""
+    dim = wrap_dim(dim, self.dim())
     _check_index_dtype("scatter", index)
     is_tensor = isinstance(src, torch.Tensor)
     if is_tensor and src.dtype != self.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel() == 0:
-        return None, None
+        return
     if max(self.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if is_tensor and max(src.dim(), 1) != max(index.dim(), 1):
@@ -437,23 +428,24 @@ def _scatter_operands(self, dim, index, src):
             f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
             f"apart from dimension {dim}{src_part}"
         )
-    positions = np.atleast_1d(operand("scatter", index))
-    key = _element_key(positions, dim, _size(self.shape, dim))
-    if is_tensor:
-        values = np.atleast_1d(unwrap(src))[tuple(slice(length) for length in positions.shape)]
-    else:
-        values = fill_value("scatter", src, self.dtype)
-    return key, values
 
 
-def _scatter(self, dim, index, src, update):
-    """A copy of ``self`` with ``update(result, key, values)`` applied where ``index`` says."""
-    dim = wrap_dim(dim, self.dim())
-    key, values = _scatter_operands(self, dim, index, src)
-    result = np.atleast_1d(unwrap(self)).copy()
-    if key is not None:
+def _scattered(a, dim, index, src, update):
+    """A copy of ``a`` with ``update(result, key, values)`` applied where ``index`` says.
+
+    ``src`` is an array (only its part that ``index`` covers is read) or a Scalar.
+    """
+    dim = wrap_dim(dim, a.ndim)
+    result = np.atleast_1d(a).copy()
+    if index.size:
+        positions = np.atleast_1d(index)
+        key = _element_key(positions, dim, _size(a.shape, dim))
+        if isinstance(src, np.ndarray):
+            values = np.atleast_1d(src)[tuple(slice(length) for length in positions.shape)]
+        else:
+            values = fill_value("scatter", src, to_torch_dtype(a.dtype))
         update(result, key, values)
-    return wrap(result.reshape(self.shape))
+    return result.reshape(a.shape)
 
 
 def _assign(result, key, values):
@@ -473,37 +465,20 @@ _SCATTER_REDUCE_TWO = {
 }
 
 
-def _scatter_reduction(reduce):
-    if reduce not in _SCATTER_REDUCE:
-        raise RuntimeError("reduce argument must be either add or multiply.")
-    return _SCATTER_REDUCE[reduce].at
+@lowers(aten.scatter.value, aten.scatter.src)
+def scatter(a, dim, index, src):
+    return _scattered(a, dim, index, src, _assign)
 
 
-@implements(aten.scatter.src, aten.scatter.value)
-def scatter(self, dim, index, src):
-    return _scatter(self, dim, index, src, _assign)
+def scatter_reduce_legacy(a, dim, index, src, *, reduce):
+    return _scattered(a, dim, index, src, _SCATTER_REDUCE[reduce].at)
 
 
-@implements(aten.scatter.reduce, aten.scatter.value_reduce)
-def scatter_reduce_legacy(self, dim, index, src, *, reduce):
-    return _scatter(self, dim, index, src, _scatter_reduction(reduce))
+def scatter_add(a, dim, index, src):
+    return _scattered(a, dim, index, src, np.add.at)
 
 
-@implements(aten.scatter_add.default)
-def scatter_add(self, dim, index, src):
-    return _scatter(self, dim, index, src, np.add.at)
-
-
-@implements(aten.scatter_reduce.two)
-def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
-    if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
-    if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
-        # CPU has no kernel for these (NumPy would compute something), and says so.
-        raise NotImplementedError(
-            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
-        )
+def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
     ufunc = _SCATTER_REDUCE_TWO.get(reduce, np.add)
 
     def update(result, key, values):
@@ -519,28 +494,43 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
             # Integer means round down, as CPU's floor division does.
             result[...] = result / count if result.dtype.kind in "fc" else result // count
 
-    return _scatter(self, dim, index, src, update)
+    return _scattered(a, dim, index, src, update)
 
 
-@implements(aten.scatter.src_out, aten.scatter.value_out)
-def scatter_out(self, dim, index, src, *, out):
-    return write_out("scatter", out, scatter(self, dim, index, src))
+@derived_out(aten.scatter.src, aten.scatter.src_out)
+@derived_out(aten.scatter.value, aten.scatter.value_out)
+@computed_by(scatter)
+def scatter_kernel(self, dim, index, src):
+    _check_scatter(self, dim, index, src)
 
 
-@implements(aten.scatter.reduce_out, aten.scatter.value_reduce_out)
-def scatter_reduce_legacy_out(self, dim, index, src, *, reduce, out):
-    return write_out("scatter", out, scatter_reduce_legacy(self, dim, index, src, reduce=reduce))
+@derived_out(aten.scatter.reduce, aten.scatter.reduce_out, name="scatter")
+@derived_out(aten.scatter.value_reduce, aten.scatter.value_reduce_out, name="scatter")
+@computed_by(scatter_reduce_legacy, name="scatter")
+def scatter_reduce_legacy_kernel(self, dim, index, src, *, reduce):
+    if reduce not in _SCATTER_REDUCE:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    _check_scatter(self, dim, index, src)
 
 
-@implements(aten.scatter_add.out)
-def scatter_add_out(self, dim, index, src, *, out):
-    return write_out("scatter_add", out, scatter_add(self, dim, index, src))
+@derived_out(aten.scatter_add.default, aten.scatter_add.out)
+@computed_by(scatter_add, name="scatter")
+def scatter_add_kernel(self, dim, index, src):
+    _check_scatter(self, dim, index, src)
 
 
-@implements(aten.scatter_reduce.two_out)
-def scatter_reduce_out(self, dim, index, src, reduce, *, include_self=True, out):
-    result = scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
-    return write_out("scatter_reduce", out, result)
+@derived_out(aten.scatter_reduce.two, aten.scatter_reduce.two_out)
+@computed_by(scatter_reduce, name="scatter")
+def scatter_reduce_kernel(self, dim, index, src, reduce, *, include_self=True):
+    if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
+        # CPU has no kernel for these (NumPy would compute something), and says so.
+        raise NotImplementedError(
+            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
+        )
+    _check_scatter(self, dim, index, src)
 
 
 # --- whole-tensor selections: take, put_, masked ops, nonzero, where --------
@@ -569,11 +559,11 @@ def put_(self, index, source, accumulate=False):
     """take's inverse: write ``source`` at flat (row-major) positions of ``self``."""
     if index.dtype != torch.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
-    if source.dtype != self.dtype:
-        raise RuntimeError(
-            "put_(): self and source expected to have the same dtype, but got self.dtype = "
-            f"{SCALAR_TYPE_NAMES[self.dtype]} and source.dtype = {SCALAR_TYPE_NAMES[source.dtype]}"
-        )
+    _check_source_dtype(
+        self,
+        source,
+        "put_(): self and source expected to have the same dtype, but got self.dtype = {} and source.dtype = {}",
+    )
     if index.numel() != source.numel():
         raise IndexError(
             "put_(): Expected source and index to have the same number of elements, but got "
@@ -634,12 +624,8 @@ def masked_scatter_(self, mask, source):
         raise RuntimeError(
             f"masked_scatter_ only supports boolean masks, but got mask with dtype {SCALAR_TYPE_NAMES[mask.dtype]}"
         )
-    if source.dtype != self.dtype:
-        # CPU's message runs "got" into the first dtype name; so does this one.
-        raise RuntimeError(
-            "masked_scatter: expected self and source to have same dtypes but got"
-            f"{SCALAR_TYPE_NAMES[self.dtype]} and {SCALAR_TYPE_NAMES[source.dtype]}"
-        )
+    # CPU's message runs "got" into the first dtype name; so does this one.
+    _check_source_dtype(self, source, "masked_scatter: expected self and source to have same dtypes but got{} and {}")
     selector = operand("masked_scatter_", mask.expand(self.shape))  # expand's checks and message
     count = int(selector.sum())
     if source.numel() < count:
@@ -665,13 +651,19 @@ def nonzero_out(self, *, out):
     return write_out("nonzero", out, nonzero(self))
 
 
-@implements(aten.where.self)
-def where(condition, self, other):
+@lowers(aten.where.self)
+def where(condition, a, b, *, out_dtype):
+    x, y = computed(out_dtype, a, b, exact=True)
+    return np.where(condition.astype(bool), x, y).astype(out_dtype, copy=False)
+
+
+@computed_by(where)
+def where_kernel(condition, self, other):
     if condition.dtype == torch.uint8:
         warn_once(
             "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
             "in a future version of PyTorch. Use a boolean condition instead.",
-            stacklevel=2,
+            stacklevel=3,
         )
     elif condition.dtype != torch.bool:
         raise RuntimeError(
@@ -679,9 +671,10 @@ def where(condition, self, other):
             f"{SCALAR_TYPE_NAMES[condition.dtype]}"
         )
     broadcast_shapes(condition.shape, self.shape, other.shape)  # for PyTorch's message
-    (a, b), dtype = promoted("where", self, other)
-    chosen = np.where(operand("where", condition).astype(bool), a, b)
-    return wrap(chosen.astype(to_numpy_dtype(dtype), copy=False))
+    return torch.result_type(self, other)
+
+
+implements(aten.where.self)(where_kernel)
 
 
 @implements(aten.where.self_out)
@@ -692,4 +685,4 @@ def where_out(condition, self, other, *, out):
         raise RuntimeError(
             f"Expected out type to be {SCALAR_TYPE_NAMES[dtype]} but got {SCALAR_TYPE_NAMES[out.dtype]}"
         )
-    return write_out("where", out, where(condition, self, other))
+    return write_out("where", out, where_kernel(condition, self, other))

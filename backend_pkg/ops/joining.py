@@ -15,10 +15,11 @@ from torch._prims_common import suggest_memory_format
 
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._dims import wrap_dim
+from ._layout import allocate_strided, strides_for
 from ._operands import operand
+from ._out_variants import derived_out
 from ._results import check_apart, write_out
-from .factories import allocate_strided, strides_for
-from .indexing import wrap_dim
 from .registry import aten, implements
 
 
@@ -117,21 +118,11 @@ def _triangle(name, keep, self, diagonal):
     return wrap(np.asarray(keep(unwrap(self), diagonal), order="C"))  # contiguous, as on CPU
 
 
-@implements(aten.tril.default)
+@derived_out(aten.tril.default, aten.tril.out)
 def tril(self, diagonal=0):
     return _triangle("tril", np.tril, self, diagonal)
 
 
-@implements(aten.tril.out)
-def tril_out(self, diagonal=0, *, out):
-    return write_out("tril", out, tril(self, diagonal))
-
-
-@implements(aten.triu.default)
+@derived_out(aten.triu.default, aten.triu.out)
 def triu(self, diagonal=0):
     return _triangle("triu", np.triu, self, diagonal)
-
-
-@implements(aten.triu.out)
-def triu_out(self, diagonal=0, *, out):
-    return write_out("triu", out, triu(self, diagonal))

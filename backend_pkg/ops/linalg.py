@@ -15,14 +15,14 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from ..tensor import wrap
+from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
-from ._operands import operand
-from ._results import as_result, write_out
+from ._operands import numpy_compute_dtype
+from ._out_variants import derived_out
 from ._same_dtype import same_dtype_arrays, with_same_dtype_shortcut
-from .reductions import not_implemented_for
-from .registry import aten, implements
+from .registry import aten, computed_by, lowers
 
 # Dtypes PyTorch's CPU matrix kernels are not compiled for.
 _NO_PRODUCT = (torch.bool, torch.uint16, torch.uint32, torch.uint64)
@@ -32,13 +32,9 @@ def _name(tensor):
     return SCALAR_TYPE_NAMES[tensor.dtype]
 
 
-def _multiplied(op, np_product, *tensors):
-    """``np_product`` of the tensors' arrays, in the compute dtype of their (common) dtype."""
-    dtype = tensors[0].dtype
+def _check_product_dtype(op, dtype):
     if dtype in _NO_PRODUCT:
         raise not_implemented_for(op, dtype)
-    np_compute = to_numpy_dtype(compute_dtype(dtype))
-    return np_product(*(np.asarray(operand(op, t), dtype=np_compute) for t in tensors))
 
 
 def _scalar(value, np_dtype):
@@ -48,19 +44,43 @@ def _scalar(value, np_dtype):
     return np.asarray(value).astype(np_dtype)
 
 
-def _scale_and_add(op, base, product, beta, alpha):
-    """``beta * base + alpha * product``, ``base`` being ``self`` expanded to the result's shape.
+def _in_compute_dtype(out_dtype, *arrays):
+    np_compute = numpy_compute_dtype(out_dtype)
+    return [array.astype(np_compute, copy=False) for array in arrays]
 
-    As in BLAS and PyTorch, ``beta == 0`` ignores ``self`` altogether, NaN and
-    inf included. The result keeps ``self``'s dtype (checked to be the
-    operands' dtype by the caller).
+
+def _scaled_sum(bias, product, beta, alpha, out_dtype):
+    """``beta * bias + alpha * product``, ``bias`` broadcast to the product's shape.
+
+    As in BLAS and PyTorch, ``beta == 0`` ignores ``bias`` altogether, NaN and inf included.
     """
     np_compute = product.dtype
     result = product if alpha == 1 else product * _scalar(alpha, np_compute)
     if beta != 0:
-        base_array = np.asarray(operand(op, base), dtype=np_compute)
-        result = result + (base_array if beta == 1 else base_array * _scalar(beta, np_compute))
-    return as_result(result, base.dtype)
+        base = np.asarray(bias, dtype=np_compute)
+        result = result + (base if beta == 1 else base * _scalar(beta, np_compute))
+    return result.astype(out_dtype, copy=False)
+
+
+# --- the NumPy functions: products, and products scaled and added -----------
+
+
+@lowers(aten.mm.default, aten.bmm.default)
+def mm(a, b, *, out_dtype):
+    """``a @ b`` (matrices, batches of them, or a matrix and a vector), half computed in float32."""
+    return np.matmul(*_in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
+
+
+@lowers(aten.addmm.default)
+def addmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
+    """``beta * bias + alpha * (a @ b)``; a linear layer with a bias is ``addmm``."""
+    return _scaled_sum(bias, np.matmul(*_in_compute_dtype(out_dtype, a, b)), beta, alpha, out_dtype)
+
+
+def addbmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
+    """``addmm`` of the sum of the batches' products."""
+    product = np.matmul(*_in_compute_dtype(out_dtype, a, b)).sum(axis=0)
+    return _scaled_sum(bias, product, beta, alpha, out_dtype)
 
 
 # --- mm, addmm ------------------------------------------------------------
@@ -84,7 +104,8 @@ def _broadcasts_to(shape, target):
     )
 
 
-def mm(self, mat2):
+@computed_by(mm)
+def mm_kernel(self, mat2):
     if self.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
@@ -95,18 +116,15 @@ def mm(self, mat2):
             f"{TYPE_META_NAMES[self.dtype]} != {TYPE_META_NAMES[mat2.dtype]}"
         )
     _shapes_multiply(self, mat2)
-    if self.shape[0] * mat2.shape[1] == 0 or self.shape[1] == 0:
-        # CPU returns before it picks a loop by dtype (addmm_impl_cpu_): zeros, even of a bool.
-        return as_result(np.zeros((self.shape[0], mat2.shape[1])), self.dtype)
-    return as_result(_multiplied("mm", np.matmul, self, mat2), self.dtype)
+    # CPU returns before it picks a loop by dtype (addmm_impl_cpu_): zeros, even of a bool.
+    if self.shape[0] * mat2.shape[1] != 0 and self.shape[1] != 0:
+        _check_product_dtype("mm", self.dtype)
+    return self.dtype
 
 
-implements(aten.mm.default)(with_same_dtype_shortcut(np.matmul, mm, accepts=_multipliable_matrices))
-
-
-@implements(aten.mm.out)
-def mm_out(self, mat2, *, out):
-    return write_out("mm", out, mm(self, mat2))
+derived_out(aten.mm.default, aten.mm.out)(
+    with_same_dtype_shortcut(np.matmul, mm_kernel, accepts=_multipliable_matrices)
+)
 
 
 def _check_addmm_dtypes(self, mat1, mat2):
@@ -117,27 +135,28 @@ def _check_addmm_dtypes(self, mat1, mat2):
             )
 
 
-@implements(aten.addmm.default)
-def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * self + alpha * (mat1 @ mat2)``; a linear layer with a bias is ``addmm``."""
+@computed_by(addmm)
+def _addmm_kernel(self, mat1, mat2, *, beta=1, alpha=1):
+    _check_addmm_dtypes(self, mat1, mat2)
+    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
+        if matrix.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix.dim()}-D tensor")
+    _shapes_multiply(mat1, mat2)
+    self.expand(mat1.shape[0], mat2.shape[1])  # for PyTorch's error
+    _check_product_dtype("addmm", mat1.dtype)
+    return self.dtype
+
+
+@derived_out(aten.addmm.default, aten.addmm.out)
+def addmm_kernel(self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm``, with a shortcut for the linear layer's case: one dtype, beta and alpha 1."""
     arrays = same_dtype_arrays(self, mat1, mat2) if beta == 1 and alpha == 1 else None
     if arrays is not None:
         base, a, b = arrays
         if _multipliable_matrices(a, b) and _broadcasts_to(base.shape, (a.shape[0], b.shape[1])):
             product = np.matmul(a, b)
             return wrap(quietly(np.add, product, base, out=product))  # the product is fresh memory
-    _check_addmm_dtypes(self, mat1, mat2)
-    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
-        if matrix.dim() != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {matrix.dim()}-D tensor")
-    _shapes_multiply(mat1, mat2)
-    base = self.expand(mat1.shape[0], mat2.shape[1])
-    return _scale_and_add("addmm", base, _multiplied("addmm", np.matmul, mat1, mat2), beta, alpha)
-
-
-@implements(aten.addmm.out)
-def addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
-    return write_out("addmm", out, addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+    return _addmm_kernel(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
 # --- bmm, baddbmm, addbmm ---------------------------------------------------
@@ -160,8 +179,9 @@ def _check_bmm_sizes(batch1, batch2):
         )
 
 
-@implements(aten.bmm.default)
-def bmm(self, mat2):
+@derived_out(aten.bmm.default, aten.bmm.out)
+@computed_by(mm, name="bmm")
+def bmm_kernel(self, mat2):
     _check_batches(self, mat2, dtypes=False)
     _check_bmm_sizes(self, mat2)
     shape = (self.shape[0], self.shape[1], mat2.shape[2])
@@ -169,43 +189,30 @@ def bmm(self, mat2):
         # CPU reads the dtypes only when it multiplies, so an empty product, or one over an
         # empty contraction, is zeros of mat2's dtype (bmm's meta function allocates with
         # batch2's options), whatever self's dtype.
-        return as_result(np.zeros(shape), mat2.dtype)
-    if self.dtype in _NO_PRODUCT:  # CPU picks its loop by self's dtype before it compares the two
-        raise not_implemented_for("bmm", self.dtype)
+        return mat2.dtype
+    _check_product_dtype("bmm", self.dtype)  # CPU picks its loop by self's dtype before it compares the two
     _check_batches(self, mat2)
-    return as_result(_multiplied("bmm", np.matmul, self, mat2), self.dtype)
+    return self.dtype
 
 
-@implements(aten.bmm.out)
-def bmm_out(self, mat2, *, out):
-    return write_out("bmm", out, bmm(self, mat2))
-
-
-@implements(aten.baddbmm.default)
-def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+@derived_out(aten.baddbmm.default, aten.baddbmm.out)
+@computed_by(addmm, name="baddbmm")
+def baddbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(batch1, batch2)
     if self.dtype != batch1.dtype:
         raise RuntimeError(
             f"Input dtypes must be the same, got: input {self.dtype}, batch1: {batch1.dtype}, "
             f"batch2: {batch2.dtype}"
         )
-    base = self.expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    self.expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])  # for PyTorch's error
     _check_bmm_sizes(batch1, batch2)
-    product = _multiplied("baddbmm", np.matmul, batch1, batch2)
-    return _scale_and_add("baddbmm", base, product, beta, alpha)
+    _check_product_dtype("baddbmm", batch1.dtype)
+    return self.dtype
 
 
-@implements(aten.baddbmm.out)
-def baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
-    return write_out("baddbmm", out, baddbmm(self, batch1, batch2, beta=beta, alpha=alpha))
-
-
-def _summed_batches(batch1, batch2):
-    return np.matmul(batch1, batch2).sum(axis=0)
-
-
-@implements(aten.addbmm.default)
-def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+@derived_out(aten.addbmm.default, aten.addbmm.out)
+@computed_by(addbmm)
+def addbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
     for name, batch in (("batch1", batch1), ("batch2", batch2)):
         if batch.dim() != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
@@ -214,20 +221,15 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
             "batch1 and batch2 must have same number of batches, "
             f"got {batch1.shape[0]} and {batch2.shape[0]}"
         )
-    base = self.expand(batch1.shape[1], batch2.shape[2])
+    self.expand(batch1.shape[1], batch2.shape[2])  # for PyTorch's error
     if batch1.shape[2] != batch2.shape[1]:
         raise RuntimeError(
             f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} "
             f"and {batch2.shape[1]}x{batch2.shape[2]})"
         )
     _check_addmm_dtypes(self, batch1, batch2)
-    product = _multiplied("addbmm", _summed_batches, batch1, batch2)
-    return _scale_and_add("addbmm", base, product, beta, alpha)
-
-
-@implements(aten.addbmm.out)
-def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
-    return write_out("addbmm", out, addbmm(self, batch1, batch2, beta=beta, alpha=alpha))
+    _check_product_dtype("addbmm", batch1.dtype)
+    return self.dtype
 
 
 # --- mv, addmv, dot ---------------------------------------------------------
@@ -253,31 +255,30 @@ def _check_addmv(self_dtype, self_shape, mat, vec):
         )
 
 
-@implements(aten.addmv.default)
-def addmv(self, mat, vec, *, beta=1, alpha=1):
+@derived_out(aten.addmv.default, aten.addmv.out)
+@computed_by(addmm, name="addmv")
+def addmv_kernel(self, mat, vec, *, beta=1, alpha=1):
     _check_addmv(self.dtype, tuple(self.shape), mat, vec)
-    base = self.expand(mat.shape[0])
-    return _scale_and_add("addmv", base, _multiplied("addmv", np.matmul, mat, vec), beta, alpha)
+    self.expand(mat.shape[0])  # for PyTorch's error
+    _check_product_dtype("addmv", mat.dtype)
+    return self.dtype
 
 
-@implements(aten.addmv.out)
-def addmv_out(self, mat, vec, *, beta=1, alpha=1, out):
-    return write_out("addmv", out, addmv(self, mat, vec, beta=beta, alpha=alpha))
-
-
-@implements(aten.mv.default)
-def mv(self, vec):
+@derived_out(aten.mv.default, aten.mv.out)
+@computed_by(mm, name="mv")
+def mv_kernel(self, vec):
     _check_addmv(vec.dtype, tuple(self.shape[:1]), self, vec)
-    return as_result(_multiplied("mv", np.matmul, self, vec), vec.dtype)
+    _check_product_dtype("mv", self.dtype)
+    return vec.dtype
 
 
-@implements(aten.mv.out)
-def mv_out(self, vec, *, out):
-    return write_out("mv", out, mv(self, vec))
+def dot(a, b, *, out_dtype):
+    return np.dot(*_in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
 
 
-@implements(aten.dot.default)
-def dot(self, tensor):
+@derived_out(aten.dot.default, aten.dot.out)
+@computed_by(dot)
+def dot_kernel(self, tensor):
     if self.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors"
@@ -293,9 +294,5 @@ def dot(self, tensor):
             f"[{tensor.numel()}] to have the same number of elements, but got "
             f"{self.numel()} and {tensor.numel()} elements respectively"
         )
-    return as_result(_multiplied("dot", np.dot, self, tensor), self.dtype)
-
-
-@implements(aten.dot.out)
-def dot_out(self, tensor, *, out):
-    return write_out("dot", out, dot(self, tensor))
+    _check_product_dtype("dot", self.dtype)
+    return self.dtype

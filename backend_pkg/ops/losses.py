@@ -44,12 +44,12 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, operand, promoted
 from ._out_variants import with_out
 from ._results import as_result
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # at::Reduction: how a loss combines its per-element terms.

@@ -18,11 +18,13 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
-from ._operands import operand, promoted
-from ._results import as_result, write_out
+from ._dims import single_axis
+from ._dtype_errors import not_implemented_for
+from ._operands import computed, numpy_compute_dtype, operand, promoted
+from ._out_variants import derived_out
+from ._results import as_result
 from ._select import select
-from .reductions import not_implemented_for, single_axis, write_pair
-from .registry import aten, implements
+from .registry import aten, computed_by, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -53,17 +55,21 @@ def _check_dtype(expected, tensor):
 # --- softmax and log_softmax ------------------------------------------------
 
 
-def _softmax_input(op, self, dim, half_to_float):
-    """``self``'s array (half in float32) and the softmax axis, refused as CPU refuses."""
-    axis = single_axis(op, dim, self.dim())
-    if half_to_float:
-        # Half in, float out exists only in PyTorch's CUDA kernels.
-        raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
-    if self.numel() == 0:  # like CPU, returned before its dtype is looked at
-        return np.empty(self.shape), axis
-    if not self.dtype.is_floating_point:
-        raise not_implemented_for(op, self.dtype)
-    return _computed(op, self), axis
+def _softmax_checks(op):
+    """The checks of softmax and log_softmax, as CPU makes them."""
+
+    def checks(self, dim, half_to_float):
+        single_axis(op, dim, self.dim())
+        if half_to_float:
+            # Half in, float out exists only in PyTorch's CUDA kernels.
+            raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
+        # Like CPU, an empty input returns before its dtype is looked at.
+        if self.numel() != 0 and not self.dtype.is_floating_point:
+            raise not_implemented_for(op, self.dtype)
+        return self.dtype
+
+    checks.__name__ = op
+    return checks
 
 
 def _shifted(array, axis):
@@ -72,32 +78,38 @@ def _shifted(array, axis):
     A slice that is all -inf becomes nan (-inf minus -inf), as it does in
     PyTorch; an empty slice has -inf as its max.
     """
-    with np.errstate(invalid="ignore"):
-        return array - np.max(array, axis=axis, keepdims=True, initial=-np.inf)
+    return array - np.max(array, axis=axis, keepdims=True, initial=-np.inf)
 
 
-@implements(aten._softmax.default)
-def softmax(self, dim, half_to_float):
-    array, axis = _softmax_input("softmax", self, dim, half_to_float)
-    exp = np.exp(_shifted(array, axis))
-    return as_result(exp / np.sum(exp, axis=axis, keepdims=True), self.dtype)
+def _softmax_input(op, a, dim, out_dtype):
+    """``a`` in ``out_dtype``'s compute dtype (half in float32), and the softmax axis."""
+    return a.astype(numpy_compute_dtype(out_dtype), copy=False), single_axis(op, dim, a.ndim)
 
 
-@implements(aten._log_softmax.default)
-def log_softmax(self, dim, half_to_float):
-    array, axis = _softmax_input("log_softmax", self, dim, half_to_float)
-    shifted = _shifted(array, axis)
-    return as_result(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)), self.dtype)
+@lowers(aten._softmax.default)
+def softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("softmax", a, dim, out_dtype)
+    exp = np.exp(_shifted(x, axis))
+    return (exp / np.sum(exp, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
 
 
-@implements(aten._softmax.out)
-def softmax_out(self, dim, half_to_float, *, out):
-    return write_out("softmax", out, softmax(self, dim, half_to_float))
+@lowers(aten._log_softmax.default)
+def log_softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("log_softmax", a, dim, out_dtype)
+    shifted = _shifted(x, axis)
+    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
 
-@implements(aten._log_softmax.out)
-def log_softmax_out(self, dim, half_to_float, *, out):
-    return write_out("log_softmax", out, log_softmax(self, dim, half_to_float))
+derived_out(aten._softmax.default, aten._softmax.out, name="softmax")(
+    computed_by(softmax)(_softmax_checks("softmax"))
+)
+derived_out(aten._log_softmax.default, aten._log_softmax.out, name="log_softmax")(
+    computed_by(log_softmax)(_softmax_checks("log_softmax"))
+)
 
 
 def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
@@ -118,47 +130,39 @@ def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
     return _computed(op, grad_output), _computed(op, output), axis
 
 
-@implements(aten._softmax_backward_data.default)
+@derived_out(aten._softmax_backward_data.default, aten._softmax_backward_data.out, name="softmax_backward")
 def softmax_backward(grad_output, output, dim, input_dtype):
     grad, y, axis = _softmax_grad_input("softmax_backward", grad_output, output, dim, input_dtype)
     return as_result(y * (grad - np.sum(grad * y, axis=axis, keepdims=True)), grad_output.dtype)
 
 
-@implements(aten._log_softmax_backward_data.default)
+@derived_out(
+    aten._log_softmax_backward_data.default, aten._log_softmax_backward_data.out, name="log_softmax_backward"
+)
 def log_softmax_backward(grad_output, output, dim, input_dtype):
     grad, y, axis = _softmax_grad_input("log_softmax_backward", grad_output, output, dim, input_dtype)
     return as_result(grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True), grad_output.dtype)
 
 
-@implements(aten._softmax_backward_data.out)
-def softmax_backward_out(grad_output, output, dim, input_dtype, *, grad_input):
-    result = softmax_backward(grad_output, output, dim, input_dtype)
-    return write_out("softmax_backward", grad_input, result)
-
-
-@implements(aten._log_softmax_backward_data.out)
-def log_softmax_backward_out(grad_output, output, dim, input_dtype, *, out):
-    result = log_softmax_backward(grad_output, output, dim, input_dtype)
-    return write_out("log_softmax_backward", out, result)
-
-
 # --- activations and their backward -----------------------------------------
 
 
-@implements(aten.threshold_backward.default)
-def threshold_backward(grad_output, self, threshold):
-    """The gradient passes where ``self > threshold`` (and where ``self`` is NaN), else 0."""
-    (grad, x), dtype = promoted("threshold_backward", grad_output, self)
+@lowers(aten.threshold_backward.default)
+def threshold_backward(grad_output, a, threshold, *, out_dtype):
+    """The gradient passes where ``a > threshold`` (and where ``a`` is NaN), else 0."""
+    grad, x = computed(out_dtype, grad_output, a, exact=True)
+    # The threshold is compared in the tensors' dtype, as C++ converts it.
+    limit = np.asarray(threshold).astype(out_dtype).astype(x.dtype)
+    return select(x <= limit, 0, grad).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.threshold_backward.default, aten.threshold_backward.grad_input)
+@computed_by(threshold_backward)
+def threshold_backward_kernel(grad_output, self, threshold):
+    dtype = torch.result_type(grad_output, self)
     if dtype == torch.bool or dtype.is_complex:
         raise not_implemented_for("threshold_backward", dtype)
-    # The threshold is compared in the tensors' dtype, as C++ converts it.
-    limit = np.asarray(threshold).astype(to_numpy_dtype(dtype)).astype(x.dtype)
-    return as_result(select(x <= limit, 0, grad), dtype)
-
-
-@implements(aten.threshold_backward.grad_input)
-def threshold_backward_out(grad_output, self, threshold, *, grad_input):
-    return write_out("threshold_backward", grad_input, threshold_backward(grad_output, self, threshold))
+    return dtype
 
 
 def _differentiable(op, grad_output, output):
@@ -169,26 +173,16 @@ def _differentiable(op, grad_output, output):
     return grad, y, dtype
 
 
-@implements(aten.sigmoid_backward.default)
+@derived_out(aten.sigmoid_backward.default, aten.sigmoid_backward.grad_input)
 def sigmoid_backward(grad_output, output):
     grad, y, dtype = _differentiable("sigmoid_backward", grad_output, output)
     return as_result(grad * np.conj((1 - y) * y), dtype)
 
 
-@implements(aten.tanh_backward.default)
+@derived_out(aten.tanh_backward.default, aten.tanh_backward.grad_input)
 def tanh_backward(grad_output, output):
     grad, y, dtype = _differentiable("tanh_backward", grad_output, output)
     return as_result(grad * np.conj(1 - y * y), dtype)
-
-
-@implements(aten.sigmoid_backward.grad_input)
-def sigmoid_backward_out(grad_output, output, *, grad_input):
-    return write_out("sigmoid_backward", grad_input, sigmoid_backward(grad_output, output))
-
-
-@implements(aten.tanh_backward.grad_input)
-def tanh_backward_out(grad_output, output, *, grad_input):
-    return write_out("tanh_backward", grad_input, tanh_backward(grad_output, output))
 
 
 # NumPy has no erf; math.erf is accurate to double precision, so mapping it
@@ -213,7 +207,7 @@ def _gelu_input(op, self, approximate):
     return unwrap(self).astype(np.float64)
 
 
-@implements(aten.gelu.default)
+@derived_out(aten.gelu.default, aten.gelu.out)
 def gelu(self, *, approximate="none"):
     x = _gelu_input("gelu", self, approximate)
     if approximate == "tanh":
@@ -223,7 +217,7 @@ def gelu(self, *, approximate="none"):
     return as_result(x * cdf, self.dtype)
 
 
-@implements(aten.gelu_backward.default)
+@derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)
 def gelu_backward(grad_output, self, *, approximate="none"):
     x = _gelu_input("gelu_backward", self, approximate)
     (grad, _), dtype = promoted("gelu_backward", grad_output, self)
@@ -236,17 +230,6 @@ def gelu_backward(grad_output, self, *, approximate="none"):
         pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
         slope = 0.5 * (1 + _erf(x / _SQRT_2)) + x * pdf
     return as_result(grad.astype(np.float64) * slope, dtype)
-
-
-@implements(aten.gelu.out)
-def gelu_out(self, *, approximate="none", out):
-    return write_out("gelu", out, gelu(self, approximate=approximate))
-
-
-@implements(aten.gelu_backward.grad_input)
-def gelu_backward_out(grad_output, self, *, approximate="none", grad_input):
-    result = gelu_backward(grad_output, self, approximate=approximate)
-    return write_out("gelu_backward", grad_input, result)
 
 
 # --- losses -------------------------------------------------------------------
@@ -263,18 +246,13 @@ def _reduced_loss(terms, reduction):
         return total / terms.size
 
 
-@implements(aten.mse_loss.default)
+@derived_out(aten.mse_loss.default, aten.mse_loss.out)
 def mse_loss(self, target, reduction=_MEAN):
     (x, y), dtype = _floating("mse_loss", self, target)
     return as_result(_reduced_loss((x - y) ** 2, reduction), dtype)
 
 
-@implements(aten.mse_loss.out)
-def mse_loss_out(self, target, reduction=_MEAN, *, out):
-    return write_out("mse_loss", out, mse_loss(self, target, reduction))
-
-
-@implements(aten.mse_loss_backward.default)
+@derived_out(aten.mse_loss_backward.default, aten.mse_loss_backward.grad_input)
 def mse_loss_backward(grad_output, self, target, reduction):
     # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
     # the result is self's dtype, as PyTorch computes it into a tensor like self.
@@ -284,12 +262,6 @@ def mse_loss_backward(grad_output, self, target, reduction):
     grad = np.asarray(operand("mse_loss_backward", grad_output), dtype=x.dtype)
     scale = np.asarray(2 / self.numel() if reduction == _MEAN else 2, dtype=x.dtype)
     return as_result((x - y) * scale * grad, self.dtype)
-
-
-@implements(aten.mse_loss_backward.grad_input)
-def mse_loss_backward_out(grad_output, self, target, reduction, *, grad_input):
-    result = mse_loss_backward(grad_output, self, target, reduction)
-    return write_out("mse_loss_backward", grad_input, result)
 
 
 # nll_loss picks, for each sample, minus the input at its target class, scaled
@@ -423,19 +395,19 @@ def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index
     return as_result(grad_input, self.dtype)
 
 
-@implements(aten.nll_loss_forward.default)
+@derived_out(aten.nll_loss_forward.default, aten.nll_loss_forward.output)
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _check_nll_inputs(self, target, weight)
     return _nll_forward("nll_loss_forward", self, target, weight, reduction, ignore_index)
 
 
-@implements(aten.nll_loss2d_forward.default)
+@derived_out(aten.nll_loss2d_forward.default, aten.nll_loss2d_forward.output)
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _check_nll2d_inputs(self, target, weight)
     return _nll_forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index)
 
 
-@implements(aten.nll_loss_backward.default)
+@derived_out(aten.nll_loss_backward.default, aten.nll_loss_backward.grad_input)
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll_inputs(self, target, weight)
     return _nll_backward(
@@ -443,39 +415,9 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     )
 
 
-@implements(aten.nll_loss2d_backward.default)
+@derived_out(aten.nll_loss2d_backward.default, aten.nll_loss2d_backward.grad_input)
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll2d_inputs(self, target, weight)
     return _nll_backward(
         "nll_loss2d_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
     )
-
-
-@implements(aten.nll_loss_forward.output)
-def nll_loss_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
-    results = nll_loss_forward(self, target, weight, reduction, ignore_index)
-    return write_pair("nll_loss_forward", (output, total_weight), results)
-
-
-@implements(aten.nll_loss2d_forward.output)
-def nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, *, output, total_weight):
-    results = nll_loss2d_forward(self, target, weight, reduction, ignore_index)
-    return write_pair("nll_loss2d_forward", (output, total_weight), results)
-
-
-@implements(aten.nll_loss_backward.grad_input)
-def nll_loss_backward_out(
-    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
-):
-    result = nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    return write_out("nll_loss_backward", grad_input, result)
-
-
-@implements(aten.nll_loss2d_backward.grad_input)
-def nll_loss2d_backward_out(
-    grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input
-):
-    result = nll_loss2d_backward(
-        grad_output, self, target, weight, reduction, ignore_index, total_weight
-    )
-    return write_out("nll_loss2d_backward", grad_input, result)

@@ -36,9 +36,9 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._results import as_result
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # --- the NumPy functions ------------------------------------------------------

@@ -25,8 +25,8 @@ import torch
 
 from ..dtypes import compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._dtype_errors import not_implemented_for
 from ._results import as_result, write_out
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # --- the NumPy functions ----------------------------------------------------

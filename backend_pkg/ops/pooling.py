@@ -39,9 +39,9 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from . import _axis_maps as axis_maps
+from ._dtype_errors import not_implemented_for
 from ._out_variants import with_out
 from ._results import as_result
-from .reductions import not_implemented_for
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 # Spatial dims in the order PyTorch's messages name them.
@@ -437,7 +437,7 @@ def _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, 
     return kernel, stride, padding, dilation, outs
 
 
-def _max_pool_nd(dims, self, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_pool_nd(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     op = f"max_pool{dims}d"
     geometry = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
     _refuse(op, self, _maxable)
@@ -469,32 +469,6 @@ def _max_pool_nd_backward(
     _refuse(f"{op}_backward", self, _floating)
     grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
-
-
-@with_out("max_pool2d_with_indices")
-def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    return _max_pool_nd(2, self, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-@with_out("max_pool3d_with_indices")
-def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    return _max_pool_nd(3, self, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-@with_out("max_pool2d_with_indices_backward", "grad_input")
-def max_pool2d_with_indices_backward(
-    grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-):
-    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
-    return _max_pool_nd_backward(2, grad_output, self, *arguments)
-
-
-@with_out("max_pool3d_with_indices_backward", "grad_input")
-def max_pool3d_with_indices_backward(
-    grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-):
-    arguments = (kernel_size, stride, padding, dilation, ceil_mode, indices)
-    return _max_pool_nd_backward(3, grad_output, self, *arguments)
 
 
 # --- average pooling kernels ----------------------------------------------------------
@@ -537,7 +511,9 @@ def _check_size_exists(self, dim):
         )
 
 
-def _avg_pool_nd(dims, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+def _avg_pool_nd(
+    dims, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     geometry = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
     if self.dtype not in _AVG_POOL_DTYPES[dims]:
         raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][0], self.dtype)
@@ -559,36 +535,6 @@ def _avg_pool_nd_backward(
     spatial = self.shape[-dims:]
     result = avg_pool_backward(grad, spatial, *geometry[:3], ceil_mode, count_include_pad, divisor_override)
     return as_result(result, self.dtype)
-
-
-@with_out("avg_pool2d")
-def avg_pool2d(
-    self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
-):
-    return _avg_pool_nd(2, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-
-@with_out("avg_pool3d")
-def avg_pool3d(
-    self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
-):
-    return _avg_pool_nd(3, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-
-@with_out("avg_pool2d_backward", "grad_input")
-def avg_pool2d_backward(
-    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-):
-    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return _avg_pool_nd_backward(2, grad_output, self, *arguments)
-
-
-@with_out("avg_pool3d_backward", "grad_input")
-def avg_pool3d_backward(
-    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-):
-    arguments = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return _avg_pool_nd_backward(3, grad_output, self, *arguments)
 
 
 # --- adaptive pooling kernels -------------------------------------------------------
@@ -658,26 +604,6 @@ def _adaptive_avg_pool_nd_backward(dims, grad_output, self):
     return as_result(adaptive_avg_pool_backward(grad, self.shape[-dims:]), self.dtype)
 
 
-@with_out("_adaptive_avg_pool2d")
-def adaptive_avg_pool2d(self, output_size):
-    return _adaptive_avg_pool_nd(2, self, output_size)
-
-
-@with_out("_adaptive_avg_pool3d")
-def adaptive_avg_pool3d(self, output_size):
-    return _adaptive_avg_pool_nd(3, self, output_size)
-
-
-@with_out("_adaptive_avg_pool2d_backward")
-def adaptive_avg_pool2d_backward(grad_output, self):
-    return _adaptive_avg_pool_nd_backward(2, grad_output, self)
-
-
-@with_out("_adaptive_avg_pool3d_backward")
-def adaptive_avg_pool3d_backward(grad_output, self):
-    return _adaptive_avg_pool_nd_backward(3, grad_output, self)
-
-
 def _adaptive_max_pool_nd(dims, self, output_size):
     _adaptive_max_checked(dims, self, output_size)
     _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims], self, _floating)
@@ -698,21 +624,28 @@ def _adaptive_max_pool_nd_backward(dims, grad_output, self, indices):
     return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
 
 
-@with_out("adaptive_max_pool2d")
-def adaptive_max_pool2d(self, output_size):
-    return _adaptive_max_pool_nd(2, self, output_size)
+# --- registration: each op for 2 and 3 spatial dims, with its out= overload -----------
 
 
-@with_out("adaptive_max_pool3d")
-def adaptive_max_pool3d(self, output_size):
-    return _adaptive_max_pool_nd(3, self, output_size)
+def _in_dims(name, compute, dims):
+    """The kernel of the op ``name``: ``compute`` for ``dims`` spatial dims."""
+
+    def kernel(*args):
+        return compute(dims, *args)
+
+    kernel.__name__ = name.lstrip("_")
+    return kernel
 
 
-@with_out("adaptive_max_pool2d_backward", "grad_input")
-def adaptive_max_pool2d_backward(grad_output, self, indices):
-    return _adaptive_max_pool_nd_backward(2, grad_output, self, indices)
-
-
-@with_out("adaptive_max_pool3d_backward", "grad_input")
-def adaptive_max_pool3d_backward(grad_output, self, indices):
-    return _adaptive_max_pool_nd_backward(3, grad_output, self, indices)
+for _dims in (2, 3):
+    for _name, _compute, _out in (
+        ("max_pool{}d_with_indices", _max_pool_nd, "out"),
+        ("max_pool{}d_with_indices_backward", _max_pool_nd_backward, "grad_input"),
+        ("avg_pool{}d", _avg_pool_nd, "out"),
+        ("avg_pool{}d_backward", _avg_pool_nd_backward, "grad_input"),
+        ("_adaptive_avg_pool{}d", _adaptive_avg_pool_nd, "out"),
+        ("_adaptive_avg_pool{}d_backward", _adaptive_avg_pool_nd_backward, "out"),
+        ("adaptive_max_pool{}d", _adaptive_max_pool_nd, "out"),
+        ("adaptive_max_pool{}d_backward", _adaptive_max_pool_nd_backward, "grad_input"),
+    ):
+        with_out(_name.format(_dims), _out)(_in_dims(_name.format(_dims), _compute, _dims))

@@ -21,7 +21,7 @@ import torch
 
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap
-from .reductions import not_implemented_for
+from ._dtype_errors import not_implemented_for
 from .registry import aten, implements
 
 _OP = "arange_cpu"

@@ -26,9 +26,9 @@ stored in the gates' dtype, as on CUDA.
 import numpy as np
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ._dtype_errors import not_implemented_for
 from ._operands import operand
 from ._results import as_result
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 _LSTM_GATES = 4  # input, forget, cell, output
@@ -218,15 +218,21 @@ def _bias_grad(grad_gates, has_bias, dtype):
 # --- kernels ------------------------------------------------------------------
 
 
+def _cell_inputs(op, gate_count, input_gates, hidden_gates, state, input_bias, hidden_bias):
+    """A fused cell's arguments, checked, as arrays (the state as rows of the gates'
+    batch), and the result dtype."""
+    _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, gate_count, state)
+    _refuse_integer_gates(input_gates)
+    arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, state, input_bias, hidden_bias)
+    gates_in, gates_hidden, state_array, bias_in, bias_hidden = arrays
+    return (gates_in, gates_hidden, _as_rows(state_array, gates_in, gate_count), bias_in, bias_hidden), dtype
+
+
 @implements(aten._thnn_fused_lstm_cell.default)
 def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    op = "_thnn_fused_lstm_cell"
-    _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, _LSTM_GATES, cx)
-    _refuse_integer_gates(input_gates)
-    arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, cx, input_bias, hidden_bias)
-    gates_in, gates_hidden, c, bias_in, bias_hidden = arrays
-    c = _as_rows(c, gates_in, _LSTM_GATES)
-    hy, cy, workspace = lstm_cell(gates_in, gates_hidden, c, bias_in, bias_hidden)
+    arguments = (input_gates, hidden_gates, cx, input_bias, hidden_bias)
+    arrays, dtype = _cell_inputs("_thnn_fused_lstm_cell", _LSTM_GATES, *arguments)
+    hy, cy, workspace = lstm_cell(*arrays)
     return tuple(as_result(array, dtype) for array in (hy.reshape(cx.shape), cy.reshape(cx.shape), workspace))
 
 
@@ -258,13 +264,9 @@ def _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace):
 
 @implements(aten._thnn_fused_gru_cell.default)
 def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
-    op = "_thnn_fused_gru_cell"
-    _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, _GRU_GATES, hx)
-    _refuse_integer_gates(input_gates)
-    arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, hx, input_bias, hidden_bias)
-    gates_in, gates_hidden, h, bias_in, bias_hidden = arrays
-    h = _as_rows(h, gates_in, _GRU_GATES)
-    hy, workspace = gru_cell(gates_in, gates_hidden, h, bias_in, bias_hidden)
+    arguments = (input_gates, hidden_gates, hx, input_bias, hidden_bias)
+    arrays, dtype = _cell_inputs("_thnn_fused_gru_cell", _GRU_GATES, *arguments)
+    hy, workspace = gru_cell(*arrays)
     return as_result(hy.reshape(hx.shape), dtype), as_result(workspace, dtype)
 
 

@@ -15,43 +15,17 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
-from ._results import as_result, check_out_dtype, write_out
+from ._dims import reduced_axes, single_axis
+from ._dtype_errors import not_implemented_for
+from ._operands import numpy_compute_dtype
+from ._out_variants import derived_out
+from ._results import as_result, check_out_dtype
 from ._warnings import warn_once
-from .registry import aten, implements
-
-
-def not_implemented_for(op, dtype):
-    """The error PyTorch's per-dtype dispatch raises for a dtype an op has no kernel for."""
-    return NotImplementedError(f"\"{op}\" not implemented for '{SCALAR_TYPE_NAMES[dtype]}'")
+from .registry import aten, computed_by, lowers, unchecked
 
 
 def is_inexact(dtype):
     return dtype.is_floating_point or dtype.is_complex
-
-
-def reduced_axes(op, dim, ndim):
-    """PyTorch's dim argument as NumPy axes: None or [] reduces every dim."""
-    if dim is None or len(dim) == 0:
-        return None
-    rank = max(ndim, 1)
-    axes = []
-    for d in dim:
-        if not -rank <= d < rank:
-            raise IndexError(
-                f"{op}: Dimension out of range (expected to be in range of "
-                f"[{-rank}, {rank - 1}], but got {d})"
-            )
-        axis = d % rank
-        if axis in axes:
-            raise RuntimeError(f"{op}: dim {axis} appears multiple times in the list of dims")
-        axes.append(axis)
-    return tuple(axes) if ndim else None
-
-
-def single_axis(op, dim, ndim):
-    """A one-int dim as a NumPy axis; None for a zero-dim tensor (dim 0 or -1), which has none."""
-    axes = reduced_axes(op, [dim], ndim)
-    return None if axes is None else axes[0]
 
 
 def _reduced_count(shape, axes):
@@ -85,16 +59,15 @@ def _refuse_input(op, self, *dtypes):
         raise RuntimeError(f"{op}(): does not support {kind} input")
 
 
-def _converted(self, dtype):
-    """``self``'s array in ``dtype``, converted as PyTorch converts.
+def _converted(array, np_dtype):
+    """``array`` in ``np_dtype``, converted as PyTorch converts.
 
     Complex to real keeps the real part, with PyTorch's warning.
     """
-    array = unwrap(self)
-    if self.dtype.is_complex and not dtype.is_complex:
-        warn_once("Casting complex values to real discards the imaginary part", stacklevel=4)
+    if array.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        warn_once("Casting complex values to real discards the imaginary part", stacklevel=5)
         array = array.real
-    return array.astype(to_numpy_dtype(dtype), copy=False)
+    return array.astype(np_dtype, copy=False)
 
 
 def _sum_dtype(self, dtype):
@@ -118,58 +91,42 @@ def _running_dtype(dtype):
 
 
 # --- sum, prod, mean ------------------------------------------------------
+# Each reduction is a NumPy function on arrays, which ``torch.compile`` also
+# runs, and an eager kernel: PyTorch's checks, ``computed_by`` that function.
 
 
-def _total(op, np_reduce, self, dim, keepdim, dtype):
-    """``np_reduce`` (np.sum, np.prod) of ``self`` converted to ``dtype``'s compute dtype."""
-    axes = reduced_axes(op, dim, self.dim())
-    return np_reduce(_converted(self, compute_dtype(dtype)), axis=axes, keepdims=keepdim)
+def _total(op, np_reduce, a, dim, keepdim, out_dtype):
+    """``np_reduce`` (np.sum, np.prod) of ``a`` converted to ``out_dtype``'s compute dtype."""
+    axes = reduced_axes(op, dim, a.ndim)
+    return np_reduce(_converted(a, numpy_compute_dtype(out_dtype)), axis=axes, keepdims=keepdim)
 
 
-def _accumulate(op, np_reduce, self, dim, keepdim, dtype):
-    """``np_reduce`` (np.sum, np.prod) with PyTorch's dtype rules, half computed in float32."""
-    result = _sum_dtype(self, dtype)
-    return as_result(_total(op, np_reduce, self, dim, keepdim, result), result)
+@lowers(aten.sum.dim_IntList)
+def sum_dims(a, dim, keepdim=False, *, dtype=None, out_dtype):
+    return _total("sum", np.sum, a, dim, keepdim, out_dtype).astype(out_dtype, copy=False)
 
 
-@implements(aten.sum.dim_IntList)
-def sum_dims(self, dim, keepdim=False, *, dtype=None):
-    return _accumulate("sum", np.sum, self, dim, keepdim, dtype)
+@lowers(aten.sum.default)
+def sum_all(a, *, dtype=None, out_dtype):
+    return sum_dims(a, None, out_dtype=out_dtype)
 
 
-@implements(aten.sum.default)
-def sum_all(self, *, dtype=None):
-    return sum_dims(self, None, dtype=dtype)
+def prod_dim(a, dim, keepdim=False, *, dtype=None, out_dtype):
+    return _total("prod", np.prod, a, [dim], keepdim, out_dtype).astype(out_dtype, copy=False)
 
 
-@implements(aten.sum.IntList_out)
-def sum_dims_out(self, dim, keepdim=False, *, dtype=None, out):
-    return write_out("sum", out, sum_dims(self, dim, keepdim, dtype=dtype))
+def prod_all(a, *, dtype=None, out_dtype):
+    return _total("prod", np.prod, a, None, False, out_dtype).astype(out_dtype, copy=False)
 
 
-@implements(aten.sum.out)
-def sum_all_out(self, *, dtype=None, out):
-    return write_out("sum", out, sum_all(self, dtype=dtype))
+def _sum_checks(self, *args, dtype=None, **kwargs):
+    return _sum_dtype(self, dtype)
 
 
-@implements(aten.prod.dim_int)
-def prod_dim(self, dim, keepdim=False, *, dtype=None):
-    return _accumulate("prod", np.prod, self, [dim], keepdim, dtype)
-
-
-@implements(aten.prod.default)
-def prod_all(self, *, dtype=None):
-    return _accumulate("prod", np.prod, self, None, False, dtype)
-
-
-@implements(aten.prod.int_out)
-def prod_dim_out(self, dim, keepdim=False, *, dtype=None, out):
-    return write_out("prod", out, prod_dim(self, dim, keepdim, dtype=dtype))
-
-
-@implements(aten.prod.out)
-def prod_all_out(self, *, dtype=None, out):
-    return write_out("prod", out, prod_all(self, dtype=dtype))
+derived_out(aten.sum.dim_IntList, aten.sum.IntList_out)(computed_by(sum_dims)(_sum_checks))
+derived_out(aten.sum.default, aten.sum.out)(computed_by(sum_all, name="sum")(_sum_checks))
+derived_out(aten.prod.dim_int, aten.prod.int_out)(computed_by(prod_dim, name="prod")(_sum_checks))
+derived_out(aten.prod.default, aten.prod.out)(computed_by(prod_all, name="prod")(_sum_checks))
 
 
 def _mean_dtype(self, dtype):
@@ -185,82 +142,66 @@ def _mean_dtype(self, dtype):
     return result
 
 
-@implements(aten.mean.dim)
-def mean_dims(self, dim, keepdim=False, *, dtype=None):
-    # PyTorch's CPU mean: sum (half in float32), divide, round once.
-    result = _mean_dtype(self, dtype)
-    total = _total("mean", np.sum, self, dim, keepdim, result)
-    count = _reduced_count(self.shape, reduced_axes("mean", dim, self.dim()))
-    with np.errstate(invalid="ignore"):  # the mean of nothing is 0 / 0 = nan, as in PyTorch
-        return as_result(total / count, result)
+@lowers(aten.mean.dim)
+def mean_dims(a, dim, keepdim=False, *, dtype=None, out_dtype):
+    # PyTorch's CPU mean: sum (half in float32), divide, round once; the mean of nothing is 0 / 0 = nan.
+    total = _total("mean", np.sum, a, dim, keepdim, out_dtype)
+    count = _reduced_count(a.shape, reduced_axes("mean", dim, a.ndim))
+    return (total / count).astype(out_dtype, copy=False)
 
 
-@implements(aten.mean.default)
-def mean_all(self, *, dtype=None):
-    return mean_dims(self, None, dtype=dtype)
+@lowers(aten.mean.default)
+def mean_all(a, *, dtype=None, out_dtype):
+    return mean_dims(a, None, out_dtype=out_dtype)
 
 
-@implements(aten.mean.out)
-def mean_dims_out(self, dim, keepdim=False, *, dtype=None, out):
-    return write_out("mean", out, mean_dims(self, dim, keepdim, dtype=dtype))
+def _mean_checks(self, *args, dtype=None, **kwargs):
+    return _mean_dtype(self, dtype)
 
 
-@implements(aten.mean.dtype_out)
-def mean_all_out(self, *, dtype=None, out):
-    return write_out("mean", out, mean_all(self, dtype=dtype))
+derived_out(aten.mean.dim, aten.mean.out)(computed_by(mean_dims, name="mean")(_mean_checks))
+derived_out(aten.mean.default, aten.mean.dtype_out)(computed_by(mean_all, name="mean")(_mean_checks))
 
 
 # --- max, min and their positions ------------------------------------------
 
 
-def _extreme(op, np_reduce, self, dim, keepdim):
-    """``np_reduce`` (np.max, np.min) over ``dim`` (every dim if empty); NaN wins, as in PyTorch."""
-    axes = reduced_axes(op, dim, self.dim())
-    _check_nonempty_reduction(f"{op}()", self, dim)
-    _refuse_complex(op, self)
-    return wrap(np_reduce(unwrap(self), axis=axes, keepdims=keepdim))
+@lowers(aten.amax.default)
+def amax(a, dim=(), keepdim=False):
+    """The max over ``dim`` (every dim if empty); NaN wins, as in PyTorch."""
+    return np.max(a, axis=reduced_axes("amax", dim, a.ndim), keepdims=keepdim)
 
 
-@implements(aten.amax.default)
-def amax(self, dim=(), keepdim=False):
-    return _extreme("amax", np.max, self, dim, keepdim)
+@lowers(aten.amin.default)
+def amin(a, dim=(), keepdim=False):
+    """The min over ``dim`` (every dim if empty); NaN wins, as in PyTorch."""
+    return np.min(a, axis=reduced_axes("amin", dim, a.ndim), keepdims=keepdim)
 
 
-@implements(aten.amin.default)
-def amin(self, dim=(), keepdim=False):
-    return _extreme("amin", np.min, self, dim, keepdim)
+def _extreme_checks(op):
+    """The checks of a max or min over dims: the dims exist, are not empty, and the input is real."""
+
+    def checks(self, dim=(), keepdim=False):
+        reduced_axes(op, dim, self.dim())
+        _check_nonempty_reduction(f"{op}()", self, dim)
+        _refuse_complex(op, self)
+
+    checks.__name__ = op
+    return checks
 
 
-@implements(aten.amax.out)
-def amax_out(self, dim=(), keepdim=False, *, out):
+def _check_same_dtype_out(out, self, *args, **kwargs):
     check_out_dtype(out, self)
-    return write_out("amax", out, amax(self, dim, keepdim))
 
 
-@implements(aten.amin.out)
-def amin_out(self, dim=(), keepdim=False, *, out):
-    check_out_dtype(out, self)
-    return write_out("amin", out, amin(self, dim, keepdim))
-
-
-@implements(aten.max.default)
-def max_all(self):
-    return _extreme("max", np.max, self, (), False)
-
-
-@implements(aten.min.default)
-def min_all(self):
-    return _extreme("min", np.min, self, (), False)
-
-
-@implements(aten.max.unary_out)
-def max_all_out(self, *, out):
-    return write_out("max", out, max_all(self))
-
-
-@implements(aten.min.unary_out)
-def min_all_out(self, *, out):
-    return write_out("min", out, min_all(self))
+derived_out(aten.amax.default, aten.amax.out, check_out=_check_same_dtype_out)(
+    computed_by(amax)(_extreme_checks("amax"))
+)
+derived_out(aten.amin.default, aten.amin.out, check_out=_check_same_dtype_out)(
+    computed_by(amin)(_extreme_checks("amin"))
+)
+derived_out(aten.max.default, aten.max.unary_out)(computed_by(amax, name="max")(_extreme_checks("max")))
+derived_out(aten.min.default, aten.min.unary_out)(computed_by(amin, name="min")(_extreme_checks("min")))
 
 
 def _extreme_along(op, np_arg, self, dim, keepdim):
@@ -278,29 +219,14 @@ def _extreme_along(op, np_arg, self, dim, keepdim):
     return wrap(values), as_result(indices, torch.int64)
 
 
-@implements(aten.max.dim)
+@derived_out(aten.max.dim, aten.max.dim_max)
 def max_dim(self, dim, keepdim=False):
     return _extreme_along("max", np.argmax, self, dim, keepdim)
 
 
-@implements(aten.min.dim)
+@derived_out(aten.min.dim, aten.min.dim_min)
 def min_dim(self, dim, keepdim=False):
     return _extreme_along("min", np.argmin, self, dim, keepdim)
-
-
-def write_pair(op, outs, results):
-    """Store the results of a two-result op into its two ``out=`` tensors."""
-    return tuple(write_out(op, out, result) for out, result in zip(outs, results))
-
-
-@implements(aten.max.dim_max)
-def max_dim_out(self, dim, keepdim=False, *, max, max_values):
-    return write_pair("max", (max, max_values), max_dim(self, dim, keepdim))
-
-
-@implements(aten.min.dim_min)
-def min_dim_out(self, dim, keepdim=False, *, min, min_indices):
-    return write_pair("min", (min, min_indices), min_dim(self, dim, keepdim))
 
 
 def _position(op, np_arg, self, dim, keepdim):
@@ -316,24 +242,14 @@ def _position(op, np_arg, self, dim, keepdim):
     return as_result(np_arg(unwrap(self), axis=axis, keepdims=keepdim), torch.int64)
 
 
-@implements(aten.argmax.default)
+@derived_out(aten.argmax.default, aten.argmax.out)
 def argmax(self, dim=None, keepdim=False):
     return _position("argmax", np.argmax, self, dim, keepdim)
 
 
-@implements(aten.argmin.default)
+@derived_out(aten.argmin.default, aten.argmin.out)
 def argmin(self, dim=None, keepdim=False):
     return _position("argmin", np.argmin, self, dim, keepdim)
-
-
-@implements(aten.argmax.out)
-def argmax_out(self, dim=None, keepdim=False, *, out):
-    return write_out("argmax", out, argmax(self, dim, keepdim))
-
-
-@implements(aten.argmin.out)
-def argmin_out(self, dim=None, keepdim=False, *, out):
-    return write_out("argmin", out, argmin(self, dim, keepdim))
 
 
 # --- variance and standard deviation ----------------------------------------
@@ -372,119 +288,53 @@ def _moments(op, self, dim, correction, keepdim, take_sqrt):
     return as_result(spread, self.dtype.to_real()), as_result(mean, self.dtype)
 
 
-@implements(aten.var.correction)
+@derived_out(aten.var.correction, aten.var.correction_out)
 def var(self, dim=None, *, correction=None, keepdim=False):
     return _moments("var", self, dim, correction, keepdim, take_sqrt=False)[0]
 
 
-@implements(aten.std.correction)
+@derived_out(aten.std.correction, aten.std.correction_out)
 def std(self, dim=None, *, correction=None, keepdim=False):
     return _moments("std", self, dim, correction, keepdim, take_sqrt=True)[0]
 
 
-@implements(aten.var_mean.correction)
+@derived_out(aten.var_mean.correction, aten.var_mean.correction_out)
 def var_mean(self, dim=None, *, correction=None, keepdim=False):
     return _moments("var_mean", self, dim, correction, keepdim, take_sqrt=False)
 
 
-@implements(aten.std_mean.correction)
+@derived_out(aten.std_mean.correction, aten.std_mean.correction_out)
 def std_mean(self, dim=None, *, correction=None, keepdim=False):
     return _moments("std_mean", self, dim, correction, keepdim, take_sqrt=True)
-
-
-@implements(aten.var.correction_out)
-def var_out(self, dim=None, *, correction=None, keepdim=False, out):
-    return write_out("var", out, var(self, dim, correction=correction, keepdim=keepdim))
-
-
-@implements(aten.std.correction_out)
-def std_out(self, dim=None, *, correction=None, keepdim=False, out):
-    return write_out("std", out, std(self, dim, correction=correction, keepdim=keepdim))
-
-
-@implements(aten.var_mean.correction_out)
-def var_mean_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
-    results = var_mean(self, dim, correction=correction, keepdim=keepdim)
-    return write_pair("var_mean", (out0, out1), results)
-
-
-@implements(aten.std_mean.correction_out)
-def std_mean_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
-    results = std_mean(self, dim, correction=correction, keepdim=keepdim)
-    return write_pair("std_mean", (out0, out1), results)
 
 
 # --- all, any ---------------------------------------------------------------
 
 
-def _truth(op, np_reduce, self, dim, keepdim):
-    """all/any over ``dim``: None reduces every dim, but [] none; uint8 stays uint8, as in PyTorch."""
-    array = unwrap(self)
+def _truth(op, np_reduce, a, dim, keepdim):
+    """all/any over ``dim`` (one dim or a list): None reduces every dim, but [] none;
+    uint8 stays uint8, as in PyTorch."""
+    if isinstance(dim, int):
+        dim = [dim]
     if dim is not None and len(dim) == 0:
-        verdict = array.astype(bool)
+        verdict = a.astype(bool)
     else:
-        verdict = np_reduce(array, axis=reduced_axes(op, dim, self.dim()), keepdims=keepdim)
-    return as_result(verdict, torch.uint8 if self.dtype == torch.uint8 else torch.bool)
+        verdict = np_reduce(a, axis=reduced_axes(op, dim, a.ndim), keepdims=keepdim)
+    return verdict.astype(np.uint8 if a.dtype == np.uint8 else np.bool_, copy=False)
 
 
-@implements(aten.all.dims)
-def all_dims(self, dim=None, keepdim=False):
-    return _truth("all", np.all, self, dim, keepdim)
+def all_of(a, dim=None, keepdim=False):
+    return _truth("all", np.all, a, dim, keepdim)
 
 
-@implements(aten.any.dims)
-def any_dims(self, dim=None, keepdim=False):
-    return _truth("any", np.any, self, dim, keepdim)
+@lowers(aten.any.dims, aten.any.dim, aten.any.default)
+def any_of(a, dim=None, keepdim=False):
+    return _truth("any", np.any, a, dim, keepdim)
 
 
-@implements(aten.all.dim)
-def all_dim(self, dim, keepdim=False):
-    return all_dims(self, [dim], keepdim)
-
-
-@implements(aten.any.dim)
-def any_dim(self, dim, keepdim=False):
-    return any_dims(self, [dim], keepdim)
-
-
-@implements(aten.all.default)
-def all_all(self):
-    return all_dims(self)
-
-
-@implements(aten.any.default)
-def any_all(self):
-    return any_dims(self)
-
-
-@implements(aten.all.dims_out)
-def all_dims_out(self, dim=None, keepdim=False, *, out):
-    return write_out("all", out, all_dims(self, dim, keepdim))
-
-
-@implements(aten.any.dims_out)
-def any_dims_out(self, dim=None, keepdim=False, *, out):
-    return write_out("any", out, any_dims(self, dim, keepdim))
-
-
-@implements(aten.all.out)
-def all_dim_out(self, dim, keepdim=False, *, out):
-    return write_out("all", out, all_dim(self, dim, keepdim))
-
-
-@implements(aten.any.out)
-def any_dim_out(self, dim, keepdim=False, *, out):
-    return write_out("any", out, any_dim(self, dim, keepdim))
-
-
-@implements(aten.all.all_out)
-def all_all_out(self, *, out):
-    return write_out("all", out, all_all(self))
-
-
-@implements(aten.any.all_out)
-def any_all_out(self, *, out):
-    return write_out("any", out, any_all(self))
+for _functional, _out in (("dims", "dims_out"), ("dim", "out"), ("default", "all_out")):
+    derived_out(getattr(aten.all, _functional), getattr(aten.all, _out))(unchecked(all_of, "all"))
+    derived_out(getattr(aten.any, _functional), getattr(aten.any, _out))(unchecked(any_of, "any"))
 
 
 # --- cumulative sums and products -------------------------------------------
@@ -494,35 +344,25 @@ def _scan(op, np_scan, self, dim, dtype):
     """cumsum/cumprod along ``dim``: input cast to the result dtype, running value kept wider."""
     result = _sum_dtype(self, dtype)
     axis = single_axis(op, dim, self.dim())
-    array = _converted(self, result)
+    array = _converted(unwrap(self), to_numpy_dtype(result))
     scanned = np_scan(array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
     return as_result(scanned.reshape(array.shape), result)  # a zero-dim input scans flattened
 
 
-@implements(aten.cumsum.default)
+@derived_out(aten.cumsum.default, aten.cumsum.out)
 def cumsum(self, dim, *, dtype=None):
     return _scan("cumsum", np.cumsum, self, dim, dtype)
 
 
-@implements(aten.cumprod.default)
+@derived_out(aten.cumprod.default, aten.cumprod.out)
 def cumprod(self, dim, *, dtype=None):
     return _scan("cumprod", np.cumprod, self, dim, dtype)
-
-
-@implements(aten.cumsum.out)
-def cumsum_out(self, dim, *, dtype=None, out):
-    return write_out("cumsum", out, cumsum(self, dim, dtype=dtype))
-
-
-@implements(aten.cumprod.out)
-def cumprod_out(self, dim, *, dtype=None, out):
-    return write_out("cumprod", out, cumprod(self, dim, dtype=dtype))
 
 
 # --- logsumexp and norms -----------------------------------------------------
 
 
-@implements(aten.logsumexp.default)
+@derived_out(aten.logsumexp.default, aten.logsumexp.out)
 def logsumexp(self, dim, keepdim=False):
     result = self.dtype if is_inexact(self.dtype) else torch.get_default_dtype()
     axes = reduced_axes("logsumexp", dim, self.dim())
@@ -534,11 +374,6 @@ def logsumexp(self, dim, keepdim=False):
     with np.errstate(divide="ignore"):  # log(0) = -inf for empty or all -inf slices
         total = np.log(np.sum(np.exp(array - shift), axis=axes, keepdims=True)) + shift
     return as_result(total if keepdim else np.squeeze(total, axis=axes), result)
-
-
-@implements(aten.logsumexp.out)
-def logsumexp_out(self, dim, keepdim=False, *, out):
-    return write_out("logsumexp", out, logsumexp(self, dim, keepdim))
 
 
 def _norm_dtype(self, dtype):
@@ -597,7 +432,7 @@ def _p_norm(magnitude, ord, axes, keepdim):
         return np.sum(magnitude**ord, **reduce) ** (1 / ord)
 
 
-@implements(aten.linalg_vector_norm.default)
+@derived_out(aten.linalg_vector_norm.default, aten.linalg_vector_norm.out, name="linalg.vector_norm")
 def vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not is_inexact(self.dtype):
         raise RuntimeError(
@@ -611,11 +446,6 @@ def vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     return as_result(_p_norm(magnitude, float(ord), axes, keepdim), computed.to_real())
 
 
-@implements(aten.linalg_vector_norm.out)
-def vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
-    return write_out("linalg.vector_norm", out, vector_norm(self, ord, dim, keepdim, dtype=dtype))
-
-
 def _check_norm_input(self):
     if not is_inexact(self.dtype):
         raise RuntimeError(
@@ -624,22 +454,12 @@ def _check_norm_input(self):
         )
 
 
-@implements(aten.norm.ScalarOpt_dim)
+@derived_out(aten.norm.ScalarOpt_dim, aten.norm.out)
 def norm(self, p, dim, keepdim=False):
     _check_norm_input(self)
     return vector_norm(self, 2 if p is None else p, dim, keepdim)
 
 
-@implements(aten.norm.ScalarOpt_dim_dtype)
+@derived_out(aten.norm.ScalarOpt_dim_dtype, aten.norm.dtype_out)
 def norm_dtype(self, p, dim, keepdim, *, dtype):
     return vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
-
-
-@implements(aten.norm.out)
-def norm_out(self, p, dim, keepdim=False, *, out):
-    return write_out("norm", out, norm(self, p, dim, keepdim))
-
-
-@implements(aten.norm.dtype_out)
-def norm_dtype_out(self, p, dim, keepdim, *, dtype, out):
-    return write_out("norm", out, norm_dtype(self, p, dim, keepdim, dtype=dtype))

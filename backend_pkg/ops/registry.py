@@ -21,31 +21,126 @@ Lookup order, for any aten op called on an npy tensor:
 A nested tensor whose buffer is npy memory dispatches at its own key,
 ``NestedTensorPrivateUse1``; its kernels are in :data:`NESTED_KERNELS`
 (``@implements(..., nested=True)``), and it has no fallback.
+
+An op that ``torch.compile`` lowers is one NumPy function, on arrays, in
+:data:`LOWERINGS` (``@lowers``): the compiled code calls it on the graph's
+arrays, and the eager kernel made by :func:`computed_by` calls it on the
+arrays of npy tensors. Tensors become arrays, and the result an npy
+tensor, once, in that kernel.
 """
+
+import functools
+import inspect
 
 import torch
 
+from ..dtypes import to_numpy_dtype
 from ..runtime import untraced
+from ..tensor import wrap
+from ._numpy_errors import ALL_IGNORED, ERROR_STATE
+from ._operands import operand
 
 aten = torch.ops.aten
 
 KERNELS = {}
 NESTED_KERNELS = {}
+LOWERINGS = {}
+
+
+def _filling(table, ops, clash):
+    """A decorator that enters the decorated function into ``table`` for each op of ``ops``,
+    refusing an op already there with ``clash`` (formatted with ``op`` and the other's ``name``)."""
+
+    def decorator(function):
+        for op in ops:
+            if op in table:
+                raise ValueError(clash.format(op=op, name=table[op].__name__))
+            table[op] = function
+        return function
+
+    return decorator
 
 
 def implements(*ops, nested=False):
     """Register the decorated function as the npy kernel of each aten overload in ``ops``
     (with ``nested=True``, its kernel for nested tensors over npy memory)."""
     table = NESTED_KERNELS if nested else KERNELS
+    return _filling(table, ops, "npy device: {op} already has a kernel, {name}")
 
-    def decorator(kernel):
-        for op in ops:
-            if op in table:
-                raise ValueError(f"npy device: {op} already has a kernel, {table[op].__name__}")
-            table[op] = kernel
+
+def lowers(*ops):
+    """Register the decorated NumPy function as what each aten overload in ``ops`` computes
+    in ``torch.compile``'s npy backend (see :mod:`backend_pkg.compiler.codegen`).
+
+    It takes NumPy arrays where the op takes tensors, the op's other
+    arguments as they are, and returns arrays. A keyword-only ``out_dtype``
+    receives the NumPy dtype (or its name) of the result PyTorch gives, and
+    ``common_dtype`` the dtype PyTorch promotes the operands to, where that
+    is not the result's (a comparison's result is bool): NumPy promotes
+    differently (an int64 array times a Python float is float64 in NumPy,
+    float32 in PyTorch), so the function computes in the dtype it is given
+    and returns ``out_dtype`` exactly.
+    """
+    return _filling(LOWERINGS, ops, "npy compiler: {op} already lowers to {name}")
+
+
+@functools.cache
+def dtype_keyword(numpy_function):
+    """Which of ``out_dtype`` and ``common_dtype`` ``numpy_function`` takes, if either."""
+    parameters = inspect.signature(numpy_function).parameters
+    return next((name for name in ("out_dtype", "common_dtype") if name in parameters), None)
+
+
+def computed_by(numpy_function, name=None):
+    """Make the decorated function, PyTorch's checks of an op's arguments, the op's eager
+    kernel, computed by ``numpy_function`` (see :func:`lowers`).
+
+    The checks see the tensors, raise PyTorch's errors and return the torch
+    dtype ``numpy_function`` takes (its ``out_dtype`` or ``common_dtype``;
+    ``None`` if it takes neither). Then each npy tensor argument becomes its
+    array (a zero-dim CPU tensor its value, any other tensor the device
+    error, naming the op ``name``, by default ``numpy_function``'s name),
+    ``numpy_function`` runs without NumPy's floating-point warnings (PyTorch
+    gives inf and nan silently), and its array becomes the npy tensor returned.
+    The kernel's ``numpy_function`` attribute names the function; a kernel
+    made so must still be registered (``tests/test_kernel_registry.py``
+    fails on one that is not).
+    """
+
+    def decorator(checks):
+        op = name or numpy_function.__name__
+        keyword = dtype_keyword(numpy_function)
+
+        @functools.wraps(checks)
+        def kernel(*args, **kwargs):
+            dtype = checks(*args, **kwargs)
+            arrays = [operand(op, value) for value in args]
+            if kwargs:
+                kwargs = {key: operand(op, value) for key, value in kwargs.items()}
+            if keyword is not None:
+                kwargs[keyword] = to_numpy_dtype(dtype)
+            token = ERROR_STATE.set(ALL_IGNORED)
+            try:
+                return wrap(numpy_function(*arrays, **kwargs))
+            finally:
+                ERROR_STATE.reset(token)
+
+        kernel.numpy_function = numpy_function
         return kernel
 
     return decorator
+
+
+def unchecked(numpy_function, name=None):
+    """The eager kernel of an op that PyTorch checks nothing of, computed by ``numpy_function``."""
+    kernel = computed_by(numpy_function, name)(_no_checks)
+    kernel.__name__ = f"{numpy_function.__name__}_kernel"
+    kernel.__module__ = numpy_function.__module__
+    return kernel
+
+
+def _no_checks(*args, **kwargs):
+    return None
 
 
 def install(library):

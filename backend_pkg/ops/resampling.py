@@ -34,8 +34,8 @@ import torch
 from ..dtypes import compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from . import _axis_maps as axis_maps
+from ._dtype_errors import not_implemented_for
 from ._results import as_result, write_out
-from .reductions import not_implemented_for
 from .registry import aten, implements
 
 # The cubic convolution constant: -0.75 as OpenCV, without antialiasing; -0.5 (Keys, as PIL) with it.

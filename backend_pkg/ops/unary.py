@@ -6,21 +6,11 @@ import numpy as np
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
-from ..tensor import unwrap, wrap
+from ._dtype_errors import DtypeNotImplemented, scalar_type_name
+from ._operands import computed
 from ._results import write_in_place
-from .arithmetic import (
-    OUT_OF_SELF_DTYPE,
-    DtypeNotImplemented,
-    arrays,
-    as_result,
-    check_convertible,
-    elementwise,
-    exact_dtype,
-    float_dtype,
-    is_integral,
-    scalar_type_name,
-)
-from .registry import aten, implements
+from .arithmetic import OUT_OF_SELF_DTYPE, check_convertible, elementwise, exact_dtype, float_dtype, is_integral
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 
 def unary(name, check_out=None):
@@ -33,19 +23,30 @@ def unary(name, check_out=None):
 
 
 def _float_function(name, function, *, complex_inputs=True):
-    def kernel(self):
+    """Register the NumPy function and the eager kernel of a float function; return the former."""
+
+    def numpy_function(a, *, out_dtype):
+        (x,) = computed(out_dtype, a)
+        return function(x).astype(out_dtype, copy=False)
+
+    def checks(self):
         dtype = float_dtype(self.dtype)
         if dtype.is_complex and not complex_inputs:
             raise DtypeNotImplemented(name, dtype)
-        (x,) = arrays(name, (self,), dtype)
-        return as_result(function(x), dtype)
+        return dtype
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    unary(name)(computed_by(numpy_function)(checks))
+    return numpy_function
 
 
 # NumPy has no erf; math.erf is exact in float64, one Python call per element.
-_erf = np.frompyfunc(math.erf, 1, 1)
+_erf_of_each = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x):
+    # An array of Python floats, even for a zero-dim x (for which frompyfunc gives the float itself).
+    return np.asarray(_erf_of_each(x))
 
 _FLOAT_FUNCTIONS = {
     "exp": np.exp,
@@ -70,9 +71,10 @@ _FLOAT_FUNCTIONS = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
 }
 
-for _name, _function in _FLOAT_FUNCTIONS.items():
-    unary(_name)(_float_function(_name, _function))
-unary("erf")(_float_function("erf", _erf, complex_inputs=False))
+FLOAT_FUNCTIONS = {name: _float_function(name, function) for name, function in _FLOAT_FUNCTIONS.items()}
+FLOAT_FUNCTIONS["erf"] = _float_function("erf", _erf, complex_inputs=False)
+for _name in ("exp", "log", "sqrt", "tanh", "reciprocal", "rsqrt", "sigmoid"):
+    lowers(getattr(aten, _name).default)(FLOAT_FUNCTIONS[_name])
 
 
 # --- magnitude and sign -----------------------------------------------------
@@ -84,19 +86,24 @@ def _check_abs_out(out, self):
         OUT_OF_SELF_DTYPE(out, self)
 
 
+@lowers(aten.abs.default)
+def absolute(a):
+    # A complex tensor's magnitudes are real, of the same precision.
+    return np.abs(a)
+
+
 @elementwise(aten.abs.default, aten.abs.out, check_out=_check_abs_out)
-def absolute(self):
+@computed_by(absolute, name="abs")
+def absolute_kernel(self):
     if self.dtype == torch.bool:
         raise DtypeNotImplemented("abs", self.dtype)
-    # A complex tensor's magnitudes are real, of the same precision.
-    return wrap(np.abs(unwrap(self)))
 
 
 @implements(aten.abs_.default)
 def abs_(self):
     if self.dtype.is_complex:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return write_in_place("abs_", self, absolute(self))
+    return write_in_place("abs_", self, absolute_kernel(self))
 
 
 def _real_sign(x):
@@ -106,70 +113,84 @@ def _real_sign(x):
     return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
+def sgn(a):
+    """``sign`` for real arrays; ``z / |z|`` (0 at 0) for complex ones."""
+    if a.dtype.kind != "c":
+        return _real_sign(a)
+    magnitude = np.abs(a)
+    return np.where(magnitude == 0, 0, a / magnitude)
+
+
 @unary("sign", OUT_OF_SELF_DTYPE)
-def sign(self):
+@computed_by(_real_sign, name="sign")
+def sign_kernel(self):
     if self.dtype.is_complex:
         raise NotImplementedError(
             "Unlike NumPy, torch.sign is not intended to support complex numbers. "
             "Please use torch.sgn instead."
         )
-    return wrap(_real_sign(unwrap(self)))
 
 
-@unary("sgn", OUT_OF_SELF_DTYPE)
-def sgn(self):
-    """``sign`` for real tensors; ``z / |z|`` (0 at 0) for complex ones."""
-    x = unwrap(self)
-    if not self.dtype.is_complex:
-        return wrap(_real_sign(x))
-    magnitude = np.abs(x)
-    return wrap(np.where(magnitude == 0, 0, x / magnitude))
+unary("sgn", OUT_OF_SELF_DTYPE)(unchecked(sgn))
 
 
 # --- rounding ---------------------------------------------------------------
 
 
 def _rounding(name, round_to_integer):
-    def kernel(self):
+    """The NumPy function of a rounding to integers, and its eager kernel."""
+
+    def numpy_function(a):
+        # Integers are whole already: a copy, in their own dtype.
+        return round_to_integer(a) if a.dtype.kind == "f" else a.copy()
+
+    def checks(self):
         if self.dtype == torch.bool:
             raise DtypeNotImplemented(name, self.dtype)
         if self.dtype.is_complex:
             raise NotImplementedError(f"{name} is not supported for complex inputs")
-        x = unwrap(self)
-        # Integers are whole already: a copy, in their own dtype.
-        return wrap(round_to_integer(x) if self.dtype.is_floating_point else x.copy())
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = checks.__name__ = name
+    return numpy_function, checks
 
 
 for _name, _function in {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.items():
-    unary(_name, OUT_OF_SELF_DTYPE)(_rounding(_name, _function))
-_round_to_integer = _rounding("round", np.rint)
+    _numpy_function, _checks = _rounding(_name, _function)
+    unary(_name, OUT_OF_SELF_DTYPE)(computed_by(_numpy_function)(_checks))
+_round_to_integer, _check_round_to_integer = _rounding("round", np.rint)
+
+
+def round(a, *, decimals=0):
+    """Half to even, as C's ``nearbyint``; ``decimals`` scales by a power of ten first."""
+    if decimals == 0:
+        return _round_to_integer(a)
+    (x,) = computed(a.dtype, a)
+    scale = x.dtype.type(10.0 ** abs(decimals))
+    rounded = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
+    return rounded.astype(a.dtype, copy=False)
 
 
 @elementwise(aten.round.decimals, aten.round.decimals_out, aten.round_.decimals, check_out=OUT_OF_SELF_DTYPE)
 @unary("round", OUT_OF_SELF_DTYPE)
-def round(self, *, decimals=0):
-    """Half to even, as C's ``nearbyint``; ``decimals`` scales by a power of ten first."""
+@computed_by(round)
+def round_kernel(self, *, decimals=0):
     if decimals == 0:
         if self.dtype.is_complex:
             raise DtypeNotImplemented("round", self.dtype)
-        return _round_to_integer(self)
-    if not self.dtype.is_floating_point:
+        _check_round_to_integer(self)
+    elif not self.dtype.is_floating_point:
         raise DtypeNotImplemented("round", self.dtype)
-    (x,) = arrays("round", (self,), self.dtype)
-    scale = x.dtype.type(10.0 ** abs(decimals))
-    rounded = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
-    return as_result(rounded, self.dtype)
+
+
+def frac(a):
+    return a - np.trunc(a)
 
 
 @unary("frac", OUT_OF_SELF_DTYPE)
-def frac(self):
+@computed_by(frac)
+def frac_kernel(self):
     if not self.dtype.is_floating_point:
         raise DtypeNotImplemented("frac", self.dtype)
-    x = unwrap(self)
-    return wrap(x - np.trunc(x))
 
 
 # --- clamping ---------------------------------------------------------------
@@ -196,15 +217,20 @@ def _check_clampable(self, min, max):
         raise NotImplementedError("clamp is not supported for complex types")
 
 
-def _clamp_arrays(self, min, max, dtype):
-    """``minimum(maximum(self, min), max)``: with ``min > max`` every element is ``max``."""
-    x, *limits = arrays("clamp", [bound for bound in (self, min, max) if bound is not None], dtype)
+@lowers(aten.clamp.default)
+def clamp(a, min=None, max=None, *, out_dtype):
+    """``minimum(maximum(a, min), max)``: with ``min > max`` every element is ``max``."""
+    x, *limits = computed(out_dtype, *(value for value in (a, min, max) if value is not None))
     if min is not None:
         x = np.maximum(x, limits.pop(0))
     if max is not None:
         x = np.minimum(x, limits.pop(0))
     # NumPy's maximum/minimum propagate nan from either side, as clamp does.
-    return as_result(x, dtype)
+    return x.astype(out_dtype, copy=False)
+
+
+def clamp_max(a, max, *, out_dtype):
+    return clamp(a, None, max, out_dtype=out_dtype)
 
 
 # A clamp by Python bounds writes only into an out= of its own dtype; by
@@ -212,8 +238,7 @@ def _clamp_arrays(self, min, max, dtype):
 _SCALAR_CLAMP_OUT = exact_dtype(_scalar_clamp_dtype)
 
 
-@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
-def clamp(self, min=None, max=None):
+def _clamp_dtype(self, min=None, max=None):
     """Python bounds are converted to ``self``'s dtype if it is floating; otherwise they promote it."""
     _check_clampable(self, min, max)
     dtype = _scalar_clamp_dtype(self, min, max)
@@ -224,51 +249,66 @@ def clamp(self, min=None, max=None):
     for bound in (min, max):
         if bound is not None:
             check_convertible("clamp", bound, dtype)
-    return _clamp_arrays(self, min, max, dtype)
+    return dtype
 
 
-@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
-def clamp_by_tensors(self, min=None, max=None):
-    _check_clampable(self, min, max)
-    return _clamped_by_tensors(self, min, max)
-
-
-def _clamped_by_tensors(self, min, max):
+def _tensor_clamp_dtype(self, min, max):
     # Complex tensors reach no loop here: PyTorch's refusal names the dtype, not clamp.
     dtype = _promoted(self, min, max)
     if dtype.is_complex:
         raise DtypeNotImplemented("clamp", dtype)
-    return _clamp_arrays(self, min, max, dtype)
+    return dtype
 
 
-def _one_bound(self, min=None, max=None):
+@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
+@computed_by(clamp)
+def clamp_kernel(self, min=None, max=None):
+    return _clamp_dtype(self, min, max)
+
+
+@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
+@computed_by(clamp)
+def clamp_by_tensors(self, min=None, max=None):
+    _check_clampable(self, min, max)
+    return _tensor_clamp_dtype(self, min, max)
+
+
+def _one_bound_dtype(self, min=None, max=None):
     """clamp_min and clamp_max: tensor bounds as maximum and minimum, Python ones as clamp."""
     bound = min if max is None else max
     if isinstance(bound, torch.Tensor):
-        return _clamped_by_tensors(self, min, max)
+        return _tensor_clamp_dtype(self, min, max)
     if isinstance(bound, complex):
         raise NotImplementedError("clamp is not supported for complex types")
-    return clamp(self, min, max)
+    return _clamp_dtype(self, min, max)
 
 
 @elementwise(aten.clamp_min.Tensor, aten.clamp_min.Tensor_out, aten.clamp_min_.Tensor)
 @elementwise(aten.clamp_min.default, aten.clamp_min.out, aten.clamp_min_.default, check_out=_SCALAR_CLAMP_OUT)
-def clamp_min(self, min):
-    return _one_bound(self, min=min)
+@computed_by(clamp)
+def clamp_min_kernel(self, min):
+    return _one_bound_dtype(self, min=min)
 
 
 @elementwise(aten.clamp_max.Tensor, aten.clamp_max.Tensor_out, aten.clamp_max_.Tensor)
 @elementwise(aten.clamp_max.default, aten.clamp_max.out, aten.clamp_max_.default, check_out=_SCALAR_CLAMP_OUT)
-def clamp_max(self, max):
-    return _one_bound(self, max=max)
+@computed_by(clamp_max, name="clamp")
+def clamp_max_kernel(self, max):
+    return _one_bound_dtype(self, max=max)
+
+
+@lowers(aten.relu.default)
+def relu(a, *, out_dtype):
+    return clamp(a, 0, out_dtype=out_dtype)
 
 
 # relu.out is left to PyTorch's composite, which insists on the result's own dtype.
 @elementwise(aten.relu.default, in_place=aten.relu_.default)
-def relu(self):
+@computed_by(relu)
+def relu_kernel(self):
     if self.dtype == torch.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return clamp(self, min=0)
+    return _clamp_dtype(self, min=0)
 
 
 # --- tests of values, and logical and bitwise negation ----------------------
@@ -277,49 +317,54 @@ def relu(self):
 def _float_test(name, test):
     """A test that is False everywhere for integers and bools, which hold no nan or inf."""
 
-    def kernel(self):
-        x = unwrap(self)
-        return wrap(test(x) if x.dtype.kind in "fc" else np.zeros(x.shape, dtype=np.bool_))
+    def numpy_function(a):
+        return test(a) if a.dtype.kind in "fc" else np.zeros(a.shape, dtype=np.bool_)
 
-    kernel.__name__ = name
-    return kernel
+    numpy_function.__name__ = name
+    return numpy_function
 
 
 def _infinity_test(name, infinity):
     """isposinf/isneginf: real tensors only, and only into bool outputs."""
-    test = _float_test(name, lambda x: x == infinity)
 
-    def kernel(self):
+    def checks(self):
         if self.dtype.is_complex:
             raise RuntimeError(f"{name} does not support complex inputs.")
-        return test(self)
 
     def check_out(out, self):
         if out.dtype != torch.bool:
             raise RuntimeError(f"{name} does not support non-boolean outputs.")
 
-    kernel.__name__ = name
+    checks.__name__ = name
+    kernel = computed_by(_float_test(name, lambda x: x == infinity))(checks)
     elementwise(getattr(aten, name).default, getattr(aten, name).out, check_out=check_out)(kernel)
 
 
 # isnan.out and isinf.out are left to PyTorch's composites, which insist on bool.
-elementwise(aten.isnan.default)(_float_test("isnan", np.isnan))
-elementwise(aten.isinf.default)(_float_test("isinf", np.isinf))
+elementwise(aten.isnan.default)(unchecked(_float_test("isnan", np.isnan)))
+elementwise(aten.isinf.default)(unchecked(_float_test("isinf", np.isinf)))
 _infinity_test("isposinf", np.inf)
 _infinity_test("isneginf", -np.inf)
 
 
-@unary("logical_not")
-def logical_not(self):
-    return wrap(np.logical_not(unwrap(self)))
+@lowers(aten.logical_not.default)
+def logical_not(a):
+    return np.logical_not(a)
+
+
+unary("logical_not")(unchecked(logical_not))
+
+
+def bitwise_not(a):
+    # On bools, NumPy's invert is logical negation, as PyTorch's is.
+    return np.invert(a)
 
 
 @unary("bitwise_not", OUT_OF_SELF_DTYPE)
-def bitwise_not(self):
+@computed_by(bitwise_not)
+def bitwise_not_kernel(self):
     if not (is_integral(self.dtype) or self.dtype == torch.bool):
         raise DtypeNotImplemented("bitwise_not", self.dtype)
-    # On bools, NumPy's invert is logical negation, as PyTorch's is.
-    return wrap(np.invert(unwrap(self)))
 
 
 def _check_nan_to_num_out(out, self, *args, **kwargs):
@@ -330,15 +375,16 @@ def _check_nan_to_num_out(out, self, *args, **kwargs):
         )
 
 
-@elementwise(
-    aten.nan_to_num.default, aten.nan_to_num.out, aten.nan_to_num_.default, check_out=_check_nan_to_num_out
-)
-def nan_to_num(self, nan=None, posinf=None, neginf=None):
+def nan_to_num(a, nan=None, posinf=None, neginf=None):
     """nan becomes ``nan`` (0), infinities ``posinf``/``neginf`` (the dtype's extremes).
 
-    Complex tensors are mended part by part, as in PyTorch.
+    Complex arrays are mended part by part, as in PyTorch.
     """
-    x = unwrap(self)
-    if x.dtype.kind not in "fc":
-        return wrap(x.copy())
-    return wrap(np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf))
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+elementwise(
+    aten.nan_to_num.default, aten.nan_to_num.out, aten.nan_to_num_.default, check_out=_check_nan_to_num_out
+)(unchecked(nan_to_num))

@@ -9,10 +9,10 @@ and errors use PyTorch's wording, since users meet them through PyTorch.
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
-from .factories import storage_extent, strides_for
-from .indexing import SCALAR_TYPE_NAMES, wrap_dim
+from ._dims import wrap_dim
+from ._layout import storage_extent, strides_for
 from .registry import aten, implements
 
 

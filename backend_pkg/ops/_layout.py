@@ -1,0 +1,34 @@
+"""Strided memory layouts, in elements as PyTorch counts them, over NumPy memory."""
+
+import numpy as np
+import torch
+
+from ..dtypes import to_numpy_dtype
+
+
+def storage_extent(size, stride):
+    """How many elements a tensor of this size and stride spans."""
+    if any(length == 0 for length in size):
+        return 0
+    return 1 + sum((length - 1) * step for length, step in zip(size, stride))
+
+
+def allocate_strided(size, stride, dtype):
+    """Uninitialised NumPy memory laid out with PyTorch strides (in elements)."""
+    np_dtype = to_numpy_dtype(dtype)
+    storage = np.empty(storage_extent(size, stride), dtype=np_dtype)
+    return np.lib.stride_tricks.as_strided(
+        storage,
+        shape=tuple(size),
+        strides=tuple(step * np_dtype.itemsize for step in stride),
+        writeable=True,
+    )
+
+
+def strides_for(size, memory_format):
+    """The strides PyTorch gives a new tensor of ``size`` in ``memory_format``.
+
+    PyTorch owns the rules of channels_last and friends, so a meta tensor
+    (no memory) is asked.
+    """
+    return torch.empty(size, device="meta", memory_format=memory_format).stride()
