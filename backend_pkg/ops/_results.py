@@ -95,6 +95,20 @@ def check_out_dtype(out, self):
         )
 
 
+def warn_if_expanded(op, self, example):
+    """The deprecation warning CPU's masked_fill_ and index_put_ give for an expanded ``self``,
+    which they still write, element by element: those kernels write only the elements they
+    select, straight into ``self``. ``example`` is the indexing that reaches the op, as the
+    warning words it."""
+    if self.numel() and any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
+        warnings.warn(
+            f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before "
+            f"performing this operation. This also applies to advanced indexing e.g. {example}",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def write_in_place(op, self, result):
     """Store ``result`` into ``self``, the tensor an in-place op modifies."""
     _check_castable(op, result, self)

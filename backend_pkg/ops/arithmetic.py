@@ -17,7 +17,7 @@ from ..tensor import unwrap, wrap
 from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, check_alpha, operand, tensor_shapes
 from ._results import _check_castable as check_castable
-from ._results import write_in_place, write_out
+from ._results import check_apart, write_in_place, write_out
 from ._same_dtype import with_same_dtype_shortcut
 from .registry import aten, implements
 
@@ -64,6 +64,7 @@ def _quiet(compute):
 
 def _out_kernel(op, compute, check_out):
     def kernel(*args, out, **kwargs):
+        _check_iterator_overlaps(out, args, kwargs)
         try:
             result = compute(*args, **kwargs)
         except DtypeNotImplemented as error:
@@ -79,6 +80,7 @@ def _out_kernel(op, compute, check_out):
 
 def _in_place_kernel(op, compute):
     def kernel(self, *args, **kwargs):
+        _check_iterator_overlaps(self, args, kwargs)
         try:
             result = compute(self, *args, **kwargs)
         except DtypeNotImplemented as error:
@@ -88,6 +90,13 @@ def _in_place_kernel(op, compute):
 
     kernel.__name__ = f"{compute.__name__}_"
     return kernel
+
+
+def _check_iterator_overlaps(target, args, kwargs):
+    """What CPU's TensorIterator checks first (``compute_mem_overlaps``), before it resizes
+    ``out=`` or looks at dtypes: the tensor written holds no element twice, and shares with
+    each input all of its memory or none (``x.add_(x)`` is fine, ``x.add_(x.T)`` is refused)."""
+    check_apart(target, partial=(*args, *kwargs.values()))
 
 
 def _refuse_target_first(op, error, target, check_out=None, args=(), kwargs=None):

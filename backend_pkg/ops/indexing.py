@@ -19,7 +19,7 @@ import torch
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import broadcast_shapes, operand, promoted
-from ._results import check_apart, write_in_place, write_out
+from ._results import check_apart, warn_if_expanded, write_in_place, write_out
 from .arithmetic import check_convertible
 from .registry import aten, implements
 
@@ -176,6 +176,7 @@ def _indexed_shape(shape, key):
 
 @implements(aten._index_put_impl_.default)
 def index_put_(self, indices, values, accumulate=False, unsafe=False):
+    warn_if_expanded("index_put_", self, "tensor[indices] = tensor")
     if values.dtype != self.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -192,12 +193,12 @@ def index_put_(self, indices, values, accumulate=False, unsafe=False):
             f"shape mismatch: value tensor of shape {list(source.shape)} cannot be broadcast to "
             f"indexing result of shape {list(target)}"
         ) from None
-    result = unwrap(self).copy()
+    target = unwrap(self)
     if accumulate:
-        np.add.at(result, key, source)
+        np.add.at(target, key, source)
     else:
-        result[key] = source
-    return write_in_place("index_put_", self, wrap(result))
+        target[key] = source
+    return self
 
 
 # --- along one dim: index_select, index_fill_, index_add, index_copy --------
@@ -616,13 +617,14 @@ def masked_fill_(self, mask, value):
     selector = _mask(
         "masked_fill_", mask, f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}"
     )
+    warn_if_expanded("masked_fill_", self, "tensor[mask] = scalar")
     shape = broadcast_shapes(self.shape, mask.shape)
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     if isinstance(value, (int, float)) or (isinstance(value, complex) and self.dtype.is_complex):
         check_convertible("masked_fill_", value, self.dtype)
-    filled = np.where(selector, fill_value("masked_fill_", value, self.dtype), unwrap(self))
-    return write_in_place("masked_fill_", self, wrap(filled))
+    np.copyto(unwrap(self), fill_value("masked_fill_", value, self.dtype), where=selector)
+    return self
 
 
 @implements(aten.masked_scatter_.default)
