@@ -12,7 +12,7 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, check_alpha, operand, tensor_shapes
@@ -197,10 +197,11 @@ class DtypeNotImplemented(NotImplementedError):
         self.result_dtype = dtype if result_dtype is None else result_dtype
 
 
-def check_convertible(op, value, dtype):
-    """Refuse a Python number where C++'s checked conversion to ``dtype`` does (``Scalar::to<T>``)."""
+def check_convertible(value, dtype):
+    """Refuse a Python number where C++'s checked conversion to ``dtype`` does (``Scalar::to<T>``),
+    in its words, which name the C++ type and no op."""
     if _overflows(value, dtype):
-        raise RuntimeError(f"{op}: value cannot be converted to type {dtype} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {CPP_SCALAR_NAMES[dtype]} without overflow")
 
 
 def _overflows(value, dtype):
@@ -369,7 +370,7 @@ def pow_scalar_exponent(self, exponent):
         return as_result(np.ones(self.shape), dtype)
     if exponent == 1:
         return as_result(np.array(unwrap(self)), dtype)
-    check_convertible("pow", exponent, dtype)
+    check_convertible(exponent, dtype)
     return pow(self, exponent)
 
 

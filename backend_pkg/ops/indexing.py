@@ -622,7 +622,7 @@ def masked_fill_(self, mask, value):
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     if isinstance(value, (int, float)) or (isinstance(value, complex) and self.dtype.is_complex):
-        check_convertible("masked_fill_", value, self.dtype)
+        check_convertible(value, self.dtype)
     np.copyto(unwrap(self), fill_value("masked_fill_", value, self.dtype), where=selector)
     return self
 

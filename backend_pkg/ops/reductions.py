@@ -15,6 +15,7 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._numpy_errors import quietly
 from ._results import as_result, check_out_dtype, write_out
 from .registry import aten, implements
 
@@ -123,7 +124,8 @@ def _running_dtype(dtype):
 def _total(op, np_reduce, self, dim, keepdim, dtype):
     """``np_reduce`` (np.sum, np.prod) of ``self`` converted to ``dtype``'s compute dtype."""
     axes = reduced_axes(op, dim, self.dim())
-    return np_reduce(_converted(self, compute_dtype(dtype)), axis=axes, keepdims=keepdim)
+    # inf + -inf is nan, which PyTorch returns silently and NumPy warns about
+    return quietly(np_reduce, _converted(self, compute_dtype(dtype)), axis=axes, keepdims=keepdim)
 
 
 def _accumulate(op, np_reduce, self, dim, keepdim, dtype):
@@ -495,7 +497,7 @@ def _scan(op, np_scan, self, dim, dtype):
     result = _sum_dtype(self, dtype)
     axis = single_axis(op, dim, self.dim())
     array = _converted(self, result)
-    scanned = np_scan(array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
+    scanned = quietly(np_scan, array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
     return as_result(scanned.reshape(array.shape), result)  # a zero-dim input scans flattened
 
 

@@ -223,7 +223,7 @@ def clamp(self, min=None, max=None):
         raise DtypeNotImplemented("clamp_scalar", dtype)
     for bound in (min, max):
         if bound is not None:
-            check_convertible("clamp", bound, dtype)
+            check_convertible(bound, dtype)
     return _clamp_arrays(self, min, max, dtype)
 
 
