@@ -122,7 +122,7 @@ def test_ops_returning_several_tensors_match_cpu(name, monkeypatch):
 
 
 def _kthvalue_into(values, indices):
-    """kthvalue with out=: the fallback's path for several out= tensors. Returns what the test compares."""
+    """kthvalue with out=: the fallback's path for several out= tensors; what the test compares."""
     def run(t):
         v, i = values(t.device), indices(t.device)
         result = torch.kthvalue(t, 2, 1, out=(v, i))
@@ -168,3 +168,15 @@ def test_out_tensors_of_several_results_keep_their_layout():
     assert (mantissa.stride(), exponent.stride()) == ((1, 3), (8, 2))
     assert_matches_cpu(mantissa, expected.mantissa)
     assert_matches_cpu(exponent, expected.exponent)
+
+
+def test_several_out_tensors_are_returned_through_torch_ops():
+    """``torch.kthvalue(..., out=(v, i))`` returns the tensors it was given, whatever the kernel
+    returned; ``torch.ops.aten`` (what FX graphs and decompositions call) returns what the
+    fallback returned: each out= tensor in its own place."""
+    values, indices = torch.zeros(3, device="npy"), torch.zeros(3, dtype=torch.int64, device="npy")
+    result = torch.ops.aten.kthvalue.values(npy(make((3, 4), torch.float32)), 2, 1, values=values, indices=indices)
+    assert result[0] is values and result[1] is indices
+    mantissa, exponent = torch.zeros(3, device="npy"), torch.zeros(3, dtype=torch.int32, device="npy")
+    result = torch.ops.aten.frexp.Tensor_out(npy(make((3,), torch.float32)), mantissa=mantissa, exponent=exponent)
+    assert result[0] is mantissa and result[1] is exponent
