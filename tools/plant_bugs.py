@@ -18,6 +18,12 @@ script says so and exits with status 1.
 The run takes a few minutes (each plant is one pytest run), so it is not part
 of ``make test``; ``tests/test_plant_bugs.py`` checks there that every
 plant still applies to the code as it is.
+
+A change PyTorch makes unobservable is no bug and is not planted: the
+fallback's results for ``Tensor(a!)`` returns (``out=`` and in-place ops) are
+never seen, since PyTorch hands the caller the arguments themselves, through
+``torch.kthvalue(out=...)``, ``torch.ops.aten.kthvalue.values`` and under
+``inference_mode`` alike (returning ``torch.zeros(7)`` there changes no result).
 """
 
 import argparse
@@ -165,15 +171,6 @@ PLANTS = [
         "    return tuple(_from_host(r, schema, written, args, kwargs) for r, schema in zip(result, returns))",
         "    return (_from_host(result[0], returns[0], written, args, kwargs), *result[1:])",
         "only the first of several results becomes an npy tensor; the others stay CPU tensors",
-        ("tests/test_fallback.py",),
-    ),
-    Plant(
-        "fallback-several-outs-first-alias",
-        "fallback, several results",
-        "backend_pkg/fallback.py",
-        "        return written[frozenset(schema.alias_info.before_set)]",
-        "        return next(iter(written.values()))",
-        "every out= result is returned as the first out= tensor (kthvalue(out=(v, i)) returns (v, v))",
         ("tests/test_fallback.py",),
     ),
 ]
