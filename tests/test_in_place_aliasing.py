@@ -66,6 +66,9 @@ OVERLAPPING = {
     "add out= own transpose": lambda t: torch.add(t, 1, out=t.T),
     "exp out= own transpose": lambda t: torch.exp(t, out=t.T),
     "index_copy_ from itself": lambda t: t.index_copy_(0, torch.tensor([0, 1], device=t.device), t[1:]),
+    "index_put_ from itself": lambda t: t.index_put_((torch.tensor([0, 1], device=t.device),), t[1:]),
+    "setitem from itself": lambda t: t.__setitem__(torch.tensor([0, 1], device=t.device), t[1:]),
+    "index_put_ indexed by itself": lambda t: t.view(-1)[:3].index_put_((t.view(-1)[:3].long(),), t[0, :1]),
     # sharing all the memory, the same way, is allowed
     "add_ itself": lambda t: t.add_(t),
     "mul out= itself": lambda t: torch.mul(t, t, out=t),

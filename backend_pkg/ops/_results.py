@@ -75,6 +75,12 @@ def check_apart(out, *inputs, partial=()):
     (``assert_no_overlap``), and shares with one of ``partial`` all of it or none
     (``assert_no_partial_overlap``)."""
     _check_writable_once(out)
+    check_no_overlap(out, *inputs, partial=partial)
+
+
+def check_no_overlap(out, *inputs, partial=()):
+    """:func:`check_apart` without its first check, for the ops that write an expanded ``out``
+    (see :func:`warn_if_expanded`)."""
     refusals = [(value, ("full", "partial")) for value in inputs] + [(value, ("partial",)) for value in partial]
     for value, refused in refusals:
         if isinstance(value, torch.Tensor) and _overlap(out, value) in refused:

@@ -19,7 +19,7 @@ import torch
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._operands import broadcast_shapes, operand, promoted
-from ._results import check_apart, warn_if_expanded, write_in_place, write_out
+from ._results import check_apart, check_no_overlap, warn_if_expanded, write_in_place, write_out
 from .arithmetic import check_convertible
 from .registry import aten, implements
 
@@ -174,9 +174,18 @@ def _indexed_shape(shape, key):
     return np.broadcast_to(np.empty((), dtype=np.int8), shape)[key].shape
 
 
+def _is_masked_fill(indices, values):
+    """Whether CPU's index_put_ hands this to masked_fill_ (one mask, one value), which does not
+    check that the value shares memory with self (``canDispatchToMaskedFill``)."""
+    masks = [index for index in indices if index is not None]
+    return values.numel() == 1 and len(masks) == 1 and masks[0].dtype in (torch.bool, torch.uint8)
+
+
 @implements(aten._index_put_impl_.default)
 def index_put_(self, indices, values, accumulate=False, unsafe=False):
     warn_if_expanded("index_put_", self, "tensor[indices] = tensor")
+    if not _is_masked_fill(indices, values):
+        check_no_overlap(self, values, *indices)
     if values.dtype != self.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
