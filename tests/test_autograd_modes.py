@@ -47,16 +47,9 @@ def test_outputs_carry_cpus_grad_fn(name):
     assert describe(OPS[name](*leaves("npy"))) == describe(OPS[name](*leaves("cpu")))
 
 
-MODES = {
-    "no_grad": torch.no_grad,
-    "inference_mode": torch.inference_mode,
-    "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
-    "set_grad_enabled(True)": lambda: torch.set_grad_enabled(True),
-    "enable_grad inside no_grad": lambda: _enable_inside_no_grad(),
-}
+class EnableInsideNoGrad:
+    """enable_grad nested in no_grad: grad mode on again."""
 
-
-class _enable_inside_no_grad:
     def __enter__(self):
         self.outer, self.inner = torch.no_grad(), torch.enable_grad()
         self.outer.__enter__()
@@ -65,6 +58,15 @@ class _enable_inside_no_grad:
     def __exit__(self, *exc):
         self.inner.__exit__(*exc)
         self.outer.__exit__(*exc)
+
+
+MODES = {
+    "no_grad": torch.no_grad,
+    "inference_mode": torch.inference_mode,
+    "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
+    "set_grad_enabled(True)": lambda: torch.set_grad_enabled(True),
+    "enable_grad inside no_grad": EnableInsideNoGrad,
+}
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -82,6 +82,16 @@ PLANTS = [
         ("tests/test_opinfo_layouts.py",),
     ),
     Plant(
+        "empty-view-offset-past-the-end",
+        "offset",
+        "backend_pkg/ops/views.py",
+        "    if 0 in shape:  # a view without elements may start past the end of the memory, which NumPy refuses\n"
+        "        offset = min(offset, storage.nbytes)\n",
+        "",
+        "view_as_real of an empty view whose offset lies past its storage's end lets NumPy's ValueError out",
+        ("tests/test_opinfo_layouts.py",),
+    ),
+    Plant(
         "mul-scalar-keeps-dtype",
         "promotion",
         "backend_pkg/ops/arithmetic.py",
@@ -144,6 +154,25 @@ PLANTS = [
         "    def kernel(self, *args, **kwargs):\n",
         "in-place elementwise ops compute x.add_(x.T) instead of refusing it as CPU does",
         ("tests/test_in_place_aliasing.py",),
+    ),
+    Plant(
+        "out-overlap-unchecked",
+        "aliasing",
+        "backend_pkg/ops/arithmetic.py",
+        "    def kernel(*args, out, **kwargs):\n        _check_iterator_overlaps(out, args, kwargs)\n",
+        "    def kernel(*args, out, **kwargs):\n",
+        "elementwise out= is resized before it is checked: an expanded out is quietly reallocated, "
+        "and an out that shares part of an input is computed into",
+        ("tests/test_in_place_aliasing.py",),
+    ),
+    Plant(
+        "copy-overlap-unchecked",
+        "aliasing",
+        "backend_pkg/ops/copies.py",
+        "    check_apart(self, partial=(src,))\n",
+        "",
+        "x.copy_(x.T) copies instead of refusing: CPU's own check sees two unrelated CPU tensors",
+        ("tests/test_in_place_aliasing.py", "tests/test_copies.py"),
     ),
     Plant(
         "masked-fill-expanded-silent",
