@@ -235,7 +235,7 @@ def run_tests(root, tests):
     environment.pop("BACKEND_PKG_STRICT", None)
     command = [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *tests]
     done = subprocess.run(command, cwd=root, env=environment, capture_output=True, text=True)
-    failed = re.findall(r"^FAILED (\S+)", done.stdout, flags=re.MULTILINE)
+    failed = re.findall(r"^FAILED (.+?)(?: - .*)?$", done.stdout, flags=re.MULTILINE)  # ids may hold spaces
     if done.returncode != 0 and not failed:  # collection errors, crashes: not a caught bug
         failed = [f"(pytest exited {done.returncode}: {done.stdout.strip().splitlines()[-1:]})"]
     return failed, done
