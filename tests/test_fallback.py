@@ -4,7 +4,7 @@ import warnings
 
 import pytest
 import torch
-from reference import assert_matches_cpu, make
+from reference import assert_like_cpu, assert_matches_cpu, make
 
 import backend_pkg
 from backend_pkg import fallback
@@ -89,3 +89,94 @@ def test_native_ops_do_not_fall_back():
     (x + x * 2 - x).sum().item()
     assert sum(fallback.calls.values()) == before
     assert "aten::add.Tensor" in backend_pkg.registered_ops()
+
+
+# Ops that return several tensors, and out= tensors, take their own paths through the fallback.
+
+def _tied():
+    """Values with a repeat in each row, so mode and unique have something to find."""
+    values = make((3, 4), torch.float64).round()
+    values[:, 2] = values[:, 0]
+    return values
+
+
+SEVERAL_RESULTS = {
+    "mode": lambda t: t.mode(1),
+    "mode of a transpose": lambda t: t.t().mode(1),
+    "geqrf": torch.geqrf,
+    "unique2": lambda t: torch._unique2(t, return_inverse=True, return_counts=True),
+    "unique_consecutive": lambda t: torch.unique_consecutive(t, return_inverse=True, return_counts=True, dim=1),
+    "frexp of a strided view": lambda t: torch.frexp(t[:, ::2]),
+    "linalg.eig": lambda t: torch.linalg.eig(t[:, :3]),
+    "kthvalue": lambda t: t.kthvalue(2, 1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", SEVERAL_RESULTS)
+def test_ops_returning_several_tensors_match_cpu(name, monkeypatch):
+    monkeypatch.setenv(fallback.STRICT_ENV, "1")
+    with pytest.raises(NotImplementedError, match="has no npy kernel"):
+        SEVERAL_RESULTS[name](npy(_tied()))  # this test is about the fallback: the op must need it
+    monkeypatch.delenv(fallback.STRICT_ENV)
+    assert_like_cpu(SEVERAL_RESULTS[name], _tied())
+
+
+def _kthvalue_into(values, indices):
+    """kthvalue with out=: the fallback's path for several out= tensors; what the test compares."""
+    def run(t):
+        v, i = values(t.device), indices(t.device)
+        result = torch.kthvalue(t, 2, 1, out=(v, i))
+        assert result[0] is v and result[1] is i
+        return v, i, torch.tensor(v.stride() + i.stride(), device=t.device)
+    return run
+
+
+OUTS = {
+    "right size": (lambda d: torch.zeros(3, device=d), lambda d: torch.zeros(3, dtype=torch.int64, device=d)),
+    "empty": (lambda d: torch.zeros(0, device=d), lambda d: torch.zeros(0, dtype=torch.int64, device=d)),
+    "wrong size": (lambda d: torch.zeros(2, 2, device=d), lambda d: torch.zeros(5, dtype=torch.int64, device=d)),
+    "non-contiguous": (
+        lambda d: torch.zeros(3, 2, device=d)[:, 1],
+        lambda d: torch.zeros(2, 6, dtype=torch.int64, device=d)[1, ::2],
+    ),
+    "wrong dtype": (lambda d: torch.zeros(3, dtype=torch.float64, device=d), lambda d: torch.zeros(3, dtype=torch.int64, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", OUTS)
+def test_out_tensors_of_a_fallback_op_match_cpu(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the resize warning, on both devices
+        assert_like_cpu(_kthvalue_into(*OUTS[name]), make((3, 4), torch.float32))
+
+
+def test_non_contiguous_out_is_written_in_place():
+    storage = torch.zeros(4, 6, device="npy")
+    out = storage[:, ::2].t()
+    result = torch.special.erfcx(npy(make((3, 4), torch.float32)), out=out)
+    assert result is out and out.stride() == (2, 6)
+    expected = torch.zeros(4, 6)
+    torch.special.erfcx(make((3, 4), torch.float32), out=expected[:, ::2].t())
+    assert_matches_cpu(storage, expected)
+
+
+def test_out_tensors_of_several_results_keep_their_layout():
+    mantissa = torch.zeros(4, 3, device="npy").t()
+    exponent = torch.zeros(3, 8, dtype=torch.int32, device="npy")[:, ::2]
+    torch.frexp(npy(make((3, 4), torch.float32)), out=(mantissa, exponent))
+    expected = torch.frexp(make((3, 4), torch.float32))
+    assert (mantissa.stride(), exponent.stride()) == ((1, 3), (8, 2))
+    assert_matches_cpu(mantissa, expected.mantissa)
+    assert_matches_cpu(exponent, expected.exponent)
+
+
+def test_several_out_tensors_are_returned_through_torch_ops():
+    """``torch.kthvalue(..., out=(v, i))`` returns the tensors it was given, whatever the kernel
+    returned; ``torch.ops.aten`` (what FX graphs and decompositions call) returns what the
+    fallback returned: each out= tensor in its own place."""
+    values, indices = torch.zeros(3, device="npy"), torch.zeros(3, dtype=torch.int64, device="npy")
+    result = torch.ops.aten.kthvalue.values(npy(make((3, 4), torch.float32)), 2, 1, values=values, indices=indices)
+    assert result[0] is values and result[1] is indices
+    mantissa, exponent = torch.zeros(3, device="npy"), torch.zeros(3, dtype=torch.int32, device="npy")
+    result = torch.ops.aten.frexp.Tensor_out(npy(make((3,), torch.float32)), mantissa=mantissa, exponent=exponent)
+    assert result[0] is mantissa and result[1] is exponent

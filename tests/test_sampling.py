@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from reference import assert_like_cpu
 
 DRAWS = {
     "rand": lambda: torch.rand(2000, device="npy"),
@@ -57,9 +58,25 @@ def test_dropout_scales_kept_elements_and_backward_uses_the_same_mask():
         (lambda: torch.empty(3, device="npy").normal_(0, -1), "std >= 0.0"),
         (lambda: torch.empty(3, device="npy").uniform_(2, 1), "from=2 > to=1"),
         (lambda: torch.rand(3, device="npy", generator=torch.Generator()), "torch.npy's generator"),
-        (lambda: torch.empty(3, device="npy", dtype=torch.int32).normal_(), "floating point"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(bad, message):
     with pytest.raises(RuntimeError, match=message):
         bad()
+
+
+@pytest.mark.parametrize("fill", [torch.Tensor.normal_, torch.Tensor.uniform_], ids=["normal_", "uniform_"])
+def test_integer_tensors_are_refused_like_cpu(fill):
+    assert_like_cpu(fill, torch.zeros(3, dtype=torch.int32))
+
+
+def test_complex_tensors_draw_each_part_as_cpu_does():
+    """CPU fills a complex tensor's view_as_real: normal_ gives each part half the variance."""
+    torch.manual_seed(0)
+    normal = torch.empty(20000, device="npy", dtype=torch.complex64).normal_(1.0, 2.0).cpu()
+    assert normal.dtype == torch.complex64
+    for part in (normal.real, normal.imag):
+        assert abs(part.mean().item() - 1.0) < 0.05 and abs(part.std().item() - 2.0 / 2**0.5) < 0.05
+    uniform = torch.empty(20000, device="npy", dtype=torch.complex128).uniform_(2, 3).cpu()
+    for part in (uniform.real, uniform.imag):
+        assert 2 <= part.min() and part.max() < 3 and abs(part.mean().item() - 2.5) < 0.01

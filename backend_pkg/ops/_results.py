@@ -75,6 +75,12 @@ def check_apart(out, *inputs, partial=()):
     (``assert_no_overlap``), and shares with one of ``partial`` all of it or none
     (``assert_no_partial_overlap``)."""
     _check_writable_once(out)
+    check_no_overlap(out, *inputs, partial=partial)
+
+
+def check_no_overlap(out, *inputs, partial=()):
+    """:func:`check_apart` without its first check, for the ops that write an expanded ``out``
+    (see :func:`warn_if_expanded`)."""
     refusals = [(value, ("full", "partial")) for value in inputs] + [(value, ("partial",)) for value in partial]
     for value, refused in refusals:
         if isinstance(value, torch.Tensor) and _overlap(out, value) in refused:
@@ -92,6 +98,20 @@ def check_out_dtype(out, self):
             "Expected the dtype for input and out to match, but got "
             f"{SCALAR_TYPE_NAMES[self.dtype]} for input's dtype and {SCALAR_TYPE_NAMES[out.dtype]} "
             "for out's dtype."
+        )
+
+
+def warn_if_expanded(op, self, example):
+    """The deprecation warning CPU's masked_fill_ and index_put_ give for an expanded ``self``,
+    which they still write, element by element: those kernels write only the elements they
+    select, straight into ``self``. ``example`` is the indexing that reaches the op, as the
+    warning words it."""
+    if self.numel() and any(step == 0 and length > 1 for step, length in zip(self.stride(), self.shape)):
+        warnings.warn(
+            f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before "
+            f"performing this operation. This also applies to advanced indexing e.g. {example}",
+            UserWarning,
+            stacklevel=3,
         )
 
 

@@ -13,10 +13,11 @@ import numpy as np
 import torch
 
 from ._dtype_errors import DtypeNotImplemented, scalar_type_name
+from ..dtypes import CPP_SCALAR_NAMES
 from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
 from ._results import _check_castable as check_castable
-from ._results import write_in_place, write_out
+from ._results import check_apart, write_in_place, write_out
 from ._same_dtype import with_same_dtype_shortcut
 from .registry import aten, computed_by, implements, lowers
 
@@ -63,6 +64,7 @@ def _quiet(compute):
 
 def _out_kernel(op, compute, check_out):
     def kernel(*args, out, **kwargs):
+        _check_iterator_overlaps(out, args, kwargs)
         try:
             result = compute(*args, **kwargs)
         except DtypeNotImplemented as error:
@@ -78,6 +80,7 @@ def _out_kernel(op, compute, check_out):
 
 def _in_place_kernel(op, compute):
     def kernel(self, *args, **kwargs):
+        _check_iterator_overlaps(self, args, kwargs)
         try:
             result = compute(self, *args, **kwargs)
         except DtypeNotImplemented as error:
@@ -87,6 +90,13 @@ def _in_place_kernel(op, compute):
 
     kernel.__name__ = f"{compute.__name__}_"
     return kernel
+
+
+def _check_iterator_overlaps(target, args, kwargs):
+    """What CPU's TensorIterator checks first (``compute_mem_overlaps``), before it resizes
+    ``out=`` or looks at dtypes: the tensor written holds no element twice, and shares with
+    each input all of its memory or none (``x.add_(x)`` is fine, ``x.add_(x.T)`` is refused)."""
+    check_apart(target, partial=(*args, *kwargs.values()))
 
 
 def _refuse_target_first(op, error, target, check_out=None, args=(), kwargs=None):
@@ -129,10 +139,11 @@ def is_integral(dtype):
     return not (dtype.is_floating_point or dtype.is_complex or dtype == torch.bool)
 
 
-def check_convertible(op, value, dtype):
-    """Refuse a Python number where C++'s checked conversion to ``dtype`` does (``Scalar::to<T>``)."""
+def check_convertible(value, dtype):
+    """Refuse a Python number where C++'s checked conversion to ``dtype`` does (``Scalar::to<T>``),
+    in its words, which name the C++ type and no op."""
     if _overflows(value, dtype):
-        raise RuntimeError(f"{op}: value cannot be converted to type {dtype} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {CPP_SCALAR_NAMES[dtype]} without overflow")
 
 
 def _overflows(value, dtype):
@@ -390,7 +401,7 @@ def pow_scalar_exponent(self, exponent):
     # Checked before the dtype is: bool ** True is allowed.
     if exponent in (0, 1):
         return dtype
-    check_convertible("pow", exponent, dtype)
+    check_convertible(exponent, dtype)
     return _pow_dtype(self, exponent)
 
 

@@ -13,6 +13,7 @@ a copy never aliases its source.
 import torch
 
 from ..tensor import DEVICE_NAME, unwrap
+from ._results import check_apart
 from .factories import check_factory_options, empty_strided
 from .registry import aten, implements
 
@@ -46,7 +47,12 @@ def copy_from(self, dst, non_blocking=False):
 def copy_(self, src, non_blocking=False):
     """``copy_`` itself, not only ``_copy_from``: PyTorch's generic ``copy_``
     reaches ``_copy_from`` through the Conjugate fallback, which resolves a
-    conjugate source by copying it, with ``copy_``: an endless recursion."""
+    conjugate source by copying it, with ``copy_``: an endless recursion.
+
+    CPU's copy_ refuses a source that shares part of the destination's memory
+    (``x.copy_(x.T)``); its check cannot see that here, where each side is a
+    CPU tensor of its own over the same memory, so it is made first."""
+    check_apart(self, partial=(src,))
     host_view(self).copy_(host_view(src))
     return self
 

@@ -74,7 +74,7 @@ def efficient_zero_tensor(size, *, dtype=None, layout=None, device=None, pin_mem
 @implements(aten.fill_.Scalar)
 def fill_(self, value):
     if not isinstance(value, bool):
-        check_convertible("fill_", value, self.dtype)
+        check_convertible(value, self.dtype)
     unwrap(self)[...] = fill_value("fill_", value, self.dtype)
     return self
 

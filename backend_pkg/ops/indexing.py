@@ -21,7 +21,7 @@ from ..tensor import unwrap, wrap
 from ._dims import wrap_dim
 from ._operands import broadcast_shapes, computed, operand
 from ._out_variants import derived_out
-from ._results import check_apart, write_in_place, write_out
+from ._results import check_apart, check_no_overlap, warn_if_expanded, write_in_place, write_out
 from ._warnings import warn_once
 from .arithmetic import check_convertible
 from .registry import aten, computed_by, implements, lowers
@@ -169,8 +169,18 @@ def _indexed_shape(shape, key):
     return np.broadcast_to(np.empty((), dtype=np.int8), shape)[key].shape
 
 
+def _is_masked_fill(indices, values):
+    """Whether CPU's index_put_ hands this to masked_fill_ (one mask, one value), which does not
+    check that the value shares memory with self (``canDispatchToMaskedFill``)."""
+    masks = [index for index in indices if index is not None]
+    return values.numel() == 1 and len(masks) == 1 and masks[0].dtype in (torch.bool, torch.uint8)
+
+
 @implements(aten._index_put_impl_.default)
 def index_put_(self, indices, values, accumulate=False, unsafe=False):
+    warn_if_expanded("index_put_", self, "tensor[indices] = tensor")
+    if not _is_masked_fill(indices, values):
+        check_no_overlap(self, values, *indices)
     if values.dtype != self.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -187,12 +197,12 @@ def index_put_(self, indices, values, accumulate=False, unsafe=False):
             f"shape mismatch: value tensor of shape {list(source.shape)} cannot be broadcast to "
             f"indexing result of shape {list(target)}"
         ) from None
-    result = unwrap(self).copy()
+    target = unwrap(self)
     if accumulate:
-        np.add.at(result, key, source)
+        np.add.at(target, key, source)
     else:
-        result[key] = source
-    return write_in_place("index_put_", self, wrap(result))
+        target[key] = source
+    return self
 
 
 # --- along one dim: index_select, index_fill_, index_add, index_copy --------
@@ -608,13 +618,14 @@ def masked_fill_(self, mask, value):
     selector = _mask(
         "masked_fill_", mask, f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}"
     )
+    warn_if_expanded("masked_fill_", self, "tensor[mask] = scalar")
     shape = broadcast_shapes(self.shape, mask.shape)
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     if isinstance(value, (int, float)) or (isinstance(value, complex) and self.dtype.is_complex):
-        check_convertible("masked_fill_", value, self.dtype)
-    filled = np.where(selector, fill_value("masked_fill_", value, self.dtype), unwrap(self))
-    return write_in_place("masked_fill_", self, wrap(filled))
+        check_convertible(value, self.dtype)
+    np.copyto(unwrap(self), fill_value("masked_fill_", value, self.dtype), where=selector)
+    return self
 
 
 @implements(aten.masked_scatter_.default)

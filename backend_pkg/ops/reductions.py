@@ -17,6 +17,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._dims import reduced_axes, single_axis
 from ._dtype_errors import not_implemented_for
+from ._numpy_errors import quietly
 from ._operands import numpy_compute_dtype
 from ._out_variants import derived_out
 from ._results import as_result, check_out_dtype
@@ -345,7 +346,7 @@ def _scan(op, np_scan, self, dim, dtype):
     result = _sum_dtype(self, dtype)
     axis = single_axis(op, dim, self.dim())
     array = _converted(unwrap(self), to_numpy_dtype(result))
-    scanned = np_scan(array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
+    scanned = quietly(np_scan, array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
     return as_result(scanned.reshape(array.shape), result)  # a zero-dim input scans flattened
 
 

@@ -9,6 +9,8 @@ The factories (``rand``, ``randn``, ``randint``) are composites that fill an
 ``empty`` tensor with the in-place ops below.
 """
 
+import math
+
 import numpy as np
 import torch
 
@@ -16,6 +18,7 @@ from .. import device
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
 from ._results import write_in_place
+from .reductions import not_implemented_for
 from .registry import aten, implements
 
 
@@ -32,29 +35,42 @@ def _fill(op, self, values):
     return write_in_place(op, self, wrap(np.asarray(values).astype(to_numpy_dtype(self.dtype))))
 
 
-def _check_floating(op, self):
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(f"{op}: expected a floating point tensor, got {self.dtype}")
+def _check_inexact(kernel, self):
+    """uniform_ and normal_ fill floating-point and complex tensors; CPU's dispatch names its
+    kernel for any other dtype."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise not_implemented_for(kernel, self.dtype)
+
+
+def _draw(self, draw, *parameters):
+    """``draw(*parameters, shape)`` for each element; a complex tensor gets one draw for its real
+    part and one for its imaginary part, as CPU fills the tensor's ``view_as_real``."""
+    if not self.dtype.is_complex:
+        return draw(*parameters, self.shape)
+    parts = draw(*parameters, (*self.shape, 2))
+    return parts[..., 0] + 1j * parts[..., 1]
 
 
 @implements(aten.uniform_.default)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     _check_generator("uniform_", generator)
-    _check_floating("uniform_", self)
+    _check_inexact("check_uniform_bounds", self)
     if from_ > to:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
         )
-    return _fill("uniform_", self, device.generator.uniform(from_, to, self.shape))
+    return _fill("uniform_", self, _draw(self, device.generator.uniform, from_, to))
 
 
 @implements(aten.normal_.default)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _check_generator("normal_", generator)
-    _check_floating("normal_", self)
+    _check_inexact("normal_kernel_npy", self)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill("normal_", self, device.generator.normal(mean, std, self.shape))
+    if self.dtype.is_complex:
+        std /= math.sqrt(2)  # each part gets half the variance (normal_impl_ in DistributionTemplates.h)
+    return _fill("normal_", self, _draw(self, device.generator.normal, mean, std))
 
 
 def _default_upper(dtype):

@@ -248,7 +248,7 @@ def _clamp_dtype(self, min=None, max=None):
         raise DtypeNotImplemented("clamp_scalar", dtype)
     for bound in (min, max):
         if bound is not None:
-            check_convertible("clamp", bound, dtype)
+            check_convertible(bound, dtype)
     return dtype
 
 

@@ -233,13 +233,10 @@ def unfold(self, dimension, size, step):
 def _reinterpret(self, np_dtype, shape, byte_strides):
     """``self``'s memory seen as ``np_dtype`` elements, from its first byte on."""
     storage = storage_array(self)
-    return np.ndarray(
-        shape,
-        dtype=np_dtype,
-        buffer=storage,
-        offset=self.storage_offset() * storage.itemsize,
-        strides=byte_strides,
-    )
+    offset = self.storage_offset() * storage.itemsize
+    if 0 in shape:  # a view without elements may start past the end of the memory, which NumPy refuses
+        offset = min(offset, storage.nbytes)
+    return np.ndarray(shape, dtype=np_dtype, buffer=storage, offset=offset, strides=byte_strides)
 
 
 @implements(aten.view_as_real.default)

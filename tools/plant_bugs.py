@@ -1,0 +1,311 @@
+"""Plant realistic bugs in a scratch copy of the backend and check that the tests catch each one.
+
+A test suite is only as good as the bugs it finds. Each entry of
+:data:`PLANTS` is a one-line change of the kind a backend author makes by
+mistake (a stride assumed contiguous, a storage offset counted in elements
+instead of bytes, a promotion rule, a forgotten ``keepdim``, a path of the
+CPU fallback that only a few ops take), the test files that should catch it
+and why. For each plant this script copies the project's tracked files to a
+temporary directory, applies the change there (never in the working tree),
+runs the named test files with that copy first on ``PYTHONPATH``, and
+records the tests that failed. A plant that no test catches survives: the
+script says so and exits with status 1.
+
+    .venv/bin/python tools/plant_bugs.py                   # every plant
+    .venv/bin/python tools/plant_bugs.py fallback-several  # some, by name
+    .venv/bin/python tools/plant_bugs.py --write           # and rewrite tests/PLANTED_BUGS.md
+
+The run takes a few minutes (each plant is one pytest run), so it is not part
+of ``make test``; ``tests/test_plant_bugs.py`` checks there that every
+plant still applies to the code as it is.
+
+A change PyTorch makes unobservable is no bug and is not planted: the
+fallback's results for ``Tensor(a!)`` returns (``out=`` and in-place ops) are
+never seen, since PyTorch hands the caller the arguments themselves, through
+``torch.kthvalue(out=...)``, ``torch.ops.aten.kthvalue.values`` and under
+``inference_mode`` alike (returning ``torch.zeros(7)`` there changes no result).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORD = ROOT / "tests" / "PLANTED_BUGS.md"
+
+
+@dataclass(frozen=True)
+class Plant:
+    name: str
+    kind: str
+    path: str
+    old: str
+    new: str
+    why: str
+    tests: tuple
+
+
+PLANTS = [
+    Plant(
+        "view-as-real-strides",
+        "stride",
+        "backend_pkg/ops/views.py",
+        "(*array.shape, 2), (*array.strides, part.itemsize)), base=self)",
+        "(*array.shape, 2), (*np.empty(array.shape, array.dtype).strides, part.itemsize)), base=self)",
+        "view_as_real describes its result with a contiguous tensor's strides, whatever the input's",
+        ("tests/test_opinfo_layouts.py",),
+    ),
+    Plant(
+        "host-view-copies",
+        "stride",
+        "backend_pkg/ops/copies.py",
+        "view = torch.from_numpy(unwrap(tensor))",
+        "view = torch.from_numpy(unwrap(tensor)).contiguous()",
+        "the CPU view of an npy tensor is made contiguous, so for a strided tensor it is a copy: "
+        "the fallback and copy_ write into that copy, not into the tensor",
+        ("tests/test_fallback.py", "tests/test_in_place_aliasing.py"),
+    ),
+    Plant(
+        "reinterpret-offset-in-elements",
+        "offset",
+        "backend_pkg/ops/views.py",
+        "offset = self.storage_offset() * storage.itemsize",
+        "offset = self.storage_offset()",
+        "view_as_real and view_as_complex count the storage offset in elements where NumPy wants bytes",
+        ("tests/test_opinfo_layouts.py",),
+    ),
+    Plant(
+        "empty-view-offset-past-the-end",
+        "offset",
+        "backend_pkg/ops/views.py",
+        "    if 0 in shape:  # a view without elements may start past the end of the memory, which NumPy refuses\n"
+        "        offset = min(offset, storage.nbytes)\n",
+        "",
+        "view_as_real of an empty view whose offset lies past its storage's end lets NumPy's ValueError out",
+        ("tests/test_opinfo_layouts.py",),
+    ),
+    Plant(
+        "mul-scalar-keeps-dtype",
+        "promotion",
+        "backend_pkg/ops/arithmetic.py",
+        "def mul(self, other):\n    dtype = torch.result_type(self, other)",
+        "def mul(self, other):\n    dtype = self.dtype if isinstance(other, (int, float)) else torch.result_type(self, other)",
+        "a Python number never changes the result dtype: an integer tensor times 2.5 stays integer",
+        ("tests/test_ops.py", "tests/test_integer_edges.py"),
+    ),
+    Plant(
+        "alpha-as-float",
+        "overflow",
+        "backend_pkg/ops/arithmetic.py",
+        "        (scale,) = arrays(op, (alpha,), dtype)\n",
+        "        scale = float(alpha)\n",
+        "add's alpha is applied as a Python float, so integer operands are computed in float64: "
+        "large int64 values lose digits and overflow no longer wraps",
+        ("tests/test_ops.py", "tests/test_integer_edges.py"),
+    ),
+    Plant(
+        "uint32-stored-as-int32",
+        "dtype",
+        "backend_pkg/dtypes.py",
+        "torch.uint32: np.dtype(np.uint32),",
+        "torch.uint32: np.dtype(np.int32),",
+        "a typo in the dtype table: uint32 tensors are stored as int32",
+        ("tests/test_integer_edges.py",),
+    ),
+    Plant(
+        "argmax-drops-keepdim",
+        "keepdim",
+        "backend_pkg/ops/reductions.py",
+        "return as_result(np_arg(unwrap(self), axis=axis, keepdims=keepdim), torch.int64)",
+        "return as_result(np_arg(unwrap(self), axis=axis), torch.int64)",
+        "argmax and argmin ignore keepdim",
+        ("tests/test_ops.py", "tests/test_nan_reductions.py"),
+    ),
+    Plant(
+        "amax-skips-nan",
+        "nan",
+        "backend_pkg/ops/reductions.py",
+        'return _extreme("amax", np.max, self, dim, keepdim)',
+        'return _extreme("amax", np.nanmax, self, dim, keepdim)',
+        "amax skips NaN (np.nanmax) where PyTorch propagates it",
+        ("tests/test_reductions_linalg_nn.py", "tests/test_nan_reductions.py"),
+    ),
+    Plant(
+        "sum-warns-on-nan",
+        "nan",
+        "backend_pkg/ops/reductions.py",
+        "return quietly(np_reduce, _converted(self, compute_dtype(dtype)), axis=axes, keepdims=keepdim)",
+        "return np_reduce(_converted(self, compute_dtype(dtype)), axis=axes, keepdims=keepdim)",
+        "sum and mean let NumPy's RuntimeWarning out when inf + -inf makes a NaN; CPU is silent",
+        ("tests/test_nan_reductions.py",),
+    ),
+    Plant(
+        "in-place-overlap-unchecked",
+        "aliasing",
+        "backend_pkg/ops/arithmetic.py",
+        "    def kernel(self, *args, **kwargs):\n        _check_iterator_overlaps(self, args, kwargs)\n",
+        "    def kernel(self, *args, **kwargs):\n",
+        "in-place elementwise ops compute x.add_(x.T) instead of refusing it as CPU does",
+        ("tests/test_in_place_aliasing.py",),
+    ),
+    Plant(
+        "out-overlap-unchecked",
+        "aliasing",
+        "backend_pkg/ops/arithmetic.py",
+        "    def kernel(*args, out, **kwargs):\n        _check_iterator_overlaps(out, args, kwargs)\n",
+        "    def kernel(*args, out, **kwargs):\n",
+        "elementwise out= is resized before it is checked: an expanded out is quietly reallocated, "
+        "and an out that shares part of an input is computed into",
+        ("tests/test_in_place_aliasing.py",),
+    ),
+    Plant(
+        "copy-overlap-unchecked",
+        "aliasing",
+        "backend_pkg/ops/copies.py",
+        "    check_apart(self, partial=(src,))\n",
+        "",
+        "x.copy_(x.T) copies instead of refusing: CPU's own check sees two unrelated CPU tensors",
+        ("tests/test_in_place_aliasing.py", "tests/test_copies.py"),
+    ),
+    Plant(
+        "masked-fill-expanded-silent",
+        "aliasing",
+        "backend_pkg/ops/indexing.py",
+        '    warn_if_expanded("masked_fill_", self, "tensor[mask] = scalar")\n',
+        "",
+        "masked_fill_ writes an expanded tensor without CPU's deprecation warning",
+        ("tests/test_in_place_aliasing.py",),
+    ),
+    Plant(
+        "fallback-out-through-reshape",
+        "fallback out=",
+        "backend_pkg/fallback.py",
+        "    host_view(npy_out).copy_(cpu_out)\n",
+        "    unwrap(npy_out).reshape(-1)[:] = cpu_out.numpy().reshape(-1)\n",
+        "the fallback stores out= through a flat reshape, which for a non-contiguous out is a copy: "
+        "the result is lost",
+        ("tests/test_fallback.py",),
+    ),
+    Plant(
+        "fallback-several-stay-on-cpu",
+        "fallback, several results",
+        "backend_pkg/fallback.py",
+        "    return tuple(_from_host(r, schema, written, args, kwargs) for r, schema in zip(result, returns))",
+        "    return (_from_host(result[0], returns[0], written, args, kwargs), *result[1:])",
+        "only the first of several results becomes an npy tensor; the others stay CPU tensors",
+        ("tests/test_fallback.py",),
+    ),
+]
+
+
+def tracked_files():
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return [Path(line) for line in listed.stdout.splitlines()]
+
+
+def scratch_copy(destination):
+    """The tracked files as they are in the working tree (edits included), under ``destination``."""
+    for relative in tracked_files():
+        source = ROOT / relative
+        if source.is_file():
+            target = destination / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def apply(plant, root):
+    path = root / plant.path
+    text = path.read_text()
+    count = text.count(plant.old)
+    if count != 1:
+        raise ValueError(f"{plant.name}: the text to replace occurs {count} times in {plant.path}, not once")
+    path.write_text(text.replace(plant.old, plant.new))
+
+
+def run_tests(root, tests):
+    """The failed test ids of ``tests`` run against the copy at ``root``, and the run's output."""
+    environment = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    environment.pop("BACKEND_PKG_STRICT", None)
+    command = [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *tests]
+    done = subprocess.run(command, cwd=root, env=environment, capture_output=True, text=True)
+    failed = re.findall(r"^FAILED (.+?)(?: - .*)?$", done.stdout, flags=re.MULTILINE)  # ids may hold spaces
+    if done.returncode != 0 and not failed:  # collection errors, crashes: not a caught bug
+        failed = [f"(pytest exited {done.returncode}: {done.stdout.strip().splitlines()[-1:]})"]
+    return failed, done
+
+
+def check_the_copy_is_tested(root):
+    """The tests must import the scratch copy's backend_pkg, not an installed one."""
+    environment = {**os.environ, "PYTHONPATH": str(root)}
+    found = subprocess.run(
+        [sys.executable, "-c", "import backend_pkg; print(backend_pkg.__file__)"],
+        cwd=root, env=environment, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    if not Path(found).is_relative_to(root):
+        raise RuntimeError(f"the tests would import {found}, not the scratch copy in {root}")
+
+
+def run_plant(plant):
+    with tempfile.TemporaryDirectory(prefix=f"plant-{plant.name}-") as scratch:
+        root = Path(scratch)
+        scratch_copy(root)
+        check_the_copy_is_tested(root)
+        apply(plant, root)
+        start = time.perf_counter()
+        failed, _ = run_tests(root, plant.tests)
+        return failed, time.perf_counter() - start
+
+
+def record(results):
+    lines = [
+        "# Planted bugs and the tests that catch them",
+        "",
+        "Written by `tools/plant_bugs.py --write`: each bug below was planted in a scratch copy of the",
+        "project and the listed test files were run against it. Every bug must be caught; the",
+        "script fails when one survives. Rerun it after changing the tests or the planted code.",
+        "",
+        "| bug | kind | planted in | what it does | caught by |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for plant, failed in results:
+        shown = ", ".join(f"`{test}`" for test in failed[:3])
+        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+        caught = shown + more if failed else "**nothing: survived**"
+        lines.append(f"| `{plant.name}` | {plant.kind} | `{plant.path}` | {plant.why} | {caught} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="plants to run (default: all)")
+    parser.add_argument("--write", action="store_true", help=f"rewrite {RECORD.relative_to(ROOT)}")
+    options = parser.parse_args(argv)
+    unknown = set(options.names) - {plant.name for plant in PLANTS}
+    if unknown:
+        parser.error(f"no such plant: {sorted(unknown)}")
+    chosen = [plant for plant in PLANTS if not options.names or plant.name in options.names]
+    results = []
+    for plant in chosen:
+        failed, seconds = run_plant(plant)
+        results.append((plant, failed))
+        verdict = f"caught by {len(failed)} test(s), first {failed[0]}" if failed else "SURVIVED"
+        print(f"{plant.name:36} {verdict} ({seconds:.0f} s)", flush=True)
+    if options.write:
+        RECORD.write_text(record(results))
+        print(f"wrote {RECORD.relative_to(ROOT)}")
+    survivors = [plant.name for plant, failed in results if not failed]
+    if survivors:
+        print(f"survived every test: {survivors}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
