@@ -126,7 +126,7 @@ def test_full_reductions_and_dtype_arguments(name, dtype):
 
 
 @pytest.mark.parametrize("fn", [lambda t: t.prod(dtype=torch.float64), lambda t: t.cumsum(0, dtype=torch.int32)])
-def test_complex_input_to_a_real_dtype_warns_and_keeps_the_real_part(fn):
+def test_complex_input_to_a_real_dtype_warns_and_keeps_the_real_part(fn, warn_always):
     a = make((3,), torch.complex64)
     with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
         result = fn(npy(a))
