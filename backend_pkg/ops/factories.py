@@ -32,6 +32,8 @@ def storage_extent(size, stride):
 def allocate_strided(size, stride, dtype):
     """Uninitialised NumPy memory laid out with PyTorch strides (in elements)."""
     np_dtype = to_numpy_dtype(dtype)
+    if 0 not in size and tuple(stride) == _contiguous_strides(size):
+        return np.empty(tuple(size), np_dtype)  # the common case, without as_strided's cost
     storage = np.empty(storage_extent(size, stride), dtype=np_dtype)
     return np.lib.stride_tricks.as_strided(
         storage,
@@ -39,6 +41,14 @@ def allocate_strided(size, stride, dtype):
         strides=tuple(step * np_dtype.itemsize for step in stride),
         writeable=True,
     )
+
+
+def _contiguous_strides(size):
+    strides, step = [], 1
+    for length in reversed(size):
+        strides.append(step)
+        step *= length
+    return tuple(reversed(strides))
 
 
 _FAKE_MODE = torch._C._TorchDispatchModeKey.FAKE

