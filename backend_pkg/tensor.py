@@ -52,6 +52,7 @@ _DATA = torch._C.TensorBase.data
 # tensor's metadata, which is all a descriptor storage needs.
 _SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
 _AS_STRIDED = torch.ops.aten.as_strided.default._handle
+_ALIAS = torch.ops.aten.alias.default._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 # The PrivateUse1 device keeps this identity through the rename to "npy".
 _DEVICE = torch.device("privateuseone", 0)
@@ -271,6 +272,18 @@ def view_of(base, size, stride, storage_offset):
     tensor = _AS_STRIDED.redispatch_boxed(_METADATA_ONLY_KEYS, base, size, stride, storage_offset)
     array = _array_over(storage._npy_root, to_numpy_dtype(base.dtype), size, stride, storage_offset)
     return _as_npy_tensor(tensor, array)
+
+
+def alias_of(base):
+    """A new npy tensor with ``base``'s storage and metadata (``detach``, ``alias``).
+
+    ``alias``'s CPU kernel makes it in C++ with nothing to check, so a fresh
+    result's storage can stay without its data pointer (see
+    :func:`materialized`); the NumPy view is ``base``'s own, which no kernel
+    changes in place.
+    """
+    tensor = _ALIAS.redispatch_boxed(_METADATA_ONLY_KEYS, base)
+    return _as_npy_tensor(tensor, unwrap(base))
 
 
 def _has_contiguous_strides(array):

@@ -58,11 +58,12 @@ def expected_rows():
     small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor", "floor_with_result")]
     large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
     mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
+    eager = [f"eager.mlp_train_step.{device}" for device in ("npy", "cpu")]
     models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
     backends = [f"backends.{case}.{backend}" for case in (*bench.BACKEND_CASES, "mlp_forward", "mlp_train_step")
                 for backend in bench.BACKENDS]
     distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
-    return small + large + mlp + models + backends + distributed
+    return small + large + mlp + eager + models + backends + distributed
 
 
 def test_quick_run_takes_seconds(quick_run):

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
-from ..tensor import materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
+from ..tensor import alias_of, materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
 from .factories import storage_extent, strides_for
 from .indexing import SCALAR_TYPE_NAMES, wrap_dim
 from .registry import aten, implements
@@ -18,7 +18,7 @@ from .registry import aten, implements
 
 @implements(aten.detach.default, aten.alias.default)
 def alias(self):
-    return view_of(self, self.shape, self.stride(), self.storage_offset())
+    return alias_of(self)
 
 
 def _infer_size(size, numel):
