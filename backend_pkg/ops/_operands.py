@@ -16,6 +16,10 @@ def operand(op, value):
     """
     if not isinstance(value, torch.Tensor):
         return value
+    try:
+        return value._npy_array  # an NpyTensor's kept view: reading its device costs more
+    except AttributeError:
+        pass
     if value.device.type == DEVICE_NAME:
         return unwrap(value)
     if value.device.type == "cpu" and value.dim() == 0:
@@ -102,7 +106,9 @@ def result_type(*values):
 
 def promoted(op, *tensors):
     """The inputs as NumPy arrays in PyTorch's compute dtype, and the result dtype."""
-    result = torch.result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
+    dtypes = {getattr(tensor, "dtype", None) for tensor in tensors}
+    # Tensors of one dtype promote to it: no need to ask torch.result_type.
+    result = dtypes.pop() if len(dtypes) == 1 and None not in dtypes else torch.result_type(*tensors)
     np_compute = to_numpy_dtype(compute_dtype(result))
     arrays = [np.asarray(operand(op, tensor), dtype=np_compute) for tensor in tensors]
     return arrays, result
