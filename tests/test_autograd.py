@@ -1,5 +1,7 @@
 """Backward on npy gives the CPU gradients."""
 
+import threading
+
 import pytest
 import torch
 from reference import make
@@ -76,3 +78,20 @@ def test_mlp_training_matches_cpu(optimizer):
     torch.testing.assert_close(torch.tensor(npy_losses), torch.tensor(cpu_losses))
     for got, want in zip(npy_params, cpu_params):
         torch.testing.assert_close(got, want)
+
+
+def thread_of_backward(run_backward):
+    """The thread that runs the backward of an npy graph when ``run_backward(loss)`` starts it."""
+    x = torch.randn(3).to("npy").requires_grad_()
+    y = x * 2
+    threads = []
+    y.register_hook(lambda grad: threads.append(threading.get_ident()))
+    run_backward(y.sum())
+    return threads[0]
+
+
+def test_backward_of_an_npy_tensor_runs_on_the_calling_thread():
+    assert thread_of_backward(lambda loss: loss.backward()) == threading.get_ident()
+    assert torch.autograd.is_multithreading_enabled()  # only that call turned it off
+    # The functional API keeps PyTorch's default: the autograd engine's thread for the device.
+    assert thread_of_backward(torch.autograd.backward) != threading.get_ident()
