@@ -18,6 +18,7 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._numpy_errors import quietly
 from ._operands import operand, promoted
 from ._results import as_result, write_out
 from ._select import select
@@ -72,8 +73,7 @@ def _shifted(array, axis):
     A slice that is all -inf becomes nan (-inf minus -inf), as it does in
     PyTorch; an empty slice has -inf as its max.
     """
-    with np.errstate(invalid="ignore"):
-        return array - np.max(array, axis=axis, keepdims=True, initial=-np.inf)
+    return quietly(np.subtract, array, np.max(array, axis=axis, keepdims=True, initial=-np.inf))
 
 
 @implements(aten._softmax.default)
@@ -391,8 +391,7 @@ def _nll_forward(op, self, target, weight, reduction, ignore_index):
         return as_result(losses, self.dtype), as_result(0, self.dtype)
     output = np.sum(losses)
     if reduction == _MEAN:
-        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0 / 0 = nan, as in PyTorch
-            output = output / total_weight
+        output = quietly(np.divide, output, total_weight)  # all ignored: 0 / 0 = nan, as in PyTorch
     return as_result(output, self.dtype), as_result(total_weight, self.dtype)
 
 
@@ -426,10 +425,9 @@ def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index
     if reduction != _NONE or self.dim() == 1:
         grad = grad.reshape(())
     if reduction == _MEAN:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            grad = grad / _computed(op, total_weight).reshape(())
-    with np.errstate(invalid="ignore"):  # ignored samples (weight 0) stay 0 even if grad is inf
-        slope = np.where(weights == 0, 0, -weights * grad)
+        grad = quietly(np.divide, grad, _computed(op, total_weight).reshape(()))
+    # Ignored samples (weight 0) stay 0 even if grad is inf.
+    slope = np.where(weights == 0, 0, quietly(np.multiply, -weights, grad))
     grad_input = np.zeros_like(x)
     rows = _batch_rows(x, labels, axis)
     if rows is not None:

@@ -53,7 +53,7 @@ def view(self, size):
     array = unwrap(self)
     shape = _infer_size(size, array.size)
     try:
-        reshaped = np.reshape(array, shape, copy=False)
+        reshaped = array.reshape(shape, copy=False)
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least "
