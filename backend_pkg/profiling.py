@@ -10,10 +10,12 @@ optimizer...), many times and splits each phase's time into:
   again afterwards; a kernel that an outer kernel calls counts in the outer one;
 * ``guard``: the Python device guard's ``type_``, which C++ calls around
   ops that record autograd history and around each node of a backward: its
-  calls per step times what one call costs (:func:`guard_call_us`);
+  calls per step times what the Python code of one call costs
+  (:func:`guard_call_us`);
 * ``rest``: everything else: PyTorch's dispatcher and autograd engine in
-  C++, the Python of ``torch.nn`` and ``torch.optim``, and crossing from
-  C++ into each Python kernel and back.
+  C++, the Python of ``torch.nn`` and ``torch.optim``, crossing from C++
+  into each Python kernel and back, and the ops that run on the CPU
+  fallback (counted in ``fallback_calls``).
 
 Noise on a shared machine only ever adds time, so every number is the
 fastest seen: a phase's time over the steps, a kernel's time per step over

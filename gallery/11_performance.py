@@ -233,8 +233,8 @@ print(f"{calls} npy kernel calls, {guard_calls} guard calls, {fallbacks} ops on 
 
 kernel_us, kernel_calls = {}, {}
 for parts in npy_parts.values():
-    for op, us in parts.kernel_us.items():
-        kernel_us[op] = kernel_us.get(op, 0) + us
+    for op, op_us in parts.kernel_us.items():
+        kernel_us[op] = kernel_us.get(op, 0) + op_us
         kernel_calls[op] = kernel_calls.get(op, 0) + parts.kernel_calls[op]
 for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
     print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({kernel_us[op] / kernel_calls[op]:.1f} per call)")
@@ -263,8 +263,8 @@ fastest = dict.fromkeys(steps, float("inf"))
 for _ in range(40):  # taking turns, so that a slow spell of the machine hits both
     for name, step in steps.items():
         fastest[name] = min(fastest[name], timeit.timeit(step, number=5) / 5 * 1e6)
-for name, us in fastest.items():
-    print(f"{name:30} step {us:7.1f} µs")
+for name, step_us in fastest.items():
+    print(f"{name:30} step {step_us:7.1f} µs")
 
 # %%
 # A ResNet block
