@@ -22,9 +22,9 @@ from ._numpy_errors import ALL_IGNORED, ERROR_STATE
 NATIVE_DTYPES = frozenset(
     np.dtype(name) for name in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8")
 )
-# alpha scales the other operand in the tensors' dtype; for integers PyTorch's checks and
-# wrap-around are left to the general path.
-SCALED_DTYPES = frozenset(np.dtype(name) for name in ("float32", "float64"))
+# The floats NumPy computes in as PyTorch does (PyTorch computes half precision in float32).
+# alpha scales the other operand only for these; integers' checks are the general path's.
+FULL_PRECISION_FLOATS = frozenset(np.dtype(name) for name in ("float32", "float64"))
 
 
 def same_dtype_arrays(*tensors):
@@ -92,7 +92,7 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
                 or 0 in a.strides):
             return general(self, other, **options)
         if alpha != 1 or type(alpha) is not int:
-            if a.dtype not in SCALED_DTYPES or type(alpha) not in (int, float):
+            if a.dtype not in FULL_PRECISION_FLOATS or type(alpha) not in (int, float):
                 return general(self, other, **options)
             b = b * a.dtype.type(alpha)
         token = ERROR_STATE.set(ALL_IGNORED)

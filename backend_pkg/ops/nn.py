@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
+from ..tensor import unwrap, wrap
 from ._numpy_errors import quietly
 from ._operands import operand, promoted
 from ._results import as_result, write_out
@@ -148,6 +148,10 @@ def log_softmax_backward_out(grad_output, output, dim, input_dtype, *, out):
 @implements(aten.threshold_backward.default)
 def threshold_backward(grad_output, self, threshold):
     """The gradient passes where ``self > threshold`` (and where ``self`` is NaN), else 0."""
+    if grad_output.dtype == self.dtype and self.dtype in (torch.float32, torch.float64):
+        # ReLU's backward: nothing to promote or refuse. (self is the plain tensor autograd saved.)
+        grad, x = operand("threshold_backward", grad_output), operand("threshold_backward", self)
+        return wrap(select(x <= x.dtype.type(threshold), 0, grad))
     (grad, x), dtype = promoted("threshold_backward", grad_output, self)
     if dtype == torch.bool or dtype.is_complex:
         raise not_implemented_for("threshold_backward", dtype)

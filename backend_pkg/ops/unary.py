@@ -8,6 +8,7 @@ from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dty
 
 from ..tensor import unwrap, wrap
 from ._results import write_in_place
+from ._same_dtype import FULL_PRECISION_FLOATS
 from .arithmetic import (
     OUT_OF_SELF_DTYPE,
     DtypeNotImplemented,
@@ -268,6 +269,9 @@ def clamp_max(self, max):
 def relu(self):
     if self.dtype == torch.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
+    array = getattr(self, "_npy_array", None)
+    if array is not None and array.dtype in FULL_PRECISION_FLOATS:
+        return wrap(np.maximum(array, array.dtype.type(0)))  # what clamp computes, without its checks
     return clamp(self, min=0)
 
 
