@@ -96,6 +96,7 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "mlp_train_step_compiled_npy_vs_cpu": 1.5,
         "mlp_forward_inductor_npy_vs_cpu": 1.2,
         "mlp_train_step_inductor_npy_vs_cpu": 1.3,
+        "eager_mlp_train_step_npy_vs_cpu": 4.0,
         "resnet_block_npy_vs_cpu": 3.0,
         "ddp_step_npy_vs_cpu": 4.0,
     }
