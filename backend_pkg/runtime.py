@@ -22,6 +22,7 @@ code into graphs of their own. :func:`untraced` marks each such function
 for Dynamo to run, never compile.
 """
 
+import threading
 import time
 
 import torch
@@ -38,9 +39,14 @@ QUIET_SECONDS = 0.02
 _eval_frame = torch._C._dynamo.eval_frame
 _SKIP_RECURSIVELY = _eval_frame._FrameExecStrategy(_eval_frame._FrameAction.SKIP, _eval_frame._FrameAction.SKIP)
 
-# When C++ last called into the guard. The autograd engine runs npy backward
-# work on its own thread, which still calls the guard just after backward()
-# returns; see settle_autograd_thread.
+_PRIVATE_USE1 = torch._C._autograd.DeviceType.PrivateUse1
+_MAIN_THREAD = threading.main_thread().ident
+_thread_id = threading.get_ident
+
+# When a thread other than the main one last called into the guard. The
+# autograd engine's npy thread (which runs backward work that
+# NpyTensor.backward does not keep on the calling thread) still calls the
+# guard just after backward() returns; see settle_autograd_thread.
 _last_guard_call = 0.0
 
 
@@ -67,9 +73,12 @@ class NpyHooks(torch._C._acc.PrivateUse1Hooks):
 class NpyDeviceGuard(torch._C._acc.DeviceGuard):
     @untraced
     def type_(self):
+        # C++ asks this about twice per op that records autograd history, and a few times per
+        # node of a backward: every line here counts.
         global _last_guard_call
-        _last_guard_call = time.monotonic()
-        return torch._C._autograd.DeviceType.PrivateUse1
+        if _thread_id() != _MAIN_THREAD:
+            _last_guard_call = time.monotonic()
+        return _PRIVATE_USE1
 
 
 def settle_autograd_thread(quiet=QUIET_SECONDS, limit=1.0):
@@ -83,6 +92,10 @@ def settle_autograd_thread(quiet=QUIET_SECONDS, limit=1.0):
     with PyTorch's own default guard as well). Waiting until the guard has
     been quiet for ``quiet`` seconds (at most ``limit``) lets those last calls
     finish first.
+
+    Only calls from threads other than the main one count: ``loss.backward()``
+    on npy runs on the calling thread (:meth:`NpyTensor.backward`), so a
+    script that trains on its main thread exits without waiting.
     """
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline and time.monotonic() - _last_guard_call < quiet:

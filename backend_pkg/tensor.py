@@ -40,6 +40,7 @@ import torch
 
 from . import memory
 from .dtypes import NUMPY_TO_TORCH, to_numpy_dtype, to_torch_dtype
+from .runtime import untraced
 
 DEVICE_NAME = "npy"
 
@@ -50,6 +51,8 @@ _DATA = torch._C.TensorBase.data
 # set_ has no PrivateUse1 kernel of its own; its CPU kernel only rewrites the
 # tensor's metadata, which is all a descriptor storage needs.
 _SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
+_AS_STRIDED = torch.ops.aten.as_strided.default._handle
+_ALIAS = torch.ops.aten.alias.default._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 # The PrivateUse1 device keeps this identity through the rename to "npy".
 _DEVICE = torch.device("privateuseone", 0)
@@ -138,6 +141,21 @@ class NpyTensor(torch.Tensor):
         """A compiled backward's gradient input: an npy tensor is what AOTAutograd traced,
         a tensor with no metadata of its own (see :mod:`backend_pkg.compiler.tracing`)."""
         return self
+
+    @untraced
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """``Tensor.backward``, run by the calling thread.
+
+        PyTorch's autograd engine gives each accelerator a thread of its own
+        and runs the backward work of that device's tensors there, so every
+        npy kernel of a backward would wait on that thread for the GIL.
+        ``set_multithreading_enabled(False)``, which is thread-local and holds
+        only during this call, has the calling thread run the whole backward,
+        as it always does for CPU tensors. (``torch.autograd.backward`` and
+        ``torch.autograd.grad`` keep the engine's default.)
+        """
+        with torch.autograd.set_multithreading_enabled(False):
+            super().backward(gradient, retain_graph, create_graph, inputs=inputs)
 
     def untyped_storage(self):
         return materialize(self)
@@ -243,17 +261,29 @@ def wrap(array, base=None):
 
 
 def view_of(base, size, stride, storage_offset):
-    """An npy tensor over ``base``'s storage with this metadata, in elements."""
-    storage = _npy_storage(base)
-    dtype = base.dtype
-    tensor = _create_empty(size, dtype)
-    set_metadata(tensor, storage, storage_offset, size, stride)
-    if base.is_conj():
-        torch._C._set_conj(tensor, True)
-    if base.is_neg():
-        torch._C._set_neg(tensor, True)
-    array = _array_over(storage._npy_root, to_numpy_dtype(dtype), size, stride, storage_offset)
+    """An npy tensor over ``base``'s storage with this metadata, in elements.
+
+    ``as_strided``'s CPU kernel does exactly this for any device, in one C++
+    call: a new tensor over the same storage, with ``base``'s dispatch keys
+    (so its device, and its conjugate and negative bits), the metadata
+    checked against the storage's size with PyTorch's errors.
+    """
+    storage = materialize(base)  # the bounds check reads the storage's byte size
+    tensor = _AS_STRIDED.redispatch_boxed(_METADATA_ONLY_KEYS, base, size, stride, storage_offset)
+    array = _array_over(storage._npy_root, to_numpy_dtype(base.dtype), size, stride, storage_offset)
     return _as_npy_tensor(tensor, array)
+
+
+def alias_of(base):
+    """A new npy tensor with ``base``'s storage and metadata (``detach``, ``alias``).
+
+    ``alias``'s CPU kernel makes it in C++ with nothing to check, so a fresh
+    result's storage can stay without its data pointer (see
+    :func:`materialized`); the NumPy view is ``base``'s own, which no kernel
+    changes in place.
+    """
+    tensor = _ALIAS.redispatch_boxed(_METADATA_ONLY_KEYS, base)
+    return _as_npy_tensor(tensor, unwrap(base))
 
 
 def _has_contiguous_strides(array):
@@ -409,14 +439,10 @@ def _view_of_storage(tensor):
 def _array_over(root, np_dtype, size, stride, storage_offset):
     """The NumPy view of ``root``'s memory that a tensor with this metadata (in elements) describes."""
     itemsize = np_dtype.itemsize
-    memory = _bytes_of(root)
+    # A C-ordered root is its own flat bytes; the arguments go by position, which NumPy parses
+    # in a fifth of the time it takes for keywords.
+    memory = root if root.flags.c_contiguous else _bytes_of(root)
     offset = storage_offset * itemsize
     if 0 in size:  # a view without elements may start past the end of the memory, which NumPy refuses
-        offset = min(offset, memory.size)
-    return np.ndarray(
-        size,
-        np_dtype,
-        buffer=memory,
-        offset=offset,
-        strides=[step * itemsize for step in stride],
-    )
+        offset = min(offset, memory.nbytes)
+    return np.ndarray(tuple(size), np_dtype, memory, offset, [step * itemsize for step in stride])

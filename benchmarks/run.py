@@ -21,6 +21,10 @@ What is measured
   is (``cpu_dynamo_only``: what compiling costs before any backend does
   anything). Without a registered ``npy`` compile backend, or when it fails
   on the MLP, the compiled rows hold no number, only the reason;
+* ``eager``: the training step of issue 14's MLP (``Linear(32, 64)``,
+  ``ReLU``, ``Linear(64, 64)``, ``ReLU``, ``Linear(64, 10)``, batch 16,
+  cross-entropy, SGD), eager on ``npy`` and on CPU: where a Python backend's
+  cost per op shows most;
 * ``models``: a ResNet basic block (two 3x3 convolutions with batch norm
   and ReLU, and the identity shortcut; batch 8, 64 channels, 56x56, float32)
   forward and backward in training mode, eager on ``npy`` and on CPU. Its
@@ -155,6 +159,9 @@ BACKENDS = ("cpu", *BACKEND_MODULES, "backend_pkg")
 MLP_BATCH = 64
 LARGE_MLP_BATCH, LARGE_MLP_FEATURES = 256, (512, 2048, 512)
 LARGE_MLP_VARIANTS = ("npy_inductor", "cpu_eager")
+# The eager training step the npy overhead is measured on (issue 14): deeper, on a smaller batch.
+EAGER_MLP_SIZES = (32, 64, 64, 10)
+EAGER_MLP_BATCH = 16
 RESNET_BLOCK_INPUT = (8, 64, 56, 56)
 MLP_VARIANTS = ("npy_eager", "npy_compiled", "npy_inductor", "cpu_eager", "cpu_inductor", "cpu_dynamo_only")
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
@@ -195,6 +202,9 @@ RATIOS = {
     "large_mlp_forward_inductor_npy_vs_cpu_eager": Ratio(
         "MLP 512-2048-512 forward, batch 256: Inductor on npy / CPU eager",
         "models.large_mlp_forward.npy_inductor", ("models.large_mlp_forward.cpu_eager",), 1.0
+    ),
+    "eager_mlp_train_step_npy_vs_cpu": Ratio(
+        "eager MLP training step: npy / CPU eager", "eager.mlp_train_step.npy", ("eager.mlp_train_step.cpu",), 4.0
     ),
     "resnet_block_npy_vs_cpu": Ratio(
         "ResNet block forward+backward: npy / CPU eager", "models.resnet_block.npy", ("models.resnet_block.cpu",), 3.0
@@ -430,6 +440,32 @@ def measure_mlp(settings, quick):
             for variant in MLP_VARIANTS
         }
     return results
+
+
+def eager_train_step(device):
+    """One training step of the :data:`EAGER_MLP_SIZES` MLP on ``device``: forward, cross-entropy,
+    backward, SGD step, zero_grad."""
+    torch.manual_seed(0)
+    layers = []
+    for inputs, outputs in zip(EAGER_MLP_SIZES, EAGER_MLP_SIZES[1:]):
+        layers += [torch.nn.Linear(inputs, outputs), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers[:-1]).to(device)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(EAGER_MLP_BATCH, EAGER_MLP_SIZES[0], generator=generator).to(device)
+    y = torch.randint(0, EAGER_MLP_SIZES[-1], (EAGER_MLP_BATCH,), generator=generator).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        F.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    return step
+
+
+def measure_eager(settings):
+    works = {device: as_timer(eager_train_step(device)) for device in (backend_pkg.DEVICE_NAME, "cpu")}
+    return {"mlp_train_step": measure(works, settings)}
 
 
 def mse_mlp_works(device):
@@ -679,6 +715,14 @@ def describe_cases():
             "dynamo_only": "CPU, compiled with a backend that runs Dynamo's graph as it is",
             "inductor": "torch.compile's default backend, Inductor, of the model, the loss and the SGD step",
         },
+        "eager": {
+            "mlp_train_step": {
+                "model": ", ".join(f"Linear({a}, {b})" for a, b in zip(EAGER_MLP_SIZES, EAGER_MLP_SIZES[1:]))
+                + " with ReLU between, float32",
+                "batch": EAGER_MLP_BATCH,
+                "step": "cross_entropy(model(x), y).backward(); SGD step; zero_grad()",
+            },
+        },
         "models": {
             "resnet_block": {
                 "model": "conv3x3-BN-ReLU-conv3x3-BN, identity shortcut, ReLU; no conv bias; training mode",
@@ -711,7 +755,7 @@ def describe_cases():
     }
 
 
-GROUPS = ("small", "large", "mlp", "models", "backends", "distributed")
+GROUPS = ("small", "large", "mlp", "eager", "models", "backends", "distributed")
 
 
 def run(settings, quick, groups=GROUPS, progress=print):
@@ -736,6 +780,9 @@ def run(settings, quick, groups=GROUPS, progress=print):
         if "mlp" in groups:
             progress("MLP: npy and CPU, eager and compiled")
             timings["mlp"] = measure_mlp(settings, quick)
+        if "eager" in groups:
+            progress("eager: issue 14's MLP training step, npy and CPU")
+            timings["eager"] = measure_eager(settings)
         if "models" in groups:
             progress("models: a ResNet basic block, npy and CPU; a compute-bound MLP, Inductor on npy and CPU eager")
             timings["models"] = measure_models(model_settings, quick)

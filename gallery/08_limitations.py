@@ -429,13 +429,16 @@ for device in ("cpu", "npy"):
 # %%
 # A Python guard at interpreter exit
 # ----------------------------------
-# The autograd engine runs ``npy`` backward work on a thread of its own, which
-# calls the (Python) device guard, and so takes the GIL, just after
-# ``backward()`` returns. If that call comes while Python is already
-# finalizing, CPython ends the thread in a way PyTorch's C++ frames turn into
-# ``std::terminate``: the process aborts after a clean run. Short scripts
-# calling ``backward()`` did so in 9 of 30 runs on a loaded machine here, and
-# with PyTorch's own default guard in 7 of 30. ``backend_pkg`` registers an
+# By default the autograd engine runs a device's backward work on a thread of
+# its own (``loss.backward()`` on npy keeps it on the calling thread, see
+# :meth:`backend_pkg.NpyTensor.backward`; ``torch.autograd.backward`` and
+# ``torch.autograd.grad`` do not), which calls the (Python) device guard, and
+# so takes the GIL, just after ``backward()`` returns. If that call comes
+# while Python is already finalizing, CPython ends the thread in a way
+# PyTorch's C++ frames turn into ``std::terminate``: the process aborts after
+# a clean run. Short scripts calling ``backward()`` on that thread did so in
+# 9 of 30 runs on a loaded machine here, and with PyTorch's own default guard
+# in 7 of 30. ``backend_pkg`` registers an
 # exit handler that waits until the guard has been quiet for 20 ms (0 of 40
 # aborts after):
 #

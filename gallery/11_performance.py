@@ -117,6 +117,91 @@ axes.set_title("A small MLP")
 figure.tight_layout()
 
 # %%
+# Where an eager training step's time goes
+# ----------------------------------------
+# Unlike the numbers above, these are measured while this page is built. A
+# training step of a slightly deeper MLP (``Linear(32, 64)``, ``ReLU``,
+# ``Linear(64, 64)``, ``ReLU``, ``Linear(64, 10)``, batch 16, cross-entropy,
+# SGD: the ``eager`` row of ``make bench``), split by
+# :func:`backend_pkg.profiling.step_parts` into the time inside the ``npy``
+# kernels' Python, the Python of the device guard that C++ calls around
+# autograd's work, and the rest: PyTorch's dispatcher and autograd engine,
+# the Python of ``torch.nn`` and ``torch.optim``, and each crossing from C++
+# into a Python kernel and back. CPU eager runs the same step with C++ kernels.
+
+import torch
+import torch.nn.functional as F
+
+from backend_pkg.profiling import step_parts
+
+
+def training_phases(device, backward=lambda loss: loss.backward()):
+    """Forward with the loss, backward, and the optimizer's step, as a training loop runs them."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64),
+                                torch.nn.ReLU(), torch.nn.Linear(64, 10)).to(device)
+    x, y = torch.randn(16, 32).to(device), torch.randint(0, 10, (16,)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    state = {}
+    return {
+        "forward": lambda: state.update(loss=F.cross_entropy(model(x), y)),
+        "backward": lambda: backward(state["loss"]),
+        "optimizer": lambda: (optimizer.step(), optimizer.zero_grad()),
+    }
+
+
+npy_parts, cpu_parts = step_parts(training_phases("npy")), step_parts(training_phases("cpu"))
+print(f"{'µs per step':12}{'npy':>8}{'kernels':>9}{'guard':>7}{'rest':>7}{'CPU eager':>11}")
+for phase, parts in npy_parts.items():
+    print(f"{phase:12}{parts.total_us:8.1f}{parts.kernels_us:9.1f}{parts.guard_us:7.1f}{parts.rest_us:7.1f}"
+          f"{cpu_parts[phase].total_us:11.1f}")
+npy_step = sum(parts.total_us for parts in npy_parts.values())
+cpu_step = sum(parts.total_us for parts in cpu_parts.values())
+print(f"{'step':12}{npy_step:8.1f}{'':23}{cpu_step:11.1f}  npy / CPU eager {npy_step / cpu_step:.1f}")
+calls = sum(sum(parts.kernel_calls.values()) for parts in npy_parts.values())
+guard_calls = sum(parts.guard_calls for parts in npy_parts.values())
+fallbacks = sum(sum(parts.fallback_calls.values()) for parts in npy_parts.values())
+print(f"{calls} npy kernel calls, {guard_calls} guard calls, {fallbacks} ops on the CPU fallback per step")
+
+# %%
+# The kernels that take longest, over the whole step:
+
+kernel_us, kernel_calls = {}, {}
+for parts in npy_parts.values():
+    for op, op_us in parts.kernel_us.items():
+        kernel_us[op] = kernel_us.get(op, 0) + op_us
+        kernel_calls[op] = kernel_calls.get(op, 0) + parts.kernel_calls[op]
+for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
+    print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({kernel_us[op] / kernel_calls[op]:.1f} per call)")
+
+# %%
+# ``as_strided`` is every ``t()`` (``Linear`` transposes its weight forward,
+# and its backward transposes gradients and inputs), ``detach`` is autograd
+# handing each parameter its gradient. The ``rest`` is mostly PyTorch's own
+# work, which CPU eager pays too, plus a crossing into Python per kernel call.
+#
+# Backward runs on the calling thread: ``loss.backward()`` on an npy tensor
+# turns the autograd engine's device threads off for that call
+# (:meth:`backend_pkg.NpyTensor.backward`). ``torch.autograd.backward`` keeps
+# PyTorch's default, a thread of the engine's own for the device, on which
+# every npy kernel waits for the GIL:
+
+import timeit
+
+backward_calls = {"loss.backward()": lambda loss: loss.backward(),
+                  "torch.autograd.backward(loss)": lambda loss: torch.autograd.backward(loss)}
+steps = {}
+for name, backward in backward_calls.items():
+    phases = training_phases("npy", backward)
+    steps[name] = lambda phases=phases: [phase() for phase in phases.values()]
+fastest = dict.fromkeys(steps, float("inf"))
+for _ in range(40):  # taking turns, so that a slow spell of the machine hits both
+    for name, step in steps.items():
+        fastest[name] = min(fastest[name], timeit.timeit(step, number=5) / 5 * 1e6)
+for name, step_us in fastest.items():
+    print(f"{name:30} step {step_us:7.1f} µs")
+
+# %%
 # A ResNet block
 # --------------
 # A real layer's worth of work: ResNet's basic block (two 3x3 convolutions

@@ -3,6 +3,7 @@
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 import torch
@@ -128,3 +129,20 @@ def test_exception_in_backward_hook_aborts_on_npy(case):
 def test_exception_in_function_backward_reaches_the_caller_on_npy():
     run = run_backward("npy", RAISING_IN_BACKWARD["function_backward"])
     assert (run.returncode, run.stdout.strip()) == (0, "raised"), run.stderr
+
+
+def thread_of_backward(run_backward):
+    """The thread that runs the backward of an npy graph when ``run_backward(loss)`` starts it."""
+    x = torch.randn(3).to("npy").requires_grad_()
+    y = x * 2
+    threads = []
+    y.register_hook(lambda grad: threads.append(threading.get_ident()))
+    run_backward(y.sum())
+    return threads[0]
+
+
+def test_backward_of_an_npy_tensor_runs_on_the_calling_thread():
+    assert thread_of_backward(lambda loss: loss.backward()) == threading.get_ident()
+    assert torch.autograd.is_multithreading_enabled()  # only that call turned it off
+    # The functional API keeps PyTorch's default: the autograd engine's thread for the device.
+    assert thread_of_backward(torch.autograd.backward) != threading.get_ident()

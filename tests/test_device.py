@@ -132,3 +132,12 @@ def test_exit_waits_for_the_autograd_thread_to_leave_the_guard():
     started = time.monotonic()
     backend_pkg.runtime.settle_autograd_thread()
     assert time.monotonic() - started < backend_pkg.runtime.QUIET_SECONDS * 2
+
+
+def test_exit_does_not_wait_after_backward_on_the_main_thread():
+    backend_pkg.runtime.settle_autograd_thread()  # whatever ran before this test
+    x = torch.ones(3).to("npy").requires_grad_()
+    (x * 2).sum().backward()
+    started = time.monotonic()
+    backend_pkg.runtime.settle_autograd_thread()
+    assert time.monotonic() - started < backend_pkg.runtime.QUIET_SECONDS / 2

@@ -16,6 +16,8 @@ def storage_extent(size, stride):
 def allocate_strided(size, stride, dtype):
     """Uninitialised NumPy memory laid out with PyTorch strides (in elements)."""
     np_dtype = to_numpy_dtype(dtype)
+    if 0 not in size and tuple(stride) == contiguous_strides(size):
+        return np.empty(tuple(size), np_dtype)  # the common case, without as_strided's cost
     storage = np.empty(storage_extent(size, stride), dtype=np_dtype)
     return np.lib.stride_tricks.as_strided(
         storage,
@@ -23,6 +25,15 @@ def allocate_strided(size, stride, dtype):
         strides=tuple(step * np_dtype.itemsize for step in stride),
         writeable=True,
     )
+
+
+def contiguous_strides(size):
+    """The strides, in elements, of a C-ordered tensor of ``size``."""
+    strides, step = [], 1
+    for length in reversed(size):
+        strides.append(step)
+        step *= length
+    return tuple(reversed(strides))
 
 
 def strides_for(size, memory_format):

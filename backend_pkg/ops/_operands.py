@@ -132,7 +132,9 @@ def result_type(*values):
 
 def promoted(op, *tensors):
     """The inputs as NumPy arrays in PyTorch's compute dtype, and the result dtype."""
-    result = torch.result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
+    dtypes = {getattr(tensor, "dtype", None) for tensor in tensors}
+    # Tensors of one dtype promote to it: no need to ask torch.result_type.
+    result = dtypes.pop() if len(dtypes) == 1 and None not in dtypes else torch.result_type(*tensors)
     arrays = computed(to_numpy_dtype(result), *(operand(op, tensor) for tensor in tensors), exact=True)
     return arrays, result
 

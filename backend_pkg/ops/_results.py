@@ -15,8 +15,11 @@ from ..tensor import DEVICE_NAME, unwrap, wrap
 
 def as_result(array, dtype):
     """A new npy tensor of ``dtype`` holding ``array``, computed wider and rounded once here."""
+    array, np_dtype = np.asarray(array), to_numpy_dtype(dtype)
+    if array.dtype == np_dtype:
+        return wrap(array)  # nothing to round: no need for errstate's microsecond
     with np.errstate(over="ignore"):  # too large for ``dtype`` rounds to inf, silently as in PyTorch
-        return wrap(np.asarray(array).astype(to_numpy_dtype(dtype), copy=False))
+        return wrap(array.astype(np_dtype, copy=False))
 
 
 def _check_castable(op, result, target):

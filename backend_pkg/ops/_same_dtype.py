@@ -6,6 +6,10 @@ small tensor. When both operands are npy tensors of the same dtype in
 :data:`NATIVE_DTYPES` and the op got no other argument, PyTorch's result is
 exactly NumPy's (same dtype, broadcasting, integer wrap-around), so the
 kernel returns that directly. ``make bench`` measures the difference.
+
+The in-place kernels (``add_``, ``sub_``, ``mul_``) have the same shortcut,
+writing NumPy's result straight into ``self``: ``param.add_(grad,
+alpha=-lr)`` is every parameter's SGD step.
 """
 
 import numpy as np
@@ -18,6 +22,9 @@ from ._numpy_errors import ALL_IGNORED, ERROR_STATE
 NATIVE_DTYPES = frozenset(
     np.dtype(name) for name in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8")
 )
+# The floats NumPy computes in as PyTorch does (PyTorch computes half precision in float32).
+# alpha scales the other operand only for these; integers' checks are the general path's.
+FULL_PRECISION_FLOATS = frozenset(np.dtype(name) for name in ("float32", "float64"))
 
 
 def same_dtype_arrays(*tensors):
@@ -62,4 +69,41 @@ def with_same_dtype_shortcut(numpy_function, general, accepts=None):
 
     kernel.__name__ = general.__name__
     kernel.__wrapped__ = general
+    return kernel
+
+
+def in_place_with_same_dtype_shortcut(numpy_function, general):
+    """An in-place kernel that writes ``numpy_function(a, alpha * b)`` into ``self`` when it can,
+    else runs ``general``.
+
+    The shortcut needs what :func:`with_same_dtype_shortcut` needs, and
+    ``self`` holding each of its elements once (no stride 0, where PyTorch
+    refuses to write) and ``other`` broadcasting to ``self``'s shape (NumPy
+    refuses the rest before writing anything); ``general`` words PyTorch's
+    errors. ``alpha`` is cast to the tensors' dtype first, as PyTorch casts it.
+    """
+
+    def kernel(self, other, **options):
+        try:
+            a, b = self._npy_array, other._npy_array
+        except AttributeError:
+            return general(self, other, **options)
+        alpha = options.get("alpha", 1)
+        if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
+                or 0 in a.strides):
+            return general(self, other, **options)
+        if alpha != 1 or type(alpha) is not int:
+            if a.dtype not in FULL_PRECISION_FLOATS or type(alpha) not in (int, float):
+                return general(self, other, **options)
+            b = b * a.dtype.type(alpha)
+        token = ERROR_STATE.set(ALL_IGNORED)
+        try:
+            numpy_function(a, b, out=a)
+        except ValueError:  # other does not broadcast to self's shape
+            return general(self, other, **options)
+        finally:
+            ERROR_STATE.reset(token)
+        return self
+
+    kernel.__name__ = general.__name__
     return kernel

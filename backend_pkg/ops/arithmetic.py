@@ -18,7 +18,7 @@ from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
 from ._results import _check_castable as check_castable
 from ._results import check_apart, write_in_place, write_out
-from ._same_dtype import with_same_dtype_shortcut
+from ._same_dtype import in_place_with_same_dtype_shortcut, with_same_dtype_shortcut
 from .registry import aten, computed_by, implements, lowers
 
 
@@ -43,7 +43,10 @@ def elementwise(functional, out=None, in_place=None, *, check_out=None, same_dty
         if out is not None:
             implements(out)(_out_kernel(functional._opname, quiet, check_out))
         if in_place is not None:
-            implements(in_place)(_in_place_kernel(in_place._opname, quiet))
+            in_place_kernel = _in_place_kernel(in_place._opname, quiet)
+            if same_dtype is not None:
+                in_place_kernel = in_place_with_same_dtype_shortcut(same_dtype, in_place_kernel)
+            implements(in_place)(in_place_kernel)
         return compute
 
     return decorator

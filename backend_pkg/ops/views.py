@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
-from ..tensor import materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
+from ..tensor import alias_of, materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
 from ._dims import wrap_dim
 from ._layout import storage_extent, strides_for
 from .registry import aten, implements
@@ -18,7 +18,7 @@ from .registry import aten, implements
 
 @implements(aten.detach.default, aten.alias.default)
 def alias(self):
-    return view_of(self, self.shape, self.stride(), self.storage_offset())
+    return alias_of(self)
 
 
 def _infer_size(size, numel):
@@ -53,12 +53,15 @@ def view(self, size):
     array = unwrap(self)
     shape = _infer_size(size, array.size)
     try:
-        return wrap(np.reshape(array, shape, copy=False), base=self)
+        reshaped = array.reshape(shape, copy=False)
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least "
             "one dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
+    # Reshaping without a copy keeps the first element where it was.
+    itemsize = array.itemsize
+    return view_of(self, shape, [step // itemsize for step in reshaped.strides], self.storage_offset())
 
 
 @implements(aten.view.dtype)
@@ -89,10 +92,12 @@ def _check_in_bounds(self, size, stride, storage_offset):
 
 @implements(aten.as_strided.default)
 def as_strided(self, size, stride, storage_offset=None):
-    """The view every other view can be written as: ``t()``, ``transpose``, ``select``... come here."""
+    """The view every other view can be written as: ``t()``, ``transpose``, ``select``... come here.
+
+    :func:`view_of` checks the bounds, in C++, as PyTorch does for CPU.
+    """
     if storage_offset is None:
         storage_offset = self.storage_offset()
-    _check_in_bounds(self, size, stride, storage_offset)
     return view_of(self, size, stride, storage_offset)
 
 

@@ -1,0 +1,201 @@
+"""Where the time of an eager npy step goes: npy kernels, the device guard, and the rest.
+
+:func:`step_parts` runs a step, given as named phases (forward, backward,
+optimizer...), many times and splits each phase's time into:
+
+* ``kernels``: time inside the npy kernels (the Python functions of
+  :data:`backend_pkg.ops.KERNELS`), per aten op, with the calls per step.
+  Each kernel is wrapped in a timer for the measurement, through a
+  ``torch.library`` registration over the usual one that is taken out
+  again afterwards; a kernel that an outer kernel calls counts in the outer one;
+* ``guard``: the Python device guard's ``type_``, which C++ calls around
+  ops that record autograd history and around each node of a backward: its
+  calls per step times what the Python code of one call costs
+  (:func:`guard_call_us`);
+* ``rest``: everything else: PyTorch's dispatcher and autograd engine in
+  C++, the Python of ``torch.nn`` and ``torch.optim``, crossing from C++
+  into each Python kernel and back, and the ops that run on the CPU
+  fallback (counted in ``fallback_calls``).
+
+Noise on a shared machine only ever adds time, so every number is the
+fastest seen: a phase's time over the steps, a kernel's time per step over
+the steps (the sum of those minima is a little below any one step's).
+"""
+
+import contextlib
+import gc
+import itertools
+import time
+import timeit
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+
+import torch
+
+from . import fallback, runtime
+from .ops import KERNELS
+
+_clock = time.perf_counter_ns
+
+
+@dataclass
+class PhaseParts:
+    """One phase of a step, in microseconds per step."""
+
+    total_us: float
+    kernel_us: dict = field(default_factory=dict)  # aten op -> µs per step in its npy kernel
+    kernel_calls: Counter = field(default_factory=Counter)  # aten op -> calls per step
+    guard_calls: int = 0
+    guard_us: float = 0.0
+    fallback_calls: Counter = field(default_factory=Counter)  # ops run by PyTorch's CPU kernel
+
+    @property
+    def kernels_us(self):
+        return sum(self.kernel_us.values())
+
+    @property
+    def rest_us(self):
+        return self.total_us - self.kernels_us - self.guard_us
+
+
+def guard_call_us(number=5_000, repeat=20):
+    """What the Python code of one device guard call costs.
+
+    ``torch.accelerator.current_device_index()`` calls the guard once; timed
+    again with ``type_`` answered by a C function instead of a Python one
+    (``itertools.repeat(...).__next__``, which pybind11 calls like any
+    override), the difference is the guard's Python code. pybind11's own
+    work to find and call an override is paid either way, and left in the rest.
+    """
+
+    timer = timeit.Timer(torch.accelerator.current_device_index)
+    with _counting_guard() as calls:
+        timer.timeit(1)
+    if calls["type_"] != 1:
+        raise RuntimeError(f"expected one guard call, counted {calls['type_']}")
+    python = runtime.NpyDeviceGuard.type_
+    native = staticmethod(itertools.repeat(runtime.NpyDeviceGuard().type_()).__next__)
+    fastest = {python: float("inf"), native: float("inf")}
+    try:
+        for _ in range(repeat):  # taking turns, so that a slow spell of the machine hits both
+            for guard in fastest:
+                runtime.NpyDeviceGuard.type_ = guard
+                fastest[guard] = min(fastest[guard], timer.timeit(number) / number * 1e6)
+    finally:
+        runtime.NpyDeviceGuard.type_ = python
+    return max(fastest[python] - fastest[native], 0.0)
+
+
+@contextlib.contextmanager
+def _counting_guard():
+    """Count the calls C++ makes into the device guard while the block runs."""
+    calls = Counter()
+    original = runtime.NpyDeviceGuard.type_
+
+    def type_(self):
+        calls["type_"] += 1
+        return original(self)
+
+    runtime.NpyDeviceGuard.type_ = runtime.untraced(type_)
+    try:
+        yield calls
+    finally:
+        runtime.NpyDeviceGuard.type_ = original
+
+
+@contextlib.contextmanager
+def _timed_kernels(record):
+    """Every npy kernel wrapped in a timer that adds ``op -> [calls, ns]`` into ``record()``."""
+    depth = 0
+
+    def timed(op, kernel):
+        def run(*args, **kwargs):
+            nonlocal depth
+            if depth:
+                return kernel(*args, **kwargs)
+            depth += 1
+            start = _clock()
+            try:
+                return kernel(*args, **kwargs)
+            finally:
+                elapsed = _clock() - start
+                depth -= 1
+                entry = record().setdefault(op, [0, 0])
+                entry[0] += 1
+                entry[1] += elapsed
+
+        return runtime.untraced(run)
+
+    library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        # Replacing the registered kernels, for a while, is the point here.
+        warnings.filterwarnings("ignore", message="(?s).*Overriding a previously registered kernel")
+        for op, kernel in KERNELS.items():
+            library.impl(op, timed(op.name(), kernel), "PrivateUse1")
+    try:
+        yield
+    finally:
+        library._destroy()
+
+
+def _phase_times(phases, steps):
+    """Each phase's fastest time over ``steps`` steps, in µs."""
+    fastest = dict.fromkeys(phases, float("inf"))
+    for _ in range(steps):
+        for name, phase in phases.items():
+            start = _clock()
+            phase()
+            fastest[name] = min(fastest[name], (_clock() - start) / 1e3)
+    return fastest
+
+
+def step_parts(phases, steps=200, warmup=5):
+    """Split each of ``phases`` (name -> callable, run in order as one step) into its parts.
+
+    Returns name -> :class:`PhaseParts`. Garbage collection is off while it
+    measures, as it is in :mod:`timeit`.
+    """
+    for _ in range(warmup):
+        for phase in phases.values():
+            phase()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        totals = _phase_times(phases, steps)
+        parts = {name: PhaseParts(total_us=total) for name, total in totals.items()}
+        _add_counts(phases, parts)
+        _add_kernel_times(phases, parts, steps)
+    finally:
+        if collecting:
+            gc.enable()
+    per_call = guard_call_us()
+    for phase in parts.values():
+        phase.guard_us = phase.guard_calls * per_call
+    return parts
+
+
+def _add_counts(phases, parts):
+    """Guard and fallback calls of one step, per phase."""
+    for name, phase in phases.items():
+        before = Counter(fallback.calls)
+        with _counting_guard() as calls:
+            phase()
+        parts[name].guard_calls = calls["type_"]
+        parts[name].fallback_calls = Counter(fallback.calls) - before
+
+
+def _add_kernel_times(phases, parts, steps):
+    """Each kernel's calls and fastest time per step, per phase."""
+    current = {}
+    fastest = {name: {} for name in phases}
+    with _timed_kernels(lambda: current):
+        for _ in range(steps):
+            for name, phase in phases.items():
+                current.clear()
+                phase()
+                for op, (calls, ns) in current.items():
+                    parts[name].kernel_calls[op] = calls
+                    fastest[name][op] = min(fastest[name].get(op, float("inf")), ns / 1e3)
+    for name, kernel_us in fastest.items():
+        parts[name].kernel_us = kernel_us
