@@ -40,9 +40,9 @@ def _cell(value):
     return entry
 
 
-def _table(headers, rows, widths, classes=()):
-    """A table whose columns take ``widths`` (relative) of the content column."""
-    table = nodes.table(classes=["colwidths-given", *classes])
+def _table(headers, rows, widths):
+    """A table whose columns take ``widths`` (relative) of the content column (op_coverage.css)."""
+    table = nodes.table(classes=["colwidths-given", "op-coverage"])
     group = nodes.tgroup(cols=len(headers))
     table += group
     for width in widths:
@@ -108,6 +108,31 @@ def family_id(family):
     return nodes.make_id(f"family {family}")
 
 
+def _ran(row):
+    """``native``, or ``fallback on`` the aten ops the CPU fallback ran, ..."""
+    if not row["fallback_ops"]:
+        return row["status"]
+    return f"{row['status']} on " + ", ".join(op.removeprefix("aten::") for op in row["fallback_ops"])
+
+
+def _passed(row):
+    """``46/48``, ``*`` when samples were left out by the per-dtype limit, and the skipped count."""
+    text = f"{row['passed']}/{row['passed'] + row['failed']}" + ("*" if row["truncated"] else "")
+    return text + (f", {row['skipped']} skipped" if row["skipped"] else "")
+
+
+def _footnote(paragraph, number, lines):
+    """Append footnote reference ``number`` to ``paragraph``; the footnote, holding ``lines``."""
+    note_id, ref_id = f"op-coverage-note-{number}", f"op-coverage-ref-{number}"
+    paragraph += nodes.Text(" ")
+    paragraph += nodes.footnote_reference("", str(number), ids=[ref_id], refid=note_id)
+    note = nodes.footnote(ids=[note_id], backrefs=[ref_id])
+    note += nodes.label(text=str(number))
+    for line in lines:
+        note += nodes.paragraph(text=line)
+    return note
+
+
 def chart_svg(grouped):
     """A horizontal stacked bar per family: how many of its OpInfos have each outcome."""
     label_width, bar_width, row_height, top = 190, 270, 24, 34
@@ -131,8 +156,9 @@ def chart_svg(grouped):
         for key, (label, _, colour) in OUTCOMES.items():
             if counts[key]:
                 width = bar_width * counts[key] / longest
+                tooltip = html.escape(f"{family}: {counts[key]} {label}")
                 parts.append(f'<rect x="{x:.1f}" y="{y + 4}" width="{width:.1f}" height="16" fill="{colour}">'
-                             f'<title>{html.escape(family)}: {counts[key]} {html.escape(label)}</title></rect>')
+                             f'<title>{tooltip}</title></rect>')
                 x += width
         not_native = "".join(f", {counts[key]} {short}" for key, (_, short, _) in OUTCOMES.items()
                              if counts[key] and key != "native")
@@ -199,29 +225,18 @@ class OpCoverage(SphinxDirective):
         for family, rows in families(data["results"]):
             section = nodes.section(ids=[family_id(family)], names=[nodes.fully_normalize_name(family)])
             section += nodes.title(text=family)
-            prefix = family.removeprefix("torch.") + "." if family.startswith("torch.") else ""
+            namespace = family.removeprefix("torch.") + "." if family.startswith("torch.") else ""
             table_rows, notes = [], []
             for row in rows:
                 differs = nodes.paragraph(text=", ".join(row["failures"]))
                 if row["failures"]:
                     footnotes += 1
-                    note_id, ref_id = f"op-coverage-note-{footnotes}", f"op-coverage-ref-{footnotes}"
-                    differs += nodes.Text(" ")
-                    differs += nodes.footnote_reference("", str(footnotes), ids=[ref_id], refid=note_id)
-                    note = nodes.footnote(ids=[note_id], backrefs=[ref_id])
-                    note += nodes.label(text=str(footnotes))
-                    for dtype, message in row["failures"].items():
-                        note += nodes.paragraph(text=f"{row['name']}, {dtype}: {message}")
-                    notes.append(note)
-                ran = row["status"]
-                if row["fallback_ops"]:
-                    ran += " on " + ", ".join(op.removeprefix("aten::") for op in row["fallback_ops"])
-                passed = f"{row['passed']}/{row['passed'] + row['failed']}" + ("*" if row["truncated"] else "")
-                if row["skipped"]:
-                    passed += f", {row['skipped']} skipped"
-                table_rows.append([_code(row["name"].removeprefix(prefix)), ran, passed, differs])
-            section += _table(["OpInfo", "ran", "passed", "differs in"], table_rows, [32, 30, 16, 22],
-                              classes=["op-coverage"])
+                    notes.append(_footnote(differs, footnotes, [
+                        f"{row['name']}, {dtype}: {message}" for dtype, message in row["failures"].items()
+                    ]))
+                name = row["name"].removeprefix(namespace)
+                table_rows.append([_code(name), _ran(row), _passed(row), differs])
+            section += _table(["OpInfo", "ran", "passed", "differs in"], table_rows, [32, 30, 16, 22])
             section.extend(notes)
             sections.append(section)
         return sections
@@ -234,9 +249,11 @@ class OpCoverage(SphinxDirective):
         return [_table(["aten op", "fallback calls"], rows, [30, 10])]
 
     def _expected(self, data):
-        cases = [(f"{entry['opinfo']} ({entry['dtype']})", entry["reason"]) for entry in data["expected_failures"]]
-        cases += [(name, f"not compared, random: {reason}") for name, reason in data["random_samples"].items()]
-        return [_table(["OpInfo (dtype)", "why npy differs"], _by_reason(cases), [35, 65], classes=["op-coverage"])]
+        cases = [(f"{entry['opinfo']} ({entry['dtype']})", entry["reason"])
+                 for entry in data["expected_failures"]]
+        cases += [(name, f"not compared, random: {reason}")
+                  for name, reason in data["random_samples"].items()]
+        return [_table(["OpInfo (dtype)", "why npy differs"], _by_reason(cases), [35, 65])]
 
     def _errors(self, data):
         errors = data["error_inputs"]
@@ -246,11 +263,11 @@ class OpCoverage(SphinxDirective):
             f"OpInfos; the CPU itself answers {errors['cpu_differs']} otherwise). The others:"
         ))
         rows = _by_reason(errors["expected_failures"].items())
-        return [summary, _table(["error input", "why npy answers otherwise"], rows, [35, 65], classes=["op-coverage"])]
+        return [summary, _table(["error input", "why npy answers otherwise"], rows, [35, 65])]
 
     def _skips(self, data):
         rows = [[_code(name), reason] for name, reason in data["opinfos_skipped"].items()]
-        return [_table(["OpInfo", "why it is not compared"], rows, [35, 65], classes=["op-coverage"])]
+        return [_table(["OpInfo", "why it is not compared"], rows, [35, 65])]
 
 
 def _add_stylesheet(app):
