@@ -7,6 +7,7 @@ import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
 from ..tensor import unwrap, wrap
+from ._cpu_checks import check_on_cpu
 from ._results import write_in_place
 from .arithmetic import (
     OUT_OF_SELF_DTYPE,
@@ -267,7 +268,7 @@ def clamp_max(self, max):
 @elementwise(aten.relu.default, in_place=aten.relu_.default)
 def relu(self):
     if self.dtype == torch.bool:
-        raise RuntimeError("Boolean inputs not supported for relu")
+        check_on_cpu(aten.relu.default, self)  # "Boolean inputs not supported for relu"
     return clamp(self, min=0)
 
 
