@@ -5,6 +5,7 @@ The Python backend API is private and experimental, so a rename upstream
 would silently rot the prose; this test turns it into a failure.
 """
 
+import importlib
 import re
 
 import pytest
@@ -37,9 +38,15 @@ def names_shown():
 
 
 def resolve(dotted):
+    """The object ``dotted`` names, importing submodules torch does not import itself
+    (``torch.utils.cpp_extension``)."""
     target = torch
-    for attribute in dotted.split(".")[1:]:
-        target = getattr(target, attribute)
+    parts = dotted.split(".")
+    for end, attribute in enumerate(parts[1:], start=2):
+        try:
+            target = getattr(target, attribute)
+        except AttributeError:
+            target = importlib.import_module(".".join(parts[:end]))
     return target
 
 
