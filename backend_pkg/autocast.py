@@ -56,8 +56,8 @@ FLOAT32 = """
     linalg_householder_product linalg_inv linalg_inv_ex linalg_lstsq linalg_matrix_rank
     linalg_matrix_rank.atol_rtol_float linalg_matrix_rank.atol_rtol_tensor
     linalg_matrix_rank.tol_tensor linalg_matrix_sqrth linalg_qr linalg_solve linalg_svd linalg_svdvals
-    linalg_tensorinv linalg_tensorsolve lu_solve margin_ranking_loss max_pool3d max_unpool2d max_unpool3d mse_loss
-    multi_margin_loss multilabel_margin_loss multilabel_margin_loss_forward nanquantile
+    linalg_tensorinv linalg_tensorsolve lu_solve margin_ranking_loss max_pool3d max_unpool2d max_unpool3d
+    mse_loss multi_margin_loss multilabel_margin_loss multilabel_margin_loss_forward nanquantile
     nanquantile.scalar nll_loss nll_loss2d orgqr ormqr pinverse poisson_nll_loss polar prod
     prod.dim_int qr quantile quantile.scalar reflection_pad1d reflection_pad2d replication_pad1d
     replication_pad2d replication_pad3d smooth_l1_loss soft_margin_loss stft stft.center svd trace

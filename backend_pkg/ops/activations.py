@@ -197,7 +197,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
 def hardtanh(self, min_val=-1, max_val=1):
     """A clamp, which CPU's hardtanh is; integer tensors clamp to the limits truncated to integers."""
     if self.dtype == torch.bool:
-        check_on_cpu(aten.hardtanh.default, self, min_val, max_val)  # "Bool inputs not supported for hardtanh"
+        check_on_cpu(aten.hardtanh.default, self, min_val, max_val)  # "Bool inputs not supported..."
     if self.dtype.is_floating_point or self.dtype.is_complex:
         return clamp(self, min_val, max_val)
     low, high = int(min_val), int(max_val)
