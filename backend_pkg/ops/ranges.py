@@ -33,7 +33,7 @@ def _exact_only_for_integer_bounds():
     integers (torch 2.14's ``compute_arange_size``, aten/src/ATen/native/RangeUtils.h:
     ``arange(0, 3, 1.5)`` has ceil(3 / 1.5) = 2 elements, 0 and 1), not for every int64 result
     with its bounds truncated first (2.13: the step truncates to 1, giving 3 elements)."""
-    return torch.arange(0, 3, 1.5, dtype=torch.int64, device="meta").numel() == 2
+    return torch.arange(0, 3, 1.5, dtype=torch.int64).numel() == 2
 
 
 _EXACT_ONLY_FOR_INTEGER_BOUNDS = _exact_only_for_integer_bounds()
