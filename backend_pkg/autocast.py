@@ -11,9 +11,11 @@ module every op under ``torch.autocast("npy")`` fails with "Could not run
 ... from the 'Autocastnpy' backend". ``torch.autocast`` itself also needs
 ``torch.npy.get_amp_supported_dtype`` (torch/amp/autocast_mode.py).
 
-npy computes on the host CPU, so it takes CPU autocast's lists: exactly the
-ops that have an ``AutocastCPU`` kernel in torch 2.13, sorted into
-PyTorch's three cast policies:
+npy computes on the host CPU, so it takes CPU autocast's lists: the ops
+that have an ``AutocastCPU`` kernel in torch 2.13 or 2.14, sorted into
+PyTorch's three cast policies, of which :func:`install` registers those the
+running torch's CPU autocast has (2.14 removed ``aten::cholesky`` and
+``aten::qr`` and added ``linalg_matrix_sqrth`` to the float32 list):
 
 * lower precision: matrix products, convolutions and attention run in the
   autocast dtype (float16, the one reduced-precision dtype NumPy has);
@@ -53,9 +55,9 @@ FLOAT32 = """
     linalg_cond.p_str linalg_eig linalg_eigh linalg_eigvals linalg_eigvalsh
     linalg_householder_product linalg_inv linalg_inv_ex linalg_lstsq linalg_matrix_rank
     linalg_matrix_rank.atol_rtol_float linalg_matrix_rank.atol_rtol_tensor
-    linalg_matrix_rank.tol_tensor linalg_qr linalg_solve linalg_svd linalg_svdvals linalg_tensorinv
-    linalg_tensorsolve lu_solve margin_ranking_loss max_pool3d max_unpool2d max_unpool3d mse_loss
-    multi_margin_loss multilabel_margin_loss multilabel_margin_loss_forward nanquantile
+    linalg_matrix_rank.tol_tensor linalg_matrix_sqrth linalg_qr linalg_solve linalg_svd linalg_svdvals
+    linalg_tensorinv linalg_tensorsolve lu_solve margin_ranking_loss max_pool3d max_unpool2d max_unpool3d
+    mse_loss multi_margin_loss multilabel_margin_loss multilabel_margin_loss_forward nanquantile
     nanquantile.scalar nll_loss nll_loss2d orgqr ormqr pinverse poisson_nll_loss polar prod
     prod.dim_int qr quantile quantile.scalar reflection_pad1d reflection_pad2d replication_pad1d
     replication_pad2d replication_pad3d smooth_l1_loss soft_margin_loss stft stft.center svd trace
@@ -117,8 +119,10 @@ def _autocast_kernel(op, target_dtype):
 
 
 def _overload(name):
+    """The aten overload ``name`` (``conv1d.padding``), or None where this torch has no such op."""
     op_name, _, overload = name.partition(".")
-    return getattr(getattr(torch.ops.aten, op_name), overload or "default")
+    packet = getattr(torch.ops.aten, op_name, None)
+    return getattr(packet, overload or "default", None)
 
 
 def install(library, fallback_library):
@@ -127,4 +131,6 @@ def install(library, fallback_library):
     fallback_library.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
     for names, target_dtype in ((LOWER_PRECISION, _lower_precision), (FLOAT32, _float32), (PROMOTE, _widest)):
         for name in names:
-            library.impl(name, _autocast_kernel(_overload(name), target_dtype), "AutocastPrivateUse1")
+            op = _overload(name)
+            if op is not None and torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "AutocastCPU"):
+                library.impl(name, _autocast_kernel(op, target_dtype), "AutocastPrivateUse1")

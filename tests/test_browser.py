@@ -122,3 +122,21 @@ def test_downloads_resolve(page, site_url, built_site):
             assert page.request.get(link).status == 200, link
             checked += 1
     assert checked >= 16
+
+
+def test_op_coverage_fits_the_content_column(page, site_url):
+    """No table or chart of the Op coverage page is wider than the column, no chart label is cut off."""
+    page.goto(f"{site_url}/op_coverage.html", wait_until="networkidle")
+    overflowing = page.evaluate("""() => {
+        const column = document.querySelector("article.bd-article").getBoundingClientRect();
+        const wide = [...document.querySelectorAll("article table, article .pst-scrollable-table-container")]
+            .filter(element => element.getBoundingClientRect().right > column.right + 1
+                               || element.scrollWidth > element.clientWidth + 1)
+            .map(element => element.closest("section").id);
+        const chart = document.querySelector("svg.op-coverage-chart");
+        const cut = [...chart.querySelectorAll("text")]
+            .filter(text => text.getBBox().x + text.getBBox().width > chart.viewBox.baseVal.width)
+            .map(text => text.textContent);
+        return {wide, cut};
+    }""")
+    assert overflowing == {"wide": [], "cut": []}

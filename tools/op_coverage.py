@@ -179,6 +179,41 @@ def full_name(opinfo):
     return f"{opinfo.name}.{opinfo.variant_test_name}" if opinfo.variant_test_name else opinfo.name
 
 
+def family(opinfo):
+    """The op family the Op coverage page groups ``opinfo`` under.
+
+    An op outside ``torch.*`` belongs to its namespace (``nn.functional.conv2d``
+    to ``torch.nn.functional``); a ``torch.*`` op to the kind of OpInfo PyTorch
+    describes it with (``torch/testing/_internal/opinfo/core.py``: unary and
+    binary elementwise, reductions), else to the views when its aten schema
+    returns an alias of an input (``reshape(Tensor(a) self, ...) -> Tensor(a)``),
+    else to the rest (``torch.ops.aten.*`` OpInfos too).
+    """
+    from torch.testing._internal.opinfo.core import BinaryUfuncInfo, ReductionOpInfo, UnaryUfuncInfo
+
+    namespace = opinfo.name.rpartition(".")[0]
+    if namespace and not opinfo.name.startswith("torch."):
+        return f"torch.{namespace}"
+    if isinstance(opinfo, UnaryUfuncInfo):
+        return "torch: unary elementwise"
+    if isinstance(opinfo, BinaryUfuncInfo):
+        return "torch: binary elementwise"
+    if isinstance(opinfo, ReductionOpInfo):
+        return "torch: reductions"
+    if _returns_alias(opinfo.aten_name):
+        return "torch: views"
+    return "torch: other ops"
+
+
+def _returns_alias(aten_name):
+    """Whether an overload of ``aten::<aten_name>`` returns a tensor aliasing an input, unwritten."""
+    packet = getattr(torch.ops.aten, aten_name, None)
+    if packet is None:
+        return False
+    returns = (ret for overload in packet.overloads() for ret in getattr(packet, overload)._schema.returns)
+    return any(ret.alias_info is not None and not ret.alias_info.is_write for ret in returns)
+
+
 def registered_op_names():
     """Names of the aten ops with an npy kernel: ``aten::add_.Tensor`` gives ``add_`` and ``add``."""
     names = set()
@@ -439,6 +474,7 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
     """Every sample (up to ``limit`` per dtype) of ``opinfo``; its row of the results."""
     row = {
         "name": full_name(opinfo),
+        "family": family(opinfo),
         "status": "native",
         "passed": 0,
         "failed": 0,

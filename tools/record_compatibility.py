@@ -1,9 +1,11 @@
 """Record one `make check-torch` run as a row of the docs' compatibility table.
 
-Usage: python tools/record_compatibility.py JUNIT_XML CSV_FILE
+Usage: python tools/record_compatibility.py JUNIT_XML CSV_FILE DOCS_TEST_FILE...
 
-The row is keyed by the torch version running this script; a later run with
-the same torch replaces it.
+The run is the whole test suite; the docs tests (the files named) and the
+backend's tests (every other one) are counted apart, each as passed of run
+(skipped tests are not run). The row is keyed by the torch version running
+this script; a later run with the same torch replaces it.
 """
 
 import csv
@@ -15,27 +17,42 @@ from pathlib import Path
 import numpy
 import torch
 
-COLUMNS = ["torch", "numpy", "checked on", "passed", "failed", "skipped", "result"]
+COLUMNS = ["torch", "numpy", "checked on", "docs tests passed", "backend tests passed", "skipped", "result"]
 
 
-def counts(junit_xml):
-    suite = ElementTree.parse(junit_xml).getroot()
-    suite = suite.find("testsuite") if suite.tag == "testsuites" else suite
-    total, skipped = int(suite.get("tests")), int(suite.get("skipped"))
-    failed = int(suite.get("failures")) + int(suite.get("errors"))
-    return total - failed - skipped, failed, skipped
+def counts(junit_xml, docs_files):
+    """``{"docs": [passed, run], "backend": [passed, run]}`` and the number skipped.
+
+    pytest names each test case's module in its ``classname`` (``tests.test_docs``,
+    or ``tests.test_docs.TestClass``); a module that fails to import is a failed case.
+    """
+    docs_modules = {str(Path(name).with_suffix("")).replace("/", ".") for name in docs_files}
+    tally = {"docs": [0, 0], "backend": [0, 0]}
+    skipped = 0
+    for case in ElementTree.parse(junit_xml).getroot().iter("testcase"):
+        outcomes = {child.tag for child in case} & {"failure", "error", "skipped"}
+        if outcomes == {"skipped"}:
+            skipped += 1
+            continue
+        classname = case.get("classname") or case.get("name")
+        is_docs = any(classname == module or classname.startswith(module + ".") for module in docs_modules)
+        group = "docs" if is_docs else "backend"
+        tally[group][1] += 1
+        tally[group][0] += not outcomes
+    return tally, skipped
 
 
-def main(junit_xml, csv_file):
-    passed, failed, skipped = counts(junit_xml)
+def main(junit_xml, csv_file, *docs_files):
+    tally, skipped = counts(junit_xml, docs_files)
+    works = all(passed == run for passed, run in tally.values())
     row = {
         "torch": torch.__version__,
         "numpy": numpy.__version__,
         "checked on": datetime.date.today().isoformat(),
-        "passed": passed,
-        "failed": failed,
+        "docs tests passed": "{}/{}".format(*tally["docs"]),
+        "backend tests passed": "{}/{}".format(*tally["backend"]),
         "skipped": skipped,
-        "result": "works" if failed == 0 else "fails",
+        "result": "works" if works else "fails",
     }
     path = Path(csv_file)
     rows = list(csv.DictReader(path.open())) if path.exists() else []
@@ -45,7 +62,8 @@ def main(junit_xml, csv_file):
         writer = csv.DictWriter(out, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
-    print(f"{path}: torch {row['torch']} {row['result']} ({passed} passed, {failed} failed)")
+    print(f"{path}: torch {row['torch']} {row['result']} (docs {row['docs tests passed']}, "
+          f"backend {row['backend tests passed']}, {skipped} skipped)")
 
 
 if __name__ == "__main__":

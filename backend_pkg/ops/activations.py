@@ -45,6 +45,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
 from ._dims import wrap_dim
 from ._dtype_errors import not_implemented_for
+from ._cpu_checks import check_on_cpu
 from ._numpy_errors import quietly
 from ._operands import promoted
 from ._out_variants import with_out
@@ -196,7 +197,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
 def hardtanh(self, min_val=-1, max_val=1):
     """A clamp, which CPU's hardtanh is; integer tensors clamp to the limits truncated to integers."""
     if self.dtype == torch.bool:
-        raise RuntimeError("Bool inputs not supported for hardtanh")
+        check_on_cpu(aten.hardtanh.default, self, min_val, max_val)  # "Bool inputs not supported..."
     if self.dtype.is_floating_point or self.dtype.is_complex:
         return clamp_kernel(self, min_val, max_val)
     low, high = int(min_val), int(max_val)

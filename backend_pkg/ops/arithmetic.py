@@ -12,8 +12,9 @@ import math
 import numpy as np
 import torch
 
-from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ..dtypes import CPP_SCALAR_NAMES
+from ._cpu_checks import check_on_cpu
+from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._numpy_errors import quietly
 from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
 from ._results import _check_castable as check_castable
@@ -149,6 +150,20 @@ def check_convertible(value, dtype):
         raise RuntimeError(f"value cannot be converted to type {CPP_SCALAR_NAMES[dtype]} without overflow")
 
 
+def _truncates_floats_into_range():
+    """Whether this torch converts a float to an integral type when its truncation fits: torch 2.14
+    fills an int8 tensor with 127.5 (as 127) where 2.13 refused any float above 127 (c10's
+    ``overflows``, c10/util/overflows.h, which ``checked_convert`` calls). Below the range, both refuse."""
+    try:
+        torch.zeros((), dtype=torch.int8).fill_(127.5)
+    except RuntimeError:
+        return False
+    return True
+
+
+_TRUNCATES_FLOATS_INTO_RANGE = _truncates_floats_into_range()
+
+
 def _overflows(value, dtype):
     """c10's ``overflows``: out of ``dtype``'s range; unsigned types also take ``-max..-1`` (wrapping)."""
     if dtype == torch.bool or isinstance(value, bool):
@@ -162,7 +177,9 @@ def _overflows(value, dtype):
         return math.isfinite(value) and abs(value) > torch.finfo(dtype).max
     limits = torch.iinfo(dtype)
     if isinstance(value, float):
-        return not limits.min <= value <= limits.max  # nan and infinities included
+        if _TRUNCATES_FLOATS_INTO_RANGE:
+            return not limits.min <= value < limits.max + 1  # nan and infinities included
+        return not limits.min <= value <= limits.max
     lowest = -limits.max if limits.min == 0 else limits.min
     return not lowest <= value <= limits.max
 
@@ -208,16 +225,9 @@ def add_kernel(self, other, *, alpha=1):
 @elementwise(aten.sub.Tensor, aten.sub.out, aten.sub_.Tensor, same_dtype=np.subtract)
 @computed_by(sub)
 def sub_kernel(self, other, *, alpha=1):
-    if _is_bool(self) and _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
     if _is_bool(self) or _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+        # "Subtraction, the `-` operator, with a bool tensor is not supported..."
+        check_on_cpu(aten.sub.Tensor, *(torch.as_tensor(value) for value in (self, other)))
     dtype = torch.result_type(self, other)
     check_alpha("sub", dtype, alpha)
     return dtype
@@ -239,10 +249,8 @@ def neg(a):
 @computed_by(neg)
 def neg_kernel(self):
     if self.dtype == torch.bool:
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+        check_on_cpu(aten.neg.default, self)  # "Negation, the `-` operator, on a bool tensor is not..."
+    return self.dtype
 
 
 def _exact_scalar(out_dtype, a, b):

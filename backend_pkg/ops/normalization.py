@@ -36,6 +36,7 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._results import as_result
@@ -512,6 +513,8 @@ def _check_group_sizes(input, batch, channels, spatial):
 
 @implements(aten.native_group_norm.default)
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    if HxW == 0:  # refused since torch 2.14 ("Expected HxW to be greater than 0"): the CPU answers
+        check_on_cpu(aten.native_group_norm.default, input, weight, bias, N, C, HxW, group, eps)
     _check_group_norm_inputs(input, weight, bias, C, group)
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("GroupNormKernelImpl", input)

@@ -25,6 +25,7 @@ import torch
 
 from ..dtypes import compute_dtype, to_numpy_dtype
 from ..tensor import unwrap
+from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._results import as_result, write_out
 from .registry import aten, implements
@@ -95,7 +96,6 @@ def _scattered(grad_output, input_shape, positions):
 
 _FORWARD = {"reflection": reflection_pad, "replication": replication_pad}
 _BACKWARD = {"reflection": reflection_pad_backward, "replication": replication_pad_backward}
-_LABELS = ("D", "H", "W")
 
 
 def _output_shape(shape, padding, dims):
@@ -116,16 +116,10 @@ def _check_input(op, kind, self, padding, dims):
         )
     if kind == "reflection":
         _check_reflection_pads(self, padding, dims)
-    output = _output_shape(self.shape, padding, dims)
-    # Too small only if every padded dim is: CPU lets some (not all) be empty...
-    if max(output) < 1:
-        raise RuntimeError(_too_small(kind, self.shape[-dims:], output))
-    # ... and fails to allocate a negative one.
-    if min(output) < 0:
-        shape = [*self.shape[:-dims], *output]
-        if (kind, dims) == ("reflection", 2):
-            raise RuntimeError("numel: integer multiplication overflow")
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(output)}: {shape}")
+    if min(_output_shape(self.shape, padding, dims)) < 1:
+        # Which empty or negative outputs CPU refuses, and in which words, changed in torch 2.14
+        # (pad_shape_check, aten/src/ATen/native/Padding.h): the CPU answers for itself.
+        check_on_cpu(getattr(aten, op).default, self, padding)
     if self.dtype in (torch.bool, torch.uint16, torch.uint32, torch.uint64):
         raise not_implemented_for(op, self.dtype)
 
@@ -140,19 +134,6 @@ def _check_reflection_pads(self, padding, dims):
                 f"but got: padding ({before}, {after}) at dimension {self.dim() - 1 - i} of input "
                 f"{list(self.shape)}"
             )
-
-
-def _too_small(kind, spatial, output):
-    """CPU's message for padding that leaves nothing, which its kernels word each their own way."""
-    if len(spatial) == 1:
-        return f"input (W: {spatial[0]}) is too small. Calculated output W: {output[0]}"
-    sizes = f"H: {spatial[-2]}, W: {spatial[-1]}"
-    if len(spatial) == 3:
-        sizes = f"D: {spatial[0]} {sizes}"
-    elif kind == "replication":
-        sizes += " "
-    calculated = " ".join(f"{label}: {size}" for label, size in zip(_LABELS[-len(spatial) :], output))
-    return f"input ({sizes}) is too small. Calculated output {calculated}"
 
 
 def _check_grad_output(kind, grad_output, self, padding, dims):

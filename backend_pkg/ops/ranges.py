@@ -28,6 +28,17 @@ _OP = "arange_cpu"
 _INT64_MAX = 2**63 - 1
 
 
+def _exact_only_for_integer_bounds():
+    """Whether this torch counts an int64 range exactly only when start, end and step are all
+    integers (torch 2.14's ``compute_arange_size``, aten/src/ATen/native/RangeUtils.h:
+    ``arange(0, 3, 1.5)`` has ceil(3 / 1.5) = 2 elements, 0 and 1), not for every int64 result
+    with its bounds truncated first (2.13: the step truncates to 1, giving 3 elements)."""
+    return torch.arange(0, 3, 1.5, dtype=torch.int64).numel() == 2
+
+
+_EXACT_ONLY_FOR_INTEGER_BOUNDS = _exact_only_for_integer_bounds()
+
+
 def _accumulate_dtype(dtype):
     if not dtype.is_floating_point:
         return torch.int64
@@ -90,7 +101,8 @@ def arange_out(start, end, step=1, *, out):
     check_range(float(start), float(end), float(step))
     accumulate = _accumulate_dtype(dtype)
     first, last, stride = (_as_accumulate(value, accumulate) for value in (start, end, step))
-    if dtype == torch.int64:
+    integer_bounds = all(type(value) is int for value in (start, end, step))
+    if dtype == torch.int64 and (integer_bounds or not _EXACT_ONLY_FOR_INTEGER_BOUNDS):
         length = arange_length(first, last, stride, exact=True)
     else:
         length = arange_length(start, end, step, exact=False)

@@ -8,6 +8,7 @@ from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dty
 
 from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._operands import computed
+from ._cpu_checks import check_on_cpu
 from ._results import write_in_place
 from .arithmetic import OUT_OF_SELF_DTYPE, check_convertible, elementwise, exact_dtype, float_dtype, is_integral
 from .registry import aten, computed_by, implements, lowers, unchecked
@@ -307,7 +308,7 @@ def relu(a, *, out_dtype):
 @computed_by(relu)
 def relu_kernel(self):
     if self.dtype == torch.bool:
-        raise RuntimeError("Boolean inputs not supported for relu")
+        check_on_cpu(aten.relu.default, self)  # "Boolean inputs not supported for relu"
     if self.dtype.is_floating_point:
         return self.dtype  # clamp's checks cannot refuse a floating tensor and 0
     return _clamp_dtype(self, min=0)

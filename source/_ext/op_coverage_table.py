@@ -1,18 +1,34 @@
-"""``.. op-coverage:: op_coverage.json``: the op coverage page's tables, built from the JSON.
+"""``.. op-coverage:: op_coverage.json``: the op coverage page's chart and tables, built from the JSON.
 
 The JSON is written by ``tools/op_coverage.py`` (``make coverage``); this
 directive only reads it, at build time, so the page never goes stale
 relative to the file. Cells are docutils nodes made from plain text, never
 parsed as reST, so an error message full of ``*`` or backquotes cannot
-break the ``-W`` build.
+break the ``-W`` build. The chart is an SVG written here from the same
+numbers (no plotting library, nothing fetched), and its text takes the
+page's colour, so it reads in the light and the dark theme.
 """
 
+import collections
+import html
 import json
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
+
+STATIC = Path(__file__).parent / "static"
+
+# How an OpInfo fares, as the chart counts it (a sample that differs from the
+# CPU outweighs how the samples ran): legend, short label, colour.
+OUTCOMES = {
+    "native": ("native", "native", "#2e7d32"),
+    "fallback": ("needs the fallback", "fallback", "#e6a100"),
+    "differs": ("differs from CPU", "differ", "#c62828"),
+    "not compared": ("not compared", "not compared", "#9e9e9e"),
+}
+CHART_WIDTH = 760
 
 
 def _cell(value):
@@ -24,8 +40,9 @@ def _cell(value):
     return entry
 
 
-def _table(headers, rows, widths, classes=()):
-    table = nodes.table(classes=list(classes))
+def _table(headers, rows, widths):
+    """A table whose columns take ``widths`` (relative) of the content column (op_coverage.css)."""
+    table = nodes.table(classes=["colwidths-given", "op-coverage"])
     group = nodes.tgroup(cols=len(headers))
     table += group
     for width in widths:
@@ -52,14 +69,106 @@ def _code(text):
     return paragraph
 
 
+def _by_reason(cases):
+    """Table rows for ``(name, reason)`` pairs: one row per reason, its names together."""
+    names = collections.defaultdict(list)
+    for name, reason in cases:
+        names[reason].append(name)
+    rows = []
+    for reason, grouped in names.items():
+        paragraph = nodes.paragraph()
+        for index, name in enumerate(grouped):
+            paragraph += nodes.Text(", " if index else "")
+            paragraph += nodes.literal(text=name)
+        rows.append([paragraph, reason])
+    return rows
+
+
 def _item(text):
     item = nodes.list_item()
     item += nodes.paragraph(text=text)
     return item
 
 
+def outcome(row):
+    if row["failed"]:
+        return "differs"  # also every "unsupported" OpInfo: its samples raised on npy
+    return row["status"]
+
+
+def families(rows):
+    """The rows grouped by family, the largest family first."""
+    grouped = collections.defaultdict(list)
+    for row in rows:
+        grouped[row["family"]].append(row)
+    return sorted(grouped.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def family_id(family):
+    return nodes.make_id(f"family {family}")
+
+
+def _ran(row):
+    """``native``, or ``fallback on`` the aten ops the CPU fallback ran, ..."""
+    if not row["fallback_ops"]:
+        return row["status"]
+    return f"{row['status']} on " + ", ".join(op.removeprefix("aten::") for op in row["fallback_ops"])
+
+
+def _passed(row):
+    """``46/48``, ``*`` when samples were left out by the per-dtype limit, and the skipped count."""
+    text = f"{row['passed']}/{row['passed'] + row['failed']}" + ("*" if row["truncated"] else "")
+    return text + (f", {row['skipped']} skipped" if row["skipped"] else "")
+
+
+def _footnote(paragraph, number, lines):
+    """Append footnote reference ``number`` to ``paragraph``; the footnote, holding ``lines``."""
+    note_id, ref_id = f"op-coverage-note-{number}", f"op-coverage-ref-{number}"
+    paragraph += nodes.Text(" ")
+    paragraph += nodes.footnote_reference("", str(number), ids=[ref_id], refid=note_id)
+    note = nodes.footnote(ids=[note_id], backrefs=[ref_id])
+    note += nodes.label(text=str(number))
+    for line in lines:
+        note += nodes.paragraph(text=line)
+    return note
+
+
+def chart_svg(grouped):
+    """A horizontal stacked bar per family: how many of its OpInfos have each outcome."""
+    label_width, bar_width, row_height, top = 190, 270, 24, 34
+    longest = max(len(rows) for _, rows in grouped)
+    totals = collections.Counter(outcome(row) for _, rows in grouped for row in rows)
+    height = top + row_height * len(grouped)
+    parts = [f'<svg class="op-coverage-chart" viewBox="0 0 {CHART_WIDTH} {height}" role="img" '
+             f'aria-label="OpInfos per family: native, fallback, differing from CPU" '
+             f'font-size="13" fill="currentColor">']
+    x = 0
+    for key, (label, _, colour) in OUTCOMES.items():
+        parts.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{colour}"/>'
+                     f'<text x="{x + 17}" y="17">{html.escape(label)}: {totals[key]}</text>')
+        x += 180
+    for index, (family, rows) in enumerate(grouped):
+        y = top + index * row_height
+        counts = collections.Counter(outcome(row) for row in rows)
+        parts.append(f'<a href="#{family_id(family)}"><text x="{label_width - 8}" y="{y + 16}" '
+                     f'text-anchor="end">{html.escape(family)}</text></a>')
+        x = label_width
+        for key, (label, _, colour) in OUTCOMES.items():
+            if counts[key]:
+                width = bar_width * counts[key] / longest
+                tooltip = html.escape(f"{family}: {counts[key]} {label}")
+                parts.append(f'<rect x="{x:.1f}" y="{y + 4}" width="{width:.1f}" height="16" fill="{colour}">'
+                             f'<title>{tooltip}</title></rect>')
+                x += width
+        not_native = "".join(f", {counts[key]} {short}" for key, (_, short, _) in OUTCOMES.items()
+                             if counts[key] and key != "native")
+        parts.append(f'<text x="{x + 6:.1f}" y="{y + 16}">{len(rows)}{not_native}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 class OpCoverage(SphinxDirective):
-    """Summary, per-OpInfo table, fallback calls and skip list of an op_coverage.json."""
+    """Summary, chart, per-family tables, fallback calls and skip list of an op_coverage.json."""
 
     required_arguments = 1
     option_spec = {"section": directives.unchanged}
@@ -106,21 +215,31 @@ class OpCoverage(SphinxDirective):
         )
         return [facts]
 
+    def _chart(self, data):
+        return [nodes.raw("", chart_svg(families(data["results"])), format="html")]
+
     def _results(self, data):
-        rows = []
-        for row in data["results"]:
-            compared = row["passed"] + row["failed"]
-            rows.append([
-                _code(row["name"]),
-                row["status"],
-                f"{row['passed']}/{compared}" + ("*" if row["truncated"] else ""),
-                row["skipped"],
-                ", ".join(op.removeprefix("aten::") for op in row["fallback_ops"]),
-                row["first_failure"] or "",
-            ])
-        return [_table(["OpInfo", "native / fallback", "passed / total", "skipped",
-                        "fell back on", "first failure"], rows, [18, 10, 8, 6, 18, 40],
-                       classes=["op-coverage"])]
+        """A section per family, each with a table whose long cells are footnotes under it."""
+        sections = []
+        footnotes = 0
+        for family, rows in families(data["results"]):
+            section = nodes.section(ids=[family_id(family)], names=[nodes.fully_normalize_name(family)])
+            section += nodes.title(text=family)
+            namespace = family.removeprefix("torch.") + "." if family.startswith("torch.") else ""
+            table_rows, notes = [], []
+            for row in rows:
+                differs = nodes.paragraph(text=", ".join(row["failures"]))
+                if row["failures"]:
+                    footnotes += 1
+                    notes.append(_footnote(differs, footnotes, [
+                        f"{row['name']}, {dtype}: {message}" for dtype, message in row["failures"].items()
+                    ]))
+                name = row["name"].removeprefix(namespace)
+                table_rows.append([_code(name), _ran(row), _passed(row), differs])
+            section += _table(["OpInfo", "ran", "passed", "differs in"], table_rows, [32, 30, 16, 22])
+            section.extend(notes)
+            sections.append(section)
+        return sections
 
     def _fallbacks(self, data):
         calls = data["fallback_calls"]
@@ -130,10 +249,11 @@ class OpCoverage(SphinxDirective):
         return [_table(["aten op", "fallback calls"], rows, [30, 10])]
 
     def _expected(self, data):
-        rows = [[_code(entry["opinfo"]), entry["dtype"], entry["reason"]] for entry in data["expected_failures"]]
-        rows += [[_code(name), "any", f"not compared, random: {reason}"]
-                 for name, reason in data["random_samples"].items()]
-        return [_table(["OpInfo", "dtype", "why npy differs"], rows, [20, 8, 50])]
+        cases = [(f"{entry['opinfo']} ({entry['dtype']})", entry["reason"])
+                 for entry in data["expected_failures"]]
+        cases += [(name, f"not compared, random: {reason}")
+                  for name, reason in data["random_samples"].items()]
+        return [_table(["OpInfo (dtype)", "why npy differs"], _by_reason(cases), [35, 65])]
 
     def _errors(self, data):
         errors = data["error_inputs"]
@@ -142,8 +262,8 @@ class OpCoverage(SphinxDirective):
             f"expects are answered the same way on npy ({errors['cases']} cases of {errors['opinfos']} "
             f"OpInfos; the CPU itself answers {errors['cpu_differs']} otherwise). The others:"
         ))
-        rows = [[_code(case), reason] for case, reason in errors["expected_failures"].items()]
-        return [summary, _table(["error input", "why npy answers otherwise"], rows, [20, 50])]
+        rows = _by_reason(errors["expected_failures"].items())
+        return [summary, _table(["error input", "why npy answers otherwise"], rows, [35, 65])]
 
     def _gradients(self, data):
         if "gradcheck" not in data:
@@ -165,9 +285,16 @@ class OpCoverage(SphinxDirective):
 
     def _skips(self, data):
         rows = [[_code(name), reason] for name, reason in data["opinfos_skipped"].items()]
-        return [_table(["OpInfo", "why it is not compared"], rows, [20, 50])]
+        return [_table(["OpInfo", "why it is not compared"], rows, [35, 65])]
+
+
+def _add_stylesheet(app):
+    """The page's CSS, kept beside this extension: table cells may break long names."""
+    app.config.html_static_path.append(str(STATIC))
+    app.add_css_file("op_coverage.css")
 
 
 def setup(app):
     app.add_directive("op-coverage", OpCoverage)
+    app.connect("builder-inited", _add_stylesheet)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
