@@ -78,7 +78,7 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
 
     The shortcut needs what :func:`with_same_dtype_shortcut` needs, and
     ``self`` holding each of its elements once (no stride 0, where PyTorch
-    refuses to write) and ``other`` broadcasting to ``self``'s shape (NumPy
+    refuses to write), ``other`` apart from ``self``'s memory and broadcasting to ``self``'s shape (NumPy
     refuses the rest before writing anything); ``general`` words PyTorch's
     errors. ``alpha`` is cast to the tensors' dtype first, as PyTorch casts it.
     """
@@ -90,8 +90,8 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
             return general(self, other, **options)
         alpha = options.get("alpha", 1)
         if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
-                or 0 in a.strides):
-            return general(self, other, **options)
+                or 0 in a.strides or np.may_share_memory(a, b)):
+            return general(self, other, **options)  # which also refuses partial overlap, as CPU does
         if alpha != 1 or type(alpha) is not int:
             if a.dtype not in FULL_PRECISION_FLOATS or type(alpha) not in (int, float):
                 return general(self, other, **options)
