@@ -295,6 +295,52 @@ for device in ("cpu", "npy"):
 #    pending.
 
 # %%
+# A backward before the import leaves the device without autograd threads
+# ------------------------------------------------------------------------
+# The autograd engine counts the devices it gives threads to once, at the
+# first backward of the process. A program that runs a CPU backward before
+# ``import backend_pkg`` has no thread for npy: ``loss.backward()`` still
+# works (``NpyTensor.backward`` runs the graph on the calling thread), but
+# ``torch.autograd.grad`` and ``torch.autograd.backward`` stop at an internal
+# assert. Run in a fresh process:
+
+BACKWARD_BEFORE_IMPORT = """
+import torch
+x = torch.ones(2, requires_grad=True)
+(x * 2).sum().backward()  # the engine counts devices here: none yet
+import backend_pkg
+y = torch.ones(2, device="npy", requires_grad=True)
+(y * 2).sum().backward()
+print("loss.backward():", y.grad)
+try:
+    torch.autograd.grad((y * 2).sum(), y)
+except RuntimeError as error:
+    print("torch.autograd.grad:", str(error).split(" at ")[0])
+"""
+print(subprocess.run([sys.executable, "-c", BACKWARD_BEFORE_IMPORT], capture_output=True, text=True,
+                     check=True).stdout)
+
+# %%
+# Importing the backend before the first backward avoids it.
+#
+# .. dropdown:: Issue: a device registered after the first backward gets no autograd thread
+#
+#    **What fails.** ``Engine::start_device_threads``
+#    (``torch/csrc/autograd/engine.cpp``), run once per process through
+#    ``initialize_device_threads_pool``'s ``call_once``, sizes
+#    ``device_ready_queues_`` from the device guards registered at that
+#    moment. A PrivateUse1 guard registered later, as every Python backend's
+#    is at import, is never counted, and ``Engine::ready_queue`` asserts
+#    ``device_index < device_ready_queues_.size()`` for the new device.
+#
+#    **Proposed change.** Grow the pool on demand: where ``ready_queue``
+#    now asserts, start the threads of the devices counted since (the
+#    registered guards' ``deviceCount()``, read again) under a lock that
+#    readers of ``device_ready_queues_`` also take; or have
+#    ``c10::impl::registerDeviceGuard`` tell the engine, which grows its pool
+#    then.
+
+# %%
 # Per-op Python overhead
 # ----------------------
 # Each op goes from the dispatcher into a Python function, which reads its

@@ -146,3 +146,20 @@ def test_backward_of_an_npy_tensor_runs_on_the_calling_thread():
     assert torch.autograd.is_multithreading_enabled()  # only that call turned it off
     # The functional API keeps PyTorch's default: the autograd engine's thread for the device.
     assert thread_of_backward(torch.autograd.backward) != threading.get_ident()
+
+
+def test_a_backward_before_the_import_leaves_npy_without_engine_threads():
+    """Page 08: when this starts passing through autograd.grad, PyTorch sizes its queues on demand."""
+    program = """
+import torch
+x = torch.ones(2, requires_grad=True)
+(x * 2).sum().backward()
+import backend_pkg
+y = torch.ones(2, device="npy", requires_grad=True)
+(y * 2).sum().backward()
+assert y.grad.tolist() == [2.0, 2.0]
+torch.autograd.grad((y * 2).sum(), y)
+"""
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1, run.stderr
+    assert "device_ready_queues_.size()" in run.stderr and "INTERNAL ASSERT FAILED" in run.stderr
