@@ -8,6 +8,7 @@ import threading
 import pytest
 import torch
 from reference import make
+from zoo import classification_step
 
 
 def gradients(fn, *leaves):
@@ -65,13 +66,7 @@ def test_mlp_training_matches_cpu(optimizer):
         model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).to(device)
         opt = optimizer(model.parameters(), lr=0.05)
         x, y = make((32, 4), torch.float32, 3).to(device), (make((32,), torch.int64, 4) % 3).to(device)
-        losses = []
-        for _ in range(20):
-            opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
+        losses = [classification_step(model, [opt], (x, y)).item() for _ in range(20)]
         with torch.no_grad():
             assert not model(x).requires_grad
         return losses, [p.detach().cpu() for p in model.parameters()]

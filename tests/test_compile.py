@@ -9,6 +9,7 @@ import warnings
 import pytest
 import torch
 from reference import make
+from zoo import classification_step
 
 import backend_pkg
 from backend_pkg.compiler.dynamo_backend import npy_backend
@@ -69,19 +70,11 @@ def test_mlp_forward_runs_entirely_in_numpy(compiled_graphs):
     assert graph.code.count("unwrap(") == 5 and graph.code.count("wrap(") == 6
 
 
-def train_step(model, optimizer, x, y):
-    optimizer.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss
-
-
 def train(device, step, optimizer_class, steps=3):
     model = mlp(device)
     optimizer = optimizer_class(model.parameters(), lr=0.1)
     x, y = data(16, device)
-    losses = torch.stack([step(model, optimizer, x, y).detach().cpu() for _ in range(steps)])
+    losses = torch.stack([step(model, [optimizer], (x, y)).detach().cpu() for _ in range(steps)])
     grads = [p.grad.cpu() for p in model.parameters()]
     weights = [p.detach().cpu() for p in model.parameters()]
     return losses, grads, weights
@@ -94,9 +87,9 @@ def assert_runs_equal(run, reference, **tolerance):
 
 def test_sgd_training_step_equals_eager_npy_and_cpu(compiled_graphs):
     graphs, backend = compiled_graphs
-    compiled = train("npy", torch.compile(train_step, backend=backend), torch.optim.SGD)
-    assert_runs_equal(compiled, train("npy", train_step, torch.optim.SGD))
-    assert_runs_equal(compiled, train("cpu", train_step, torch.optim.SGD))
+    compiled = train("npy", torch.compile(classification_step, backend=backend), torch.optim.SGD)
+    assert_runs_equal(compiled, train("npy", classification_step, torch.optim.SGD))
+    assert_runs_equal(compiled, train("cpu", classification_step, torch.optim.SGD))
     assert graphs and not any(graph.eager for graph in graphs)
 
 
@@ -104,9 +97,9 @@ def test_adam_training_step_equals_cpu_compiled_the_same_way():
     """Compiled, Adam runs formulas of its own (its foreach path, the step count on
     the CPU) that round differently from eager Adam's, on CPU as well; so the
     reference is the CPU run compiled by PyTorch's aot_eager backend."""
-    compiled = train("npy", torch.compile(train_step, backend="npy"), torch.optim.Adam)
+    compiled = train("npy", torch.compile(classification_step, backend="npy"), torch.optim.Adam)
     torch._dynamo.reset()
-    assert_runs_equal(compiled, train("cpu", torch.compile(train_step, backend="aot_eager"), torch.optim.Adam))
+    assert_runs_equal(compiled, train("cpu", torch.compile(classification_step, backend="aot_eager"), torch.optim.Adam))
 
 
 @pytest.mark.parametrize("dynamic", [None, True], ids=["recompiled", "dynamic"])
@@ -312,7 +305,8 @@ def test_inductor_caches_no_npy_graph(tmp_path, monkeypatch):
 
 
 def test_default_compile_sgd_training_step_equals_cpu():
-    assert_runs_equal(train("npy", torch.compile(train_step), torch.optim.SGD), train("cpu", train_step, torch.optim.SGD))
+    compiled = train("npy", torch.compile(classification_step), torch.optim.SGD)
+    assert_runs_equal(compiled, train("cpu", classification_step, torch.optim.SGD))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])
@@ -428,6 +422,6 @@ def test_default_compile_marked_dynamic_dim_needs_no_recompile():
 def test_default_compile_adam_training_step_equals_cpu_compiled_the_same_way():
     """Model, loss and Adam's step compiled by Inductor on npy; the reference is the same
     on the CPU (compiled Adam rounds differently from eager Adam, see the npy backend's test)."""
-    compiled = train("npy", torch.compile(train_step), torch.optim.Adam)
+    compiled = train("npy", torch.compile(classification_step), torch.optim.Adam)
     torch._dynamo.reset()
-    assert_runs_equal(compiled, train("cpu", torch.compile(train_step), torch.optim.Adam))
+    assert_runs_equal(compiled, train("cpu", torch.compile(classification_step), torch.optim.Adam))

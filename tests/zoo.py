@@ -39,7 +39,8 @@ def _adam(model):
     return [torch.optim.Adam(model.parameters(), lr=1e-3)]
 
 
-def _classification_step(model, optimizers, batch):
+def classification_step(model, optimizers, batch):
+    """Cross-entropy, backward and the optimizer's step; the loss. The compile and autograd tests train with it too."""
     (optimizer,) = optimizers
     inputs, labels = batch
     optimizer.zero_grad()
@@ -76,7 +77,7 @@ def _images(channels, size, count, classes, seed):
 LENET = Recipe(
     build=LeNet,
     batches=lambda device: [_images(1, 16, 16, 10, seed) for seed in range(4)],
-    step=_classification_step,
+    step=classification_step,
     optimizers=_sgd,
 )
 
@@ -119,7 +120,7 @@ def _pinned_loader(device):
         yield images.to(device, non_blocking=True), labels.to(device, non_blocking=True)
 
 
-RESNET = Recipe(build=SmallResNet, batches=_pinned_loader, step=_classification_step, optimizers=_sgd)
+RESNET = Recipe(build=SmallResNet, batches=_pinned_loader, step=classification_step, optimizers=_sgd)
 
 
 # --- a 2-layer LSTM language model ---------------------------------------------
