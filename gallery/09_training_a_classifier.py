@@ -16,10 +16,10 @@ from the same initial weights, gives the same losses and weights.
 
 import warnings
 
-import matplotlib.pyplot as plt
 import torch
 
 import backend_pkg
+from _training import plot_losses
 
 generator = torch.Generator().manual_seed(1)
 points = torch.randn(512, 2, generator=generator)
@@ -88,14 +88,7 @@ for p, q in zip(npy_model.parameters(), cpu_model.parameters()):
 # %%
 # The two curves lie on top of each other:
 
-figure, axes = plt.subplots(figsize=(6, 3.5))
-axes.plot(cpu_losses, label="cpu", linewidth=3, alpha=0.5)
-axes.plot(npy_losses, label="npy", linestyle="--")
-axes.set_xlabel("step")
-axes.set_ylabel("cross-entropy loss")
-axes.set_yscale("log")
-axes.legend()
-figure.tight_layout()
+plot_losses(cpu_losses, npy_losses)
 
 # %%
 # Which ops fell back to CPU kernels

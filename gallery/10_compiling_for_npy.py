@@ -155,16 +155,15 @@ print("eager:  ", dict(graphs[0].eager))
 # %%
 # A training step, compiled whole: forward pass, cross-entropy, backward
 # pass and the SGD update. ``loss.backward()`` is a graph break; the
-# backward graph runs as one autograd node. Every op of the forward, the
-# backward and the optimizer graphs is lowered:
+# backward graph runs as one autograd node. The Inductor page compiles the
+# same step; both pages take it from the gallery's ``_training.py``:
+#
+# .. literalinclude:: ../../gallery/_training.py
+#    :pyobject: train_step
+#
+# Every op of the forward, the backward and the optimizer graphs is lowered:
 
-
-def train_step(model, optimizer, x, y):
-    optimizer.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss
+from _training import train_step
 
 
 y_cpu = torch.randint(0, 10, (64,))

@@ -24,7 +24,6 @@ import contextlib
 import io
 import os
 
-import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
@@ -32,6 +31,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import backend_pkg
+from _training import plot_losses
 
 os.environ[backend_pkg.fallback.STRICT_ENV] = "1"
 
@@ -113,14 +113,7 @@ for steps in (10, len(npy_losses)):
 # SGD at a high learning rate then carries those differences forward, and
 # they grow. The curves stay together:
 
-figure, axes = plt.subplots(figsize=(6, 3.2))
-axes.plot(cpu_losses, label="cpu", linewidth=3, alpha=0.5)
-axes.plot(npy_losses, label="npy", linestyle="--")
-axes.set_xlabel("step")
-axes.set_ylabel("cross-entropy loss")
-axes.set_yscale("log")
-axes.legend()
-figure.tight_layout()
+plot_losses(cpu_losses, npy_losses)
 
 # %%
 # A checkpoint

@@ -14,7 +14,7 @@ for npy relies on, with the upstream change that would make it unnecessary.
 """
 
 # %%
-# The model and data of
+# The model, data and training step of
 # :ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`: a multilayer
 # perceptron, 32 -> 64 -> 10, on a batch of 64, on npy and on CPU from the
 # same weights.
@@ -27,6 +27,7 @@ import torch._inductor.config
 
 import backend_pkg  # noqa: F401  (registers the npy device)
 from backend_pkg.compiler import dynamo_backend
+from _training import train_step
 
 
 def mlp():
@@ -35,14 +36,6 @@ def mlp():
 
 def show_setting(config, name):
     print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
-
-
-def train_step(model, optimizer, x, y):
-    optimizer.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss
 
 
 def per_call(fn, number):
