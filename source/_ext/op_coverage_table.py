@@ -63,9 +63,13 @@ def _table(headers, rows, widths):
     return table
 
 
-def _code(text):
+def _code(*names):
+    """A paragraph of ``names`` as code, separated by commas."""
     paragraph = nodes.paragraph()
-    paragraph += nodes.literal(text=text)
+    for index, name in enumerate(names):
+        if index:
+            paragraph += nodes.Text(", ")
+        paragraph += nodes.literal(text=name)
     return paragraph
 
 
@@ -74,14 +78,7 @@ def _by_reason(cases):
     names = collections.defaultdict(list)
     for name, reason in cases:
         names[reason].append(name)
-    rows = []
-    for reason, grouped in names.items():
-        paragraph = nodes.paragraph()
-        for index, name in enumerate(grouped):
-            paragraph += nodes.Text(", " if index else "")
-            paragraph += nodes.literal(text=name)
-        rows.append([paragraph, reason])
-    return rows
+    return [[_code(*grouped), reason] for reason, grouped in names.items()]
 
 
 def _item(text):
