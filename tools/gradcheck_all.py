@@ -43,7 +43,6 @@ tools/gradcheck_all.py`` runs every sample and prints the counts and the
 differences from the table.
 """
 
-import argparse
 import collections
 import json
 import sys
@@ -216,19 +215,10 @@ def summary(rows, seconds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ops", nargs="*", help="only these OpInfos (by full name)")
-    parser.add_argument("--limit", type=int, default=0,
-                        help="samples per OpInfo, 0 for all (default %(default)s)")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    options = parser.parse_args(argv)
-
-    def progress(row):
-        if options.verbose:
-            print(f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
-                  f"skipped {row['skipped']} {row['seconds']:.2f}s {' '.join(row['fallback_ops'])}",
-                  file=sys.stderr)
-
+    options = op_coverage.runner_arguments(__doc__, "full name", 0, "samples per OpInfo").parse_args(argv)
+    progress = op_coverage.progress_lines(options.verbose, lambda row: (
+        f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
+        f"skipped {row['skipped']} {row['seconds']:.2f}s {' '.join(row['fallback_ops'])}"))
     start = time.perf_counter()
     opinfos = covered(op_coverage.load_op_db())
     if options.ops:

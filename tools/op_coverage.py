@@ -642,20 +642,30 @@ def gradients(op_db, rows):
     return gradcheck_all.summary(checked, time.perf_counter() - start)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON")
-    parser.add_argument("--ops", nargs="*", help="only these OpInfos (by name); no probe")
-    parser.add_argument("--limit", type=int, default=MAX_SAMPLES_PER_DTYPE,
-                        help="samples per dtype and OpInfo, 0 for all (default %(default)s)")
+def runner_arguments(doc, ops, limit, samples):
+    """The options of both OpInfo runners (this one and ``gradcheck_all.py``): ``--ops``, ``--limit``, ``-v``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--ops", nargs="*", help=f"only these OpInfos (by {ops})")
+    parser.add_argument("--limit", type=int, default=limit, help=f"{samples}, 0 for all (default %(default)s)")
     parser.add_argument("-v", "--verbose", action="store_true")
-    options = parser.parse_args(argv)
+    return parser
 
+
+def progress_lines(verbose, line):
+    """A runner's ``progress``: with ``-v``, ``line(row)`` on stderr for every OpInfo as it ends."""
     def progress(row):
-        if options.verbose:
-            print(f"{row['name']:40} {row['status']:8} {row['passed']}/{row['passed'] + row['failed']}"
-                  f" skipped {row['skipped']} {row['seconds']:.2f}s", file=sys.stderr)
+        if verbose:
+            print(line(row), file=sys.stderr)
+    return progress
 
+
+def main(argv=None):
+    parser = runner_arguments(__doc__, "name; no probe", MAX_SAMPLES_PER_DTYPE, "samples per dtype and OpInfo")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON")
+    options = parser.parse_args(argv)
+    progress = progress_lines(options.verbose, lambda row: (
+        f"{row['name']:40} {row['status']:8} {row['passed']}/{row['passed'] + row['failed']}"
+        f" skipped {row['skipped']} {row['seconds']:.2f}s"))
     data = run(options.ops, options.limit if options.limit > 0 else None, progress)
     data["error_inputs"] = error_parity(load_op_db())
     data["gradcheck"] = gradients(load_op_db(), data["results"])
