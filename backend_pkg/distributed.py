@@ -38,11 +38,16 @@ from .tensor import DEVICE_NAME
 BACKEND_NAME = "npy_gloo"
 
 
-def host_views(tensors):
-    """``tensors`` (a tensor, or lists of them, nested) as CPU tensors over the same memory."""
-    if isinstance(tensors, torch.Tensor):
-        return host_view(tensors)
-    return [host_views(item) for item in tensors]
+def host_views(value):
+    """``value`` with every tensor in it (a tensor, or lists of them, nested) a CPU tensor over the same memory.
+
+    Anything else (options, ranks, split sizes) stays as it is.
+    """
+    if isinstance(value, torch.Tensor):
+        return host_view(value)
+    if isinstance(value, list):
+        return [host_views(item) for item in value]
+    return value
 
 
 class AllOf(dist.Work):
@@ -63,12 +68,37 @@ class AllOf(dist.Work):
         return torch.futures.collect_all([work.get_future() for work in self._works])
 
 
+def gloo_collective(gloo_method):
+    """A process group method that calls the gloo group's ``gloo_method``, every tensor argument as host views."""
+    def collective(self, *args, **kwargs):
+        return getattr(self._gloo, gloo_method)(*map(host_views, args),
+                                                **{name: host_views(value) for name, value in kwargs.items()})
+    return collective
+
+
+# The collectives the trampoline and torch.distributed call on a group, each with gloo's name for it.
+GLOO_COLLECTIVES = {name: name for name in [
+    "allreduce", "allreduce_coalesced", "broadcast", "reduce", "allgather", "allgather_coalesced", "gather",
+    "scatter", "reduce_scatter", "alltoall", "barrier", "send", "recv", "recv_anysource",
+]} | {"all_gather_single": "_allgather_base", "reduce_scatter_single": "_reduce_scatter_base",
+      "all_to_all_single": "alltoall_base"}
+
+
+def _with_gloo_collectives(cls):
+    for name, gloo_method in GLOO_COLLECTIVES.items():
+        setattr(cls, name, gloo_collective(gloo_method))
+    return cls
+
+
+@_with_gloo_collectives
 class NpyProcessGroup(dist.ProcessGroup):
     """Every collective of ``torch.distributed``, run by gloo on host views of npy tensors.
 
     Each method is the one ``torch.distributed`` (Python) or the C++
-    trampoline calls on a group; it returns gloo's own work object, so
-    ``async_op=True``, ``wait()`` and ``get_future()`` are gloo's.
+    trampoline calls on a group: those of :data:`GLOO_COLLECTIVES` return
+    gloo's own work object, so ``async_op=True``, ``wait()`` and
+    ``get_future()`` are gloo's; the coalesced single-tensor forms, which
+    gloo lacks, run gloo's one by one.
     """
 
     def __init__(self, store, rank, size, timeout):
@@ -81,64 +111,12 @@ class NpyProcessGroup(dist.ProcessGroup):
     def getBackendName(self):  # C++ asks, for DDP's logs among others
         return BACKEND_NAME
 
-    def allreduce(self, tensors, opts):
-        return self._gloo.allreduce(host_views(tensors), opts)
-
-    def allreduce_coalesced(self, tensors, opts):
-        return self._gloo.allreduce_coalesced(host_views(tensors), opts)
-
-    def broadcast(self, tensors, opts):
-        return self._gloo.broadcast(host_views(tensors), opts)
-
-    def reduce(self, tensors, opts):
-        return self._gloo.reduce(host_views(tensors), opts)
-
-    def allgather(self, output_lists, inputs, opts):
-        return self._gloo.allgather(host_views(output_lists), host_views(inputs), opts)
-
-    def all_gather_single(self, output, input, opts):
-        return self._gloo._allgather_base(host_view(output), host_view(input), opts)
-
     def all_gather_single_coalesced(self, outputs, inputs, opts):
         return AllOf([self.all_gather_single(output, input, opts) for output, input in zip(outputs, inputs)])
-
-    def allgather_coalesced(self, output_lists, inputs, opts):
-        return self._gloo.allgather_coalesced(host_views(output_lists), host_views(inputs), opts)
-
-    def gather(self, output_lists, inputs, opts):
-        return self._gloo.gather(host_views(output_lists), host_views(inputs), opts)
-
-    def scatter(self, outputs, input_lists, opts):
-        return self._gloo.scatter(host_views(outputs), host_views(input_lists), opts)
-
-    def reduce_scatter(self, outputs, input_lists, opts):
-        return self._gloo.reduce_scatter(host_views(outputs), host_views(input_lists), opts)
-
-    def reduce_scatter_single(self, output, input, opts):
-        return self._gloo._reduce_scatter_base(host_view(output), host_view(input), opts)
 
     def reduce_scatter_single_coalesced(self, outputs, inputs, opts):
         return AllOf([self.reduce_scatter_single(output, input, opts) for output, input in zip(outputs, inputs)])
 
-    def alltoall(self, outputs, inputs, opts):
-        return self._gloo.alltoall(host_views(outputs), host_views(inputs), opts)
-
-    def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts):
-        return self._gloo.alltoall_base(
-            host_view(output), host_view(input), output_split_sizes, input_split_sizes, opts
-        )
-
-    def barrier(self, opts):
-        return self._gloo.barrier(opts)
-
-    def send(self, tensors, dst, tag):
-        return self._gloo.send(host_views(tensors), dst, tag)
-
-    def recv(self, tensors, src, tag):
-        return self._gloo.recv(host_views(tensors), src, tag)
-
-    def recv_anysource(self, tensors, tag):
-        return self._gloo.recv_anysource(host_views(tensors), tag)
 
 
 def create_process_group(store, rank, size, timeout):

@@ -45,10 +45,11 @@ with distributed_demo.process_group_of_one():
 # is host memory, so ``backend_pkg.distributed.NpyProcessGroup``
 # hands gloo CPU tensors over the same memory (``host_view``, no copy):
 # gloo does the communication, and its results land in the npy tensors.
-# Each collective is one line, for example:
+# Every collective is the same line: gloo's collective (three have another
+# name in gloo), the tensor arguments as host views:
 
-print(inspect.getsource(distributed.NpyProcessGroup.allreduce))
-print(inspect.getsource(distributed.NpyProcessGroup.all_gather_single))
+print(inspect.getsource(distributed.gloo_collective))
+print("collectives:", ", ".join(distributed.GLOO_COLLECTIVES))
 
 # %%
 # ``import backend_pkg`` registers the group as ``npy_gloo`` for the
