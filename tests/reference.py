@@ -24,6 +24,17 @@ DTYPES = [
 ]
 FLOAT_DTYPES = [torch.float16, torch.float32, torch.float64]
 NUMERIC_DTYPES = [d for d in DTYPES if d != torch.bool]
+# Operand dtypes of different kinds and sizes, for the tests of type promotion: each pair
+# promotes across a kind (bool, integer, floating, complex) or a size, or both.
+PROMOTIONS = [
+    (torch.int64, torch.float32),
+    (torch.int8, torch.uint8),
+    (torch.bool, torch.int32),
+    (torch.float16, torch.float64),
+    (torch.int16, torch.float16),
+    (torch.int32, torch.complex64),
+    (torch.float32, torch.complex128),
+]
 
 
 def make(shape, dtype, seed=0):

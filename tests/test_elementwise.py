@@ -13,7 +13,7 @@ from functools import partial
 
 import pytest
 import torch
-from reference import FLOAT_DTYPES, assert_matches_cpu, make
+from reference import FLOAT_DTYPES, PROMOTIONS, assert_matches_cpu, make
 
 import backend_pkg
 from backend_pkg.ops._dtype_errors import scalar_type_name
@@ -320,17 +320,6 @@ def test_binary_results_never_alias_an_operand(name, other):
     except (TypeError, RuntimeError, NotImplementedError):
         return  # refused: the other binary tests compare the error with CPU's
     assert result.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
-
-
-PROMOTIONS = [
-    (torch.int64, torch.float32),
-    (torch.int8, torch.uint8),
-    (torch.bool, torch.int32),
-    (torch.float16, torch.float64),
-    (torch.int16, torch.float16),
-    (torch.int32, torch.complex64),
-    (torch.float32, torch.complex128),
-]
 
 
 @pytest.mark.parametrize("name", BINARY)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 import torch
-from reference import NUMERIC_DTYPES, assert_matches_cpu, make
+from reference import NUMERIC_DTYPES, PROMOTIONS, assert_matches_cpu, make
 
 import backend_pkg
 
@@ -600,16 +600,7 @@ def test_nonzero_out_must_be_long_like_cpu():
     assert_fails_like_cpu(into_int32, torch.ones(2))
 
 
-@pytest.mark.parametrize(
-    "left, right",
-    [
-        (torch.float32, torch.float32),
-        (torch.int32, torch.float64),
-        (torch.bool, torch.uint8),
-        (torch.float16, torch.complex64),
-    ],
-    ids=str,
-)
+@pytest.mark.parametrize("left, right", [(torch.float32, torch.float32), *PROMOTIONS], ids=str)
 def test_where_promotes_and_broadcasts(left, right):
     cond, a, b = make((3, 1), torch.bool), make((1, 4), left, seed=1), make((4,), right, seed=2)
     check(lambda c, x, y: torch.where(c, x, y), cond, a, b)

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from reference import DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, assert_matches_cpu, make
+from reference import DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, PROMOTIONS, assert_matches_cpu, make
 
 import backend_pkg
 
@@ -40,18 +40,7 @@ def test_binary_op_same_dtype(op, dtype):
 
 
 @pytest.mark.parametrize("op", [torch.add, torch.sub, torch.mul])
-@pytest.mark.parametrize(
-    "left, right",
-    [
-        (torch.int64, torch.float32),
-        (torch.int8, torch.uint8),
-        (torch.bool, torch.int32),
-        (torch.float16, torch.float64),
-        (torch.int32, torch.complex64),
-        (torch.float32, torch.complex128),
-    ],
-    ids=str,
-)
+@pytest.mark.parametrize("left, right", PROMOTIONS, ids=str)
 def test_binary_op_type_promotion(op, left, right):
     if op is torch.sub and torch.bool in (left, right):
         pytest.skip("sub refuses bool tensors (tested below)")
