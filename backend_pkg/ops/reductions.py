@@ -34,18 +34,24 @@ def _reduced_count(shape, axes):
     return math.prod(shape if axes is None else [shape[axis] for axis in axes])
 
 
+def _refuse_reducing_nothing(self, dims, everything, one_dim):
+    """An op with no identity cannot reduce an empty tensor: raise ``everything`` when it would
+    reduce all of it (``dims`` empty), else ``one_dim(d)`` for the first empty dim ``d`` of ``dims``."""
+    if not dims:
+        raise everything
+    empty = [d for d in dims if self.shape[d] == 0]
+    if empty:
+        raise one_dim(empty[0])
+
+
 def _check_nonempty_reduction(op, self, dims):
     """PyTorch's refusal to reduce nothing when the op has no identity (max, amax, ...)."""
-    if self.numel() != 0:
-        return
-    if not dims:
-        raise RuntimeError(
-            f"{op}: Expected reduction dim to be specified for input.numel() == 0. "
-            "Specify the reduction dim with the 'dim' argument."
-        )
-    for d in dims:
-        if self.shape[d] == 0:
-            raise IndexError(f"{op}: Expected reduction dim {d} to have non-zero size.")
+    if self.numel() == 0:
+        _refuse_reducing_nothing(
+            self, dims,
+            RuntimeError(f"{op}: Expected reduction dim to be specified for input.numel() == 0. "
+                         "Specify the reduction dim with the 'dim' argument."),
+            lambda d: IndexError(f"{op}: Expected reduction dim {d} to have non-zero size."))
 
 
 def _refuse_complex(op, self):
@@ -401,19 +407,13 @@ def _norm_dtype(self, dtype):
 
 def _check_norm_identity(self, ord, dim):
     """max and min of nothing are undefined, so the inf and negative norms refuse to reduce nothing."""
-    if self.numel() != 0 or not (float(ord) < 0 or float(ord) == math.inf):
-        return
-    if not dim:
-        raise RuntimeError(
-            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-            "operation does not have an identity"
-        )
-    for d in dim:
-        if self.shape[d] == 0:
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {ord} norm on the dimension {d}because "
-                "this dimension is empty and the operation does not have an identity"
-            )
+    if self.numel() == 0 and (float(ord) < 0 or float(ord) == math.inf):
+        prefix = f"linalg.vector_norm cannot compute the {ord} norm on"
+        _refuse_reducing_nothing(
+            self, dim,
+            RuntimeError(f"{prefix} an empty tensor because the operation does not have an identity"),
+            lambda d: RuntimeError(f"{prefix} the dimension {d}because "
+                                   "this dimension is empty and the operation does not have an identity"))
 
 
 def _p_norm(magnitude, ord, axes, keepdim):
