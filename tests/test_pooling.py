@@ -90,22 +90,25 @@ def test_max_pool_out_and_empty_batch():
     torch.testing.assert_close(indices_n.cpu(), expected[1])
 
 
-MAX_POOL_ERRORS = [
+# Arguments max and avg pooling refuse alike: kernel size, stride and padding come first in both.
+POOL2D_ERRORS = [
     pytest.param((2, 3, 5, 5), ([6, 6],), id="kernel-larger-than-input"),
     pytest.param((2, 3, 5, 5), ([2, 2], [], [2, 2]), id="pad-over-half-kernel"),
-    pytest.param((2, 3, 9, 9), ([3], [1], [2], [2]), id="pad-over-half-kernel-dilated"),
-    pytest.param((2, 3, 5, 5), ([2, 2], [], [-1, 0]), id="negative-pad"),
-    pytest.param((2, 3, 5, 5), ([0, 2],), id="zero-kernel-zero-stride"),
-    pytest.param((2, 3, 5, 5), ([0], [1]), id="zero-kernel"),
-    pytest.param((2, 3, 5, 5), ([2], [-1]), id="negative-stride"),
-    pytest.param((2, 3, 5, 5), ([2], [1], [0], [0]), id="zero-dilation"),
     pytest.param((2, 3, 5, 5), ([2, 2, 2],), id="three-kernel-sizes"),
     pytest.param((2, 3, 5, 5), ([2], [1, 1, 1]), id="three-strides"),
     pytest.param((2, 3, 5, 5), ([2], [1], [1, 1, 1]), id="three-pads"),
-    pytest.param((2, 3, 5, 5), ([2], [1], [0], [1, 1, 1]), id="three-dilations"),
+    pytest.param((2, 3, 5, 5), ([0], [1]), id="zero-kernel"),
     pytest.param((5, 5), ([2],), id="2d-input"),
     pytest.param((1, 2, 3, 5, 5), ([2],), id="5d-input"),
     pytest.param((2, 0, 5, 5), ([2],), id="no-channels"),
+]
+MAX_POOL_ERRORS = POOL2D_ERRORS + [
+    pytest.param((2, 3, 9, 9), ([3], [1], [2], [2]), id="pad-over-half-kernel-dilated"),
+    pytest.param((2, 3, 5, 5), ([2, 2], [], [-1, 0]), id="negative-pad"),
+    pytest.param((2, 3, 5, 5), ([0, 2],), id="zero-kernel-zero-stride"),
+    pytest.param((2, 3, 5, 5), ([2], [-1]), id="negative-stride"),
+    pytest.param((2, 3, 5, 5), ([2], [1], [0], [0]), id="zero-dilation"),
+    pytest.param((2, 3, 5, 5), ([2], [1], [0], [1, 1, 1]), id="three-dilations"),
     pytest.param((0, 5, 5), ([2],), id="unbatched-no-channels"),
 ]
 
@@ -115,19 +118,21 @@ def test_max_pool2d_errors(shape, args):
     assert_like_cpu(lambda x: aten.max_pool2d_with_indices(x, *args), make(shape, torch.float32))
 
 
-MAX_POOL3D_ERRORS = [
+POOL3D_ERRORS = [
     pytest.param((2, 3, 4, 4, 4), ([5],), id="kernel-larger-than-input"),
     pytest.param((2, 3, 4, 4, 4), ([2], [], [2]), id="pad-over-half-kernel"),
-    pytest.param((2, 3, 6, 6, 6), ([3], [1], [2], [2]), id="pad-over-half-kernel-dilated"),
     pytest.param((2, 3, 4, 4, 4), ([2, 2],), id="two-kernel-sizes"),
     pytest.param((2, 3, 4, 4, 4), ([2], [1, 1]), id="two-strides"),
     pytest.param((2, 3, 4, 4, 4), ([2], [1], [1, 1]), id="two-pads"),
-    pytest.param((2, 3, 4, 4, 4), ([2], [1], [0], [1, 1]), id="two-dilations"),
     pytest.param((2, 3, 4, 4, 4), ([0], [1]), id="zero-kernel"),
     pytest.param((2, 3, 4, 4, 4), ([2], [-1]), id="negative-stride"),
-    pytest.param((2, 3, 4, 4, 4), ([2], [1], [0], [0]), id="zero-dilation"),
     pytest.param((4, 4, 4), ([2],), id="3d-input"),
     pytest.param((2, 0, 4, 4, 4), ([2],), id="no-channels"),
+]
+MAX_POOL3D_ERRORS = POOL3D_ERRORS + [
+    pytest.param((2, 3, 6, 6, 6), ([3], [1], [2], [2]), id="pad-over-half-kernel-dilated"),
+    pytest.param((2, 3, 4, 4, 4), ([2], [1], [0], [1, 1]), id="two-dilations"),
+    pytest.param((2, 3, 4, 4, 4), ([2], [1], [0], [0]), id="zero-dilation"),
 ]
 
 
@@ -289,17 +294,8 @@ def test_avg_pool_integers(dims, dtype):
     assert_like_cpu(lambda x: AVG_POOLS[dims](x, 3, 2, 1, divisor_override=-4), x)
 
 
-AVG_POOL2D_ERRORS = [
-    pytest.param((2, 3, 5, 5), ([6, 6],), id="kernel-larger-than-input"),
-    pytest.param((2, 3, 5, 5), ([2, 2], [], [2, 2]), id="pad-over-half-kernel"),
+AVG_POOL2D_ERRORS = POOL2D_ERRORS + [
     pytest.param((2, 3, 5, 5), ([2], [], [0], False, True, 0), id="zero-divisor"),
-    pytest.param((2, 3, 5, 5), ([2, 2, 2],), id="three-kernel-sizes"),
-    pytest.param((2, 3, 5, 5), ([2], [1, 1, 1]), id="three-strides"),
-    pytest.param((2, 3, 5, 5), ([2], [1], [1, 1, 1]), id="three-pads"),
-    pytest.param((2, 3, 5, 5), ([0], [1]), id="zero-kernel"),
-    pytest.param((5, 5), ([2],), id="2d-input"),
-    pytest.param((1, 2, 3, 5, 5), ([2],), id="5d-input"),
-    pytest.param((2, 0, 5, 5), ([2],), id="no-channels"),
 ]
 
 
@@ -308,17 +304,8 @@ def test_avg_pool2d_errors(shape, args):
     assert_like_cpu(lambda x: aten.avg_pool2d(x, *args), make(shape, torch.float32))
 
 
-AVG_POOL3D_ERRORS = [
-    pytest.param((2, 3, 4, 4, 4), ([5],), id="kernel-larger-than-input"),
-    pytest.param((2, 3, 4, 4, 4), ([2], [], [2]), id="pad-over-half-kernel"),
+AVG_POOL3D_ERRORS = POOL3D_ERRORS + [
     pytest.param((2, 3, 4, 4, 4), ([2], [], [0], False, True, 0), id="zero-divisor"),
-    pytest.param((2, 3, 4, 4, 4), ([2, 2],), id="two-kernel-sizes"),
-    pytest.param((2, 3, 4, 4, 4), ([2], [1, 1]), id="two-strides"),
-    pytest.param((2, 3, 4, 4, 4), ([2], [1], [1, 1]), id="two-pads"),
-    pytest.param((2, 3, 4, 4, 4), ([0], [1]), id="zero-kernel"),
-    pytest.param((2, 3, 4, 4, 4), ([2], [-1]), id="negative-stride"),
-    pytest.param((4, 4, 4), ([2],), id="3d-input"),
-    pytest.param((2, 0, 4, 4, 4), ([2],), id="no-channels"),
 ]
 
 
