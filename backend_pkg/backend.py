@@ -6,7 +6,8 @@ it, and :func:`backend_pkg.distributed.register` its collectives backend.
 ``import backend_pkg`` runs all three, unless the environment variable
 ``BACKEND_PKG_NO_SETUP=1`` asks it not to (for experiments that take the
 registration apart, as the tutorial does). Each step goes through a
-registration function of PyTorch's and replaces none of its objects.
+registration function of PyTorch's; the package replaces none of PyTorch's
+objects.
 ``torch.compile`` needs nothing more (:mod:`backend_pkg.compiler.tracing`
 says what its tracing asks of the device).
 """

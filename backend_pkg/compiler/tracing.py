@@ -41,8 +41,8 @@ generation for npy is registered through the device module
 which refuses every tensor subclass, is off for the first call of the ``npy``
 backend's graphs only (:mod:`backend_pkg.compiler.dynamo_backend`).
 
-This module imports only PyTorch: npy's kernels import it while
-:mod:`backend_pkg.ops` fills its table.
+This module imports nothing of the package's: npy's ``detach`` kernel
+(:mod:`backend_pkg.ops.views`) imports it.
 """
 
 import torch
