@@ -2,10 +2,14 @@
 
 Three steps, each safe to repeat: :func:`register_device` makes ``npy`` a
 device PyTorch knows, :func:`install_kernels` registers the npy kernels for
-it, and :func:`backend_pkg.compiler.install` prepares ``torch.compile`` for
-npy tensors. ``import backend_pkg`` runs all three, unless the environment
-variable ``BACKEND_PKG_NO_SETUP=1`` asks it not to (for experiments that
-take the registration apart, as the tutorial does).
+it, and :func:`backend_pkg.distributed.register` its collectives backend.
+``import backend_pkg`` runs all three, unless the environment variable
+``BACKEND_PKG_NO_SETUP=1`` asks it not to (for experiments that take the
+registration apart, as the tutorial does). Each step goes through a
+registration function of PyTorch's; the package replaces none of PyTorch's
+objects.
+``torch.compile`` needs nothing more (:mod:`backend_pkg.compiler.tracing`
+says what its tracing asks of the device).
 """
 
 import atexit
@@ -13,7 +17,7 @@ import atexit
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-from . import autocast, compiler, device, distributed, fallback, ops, pinned, serialization
+from . import autocast, device, distributed, fallback, ops, pinned, serialization
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread, untraced
 from .tensor import DEVICE_NAME
 
@@ -75,5 +79,4 @@ def uninstall_kernels():
 def setup():
     register_device()
     install_kernels()
-    compiler.install()
     distributed.register()

@@ -21,16 +21,16 @@ code, its generated code, its results against eager ones, and its speed.
 # %%
 # What ``import backend_pkg`` changes for ``torch.compile``
 # ---------------------------------------------------------
-# One PyTorch internal, replaced for the whole process
-# (:func:`backend_pkg.compiler.install`), because tracing an npy tensor
-# fails without it: ``FakeTensor.__new__``
-# (``torch/_subclasses/fake_tensor.py``) is wrapped so that the fake tensor
-# of an npy tensor is built with the Meta key in front. Otherwise its
-# ``detach`` reaches npy's Python kernel, whose result
-# ``Tensor._make_subclass`` refuses; AOTAutograd's tracer builds such fake
-# tensors by a direct call (``fast_detach``), which no registry reaches, and
-# Dynamo's compile callbacks, which could scope it, would need Dynamo imported
-# by ``import backend_pkg`` (``backend_pkg/compiler/tracing.py`` explains it).
+# None of PyTorch's objects: each one PyTorch had before the import is the
+# one it has after it, but for the few that PyTorch's own
+# ``rename_privateuse1_backend`` replaces (``tests/test_compile.py`` compares
+# every attribute of every loaded ``torch`` module and class, in a fresh
+# process). What tracing an npy tensor needs, npy's kernels answer: the fake
+# tensor of an npy view reaches npy's ``detach`` kernel with a meta tensor
+# (``Tensor._make_subclass``, called by ``FakeTensor.__new__``, detaches it),
+# and the kernel gives it back as the ``FakeTensor`` object being built,
+# which ``_make_subclass`` accepts (``backend_pkg/compiler/tracing.py``
+# explains it).
 #
 # Two settings are changed only while they are needed: the ``npy`` backend
 # turns off AOTAutograd's check of custom ops around the calls of a graph
@@ -44,7 +44,6 @@ import functools
 import importlib.metadata
 import inspect
 import timeit
-from pathlib import Path
 
 import torch
 import torch._functorch.config
@@ -52,20 +51,20 @@ from torch._subclasses.fake_tensor import FakeTensor
 
 import backend_pkg
 from backend_pkg.compiler import dynamo_backend, lowerings
-
-
-def defined_in(function):
-    """The package file and the name of the function that now answers for a PyTorch method."""
-    code = function.__code__
-    return f"{Path(code.co_filename).relative_to(Path(backend_pkg.__file__).parents[1])}: {code.co_qualname}"
+from backend_pkg.ops import views
 
 
 def show_setting(config, name):
     print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
 
 
-print("FakeTensor.__new__ ->", defined_in(FakeTensor.__new__))
+print("FakeTensor.__new__ is defined in", FakeTensor.__new__.__module__)
 show_setting(torch._functorch.config, "check_custom_op_aliasing")
+
+# %%
+# and npy's ``detach`` kernel, with its branch for the meta tensor:
+
+print(inspect.getsource(views.detach))
 
 # %%
 # The backend, found by name

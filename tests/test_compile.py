@@ -333,10 +333,10 @@ def test_a_cpu_graph_still_compiles_as_before():
     assert "to_host" not in code and "to_npy" not in code and "empty_strided_cpu" in code
 
 
-def run_fresh(code):
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
-    )
+def run_fresh(*code):
+    """Run the pieces of ``code``, each dedented, one after the other in a new Python process."""
+    source = "\n".join(textwrap.dedent(piece) for piece in code)
+    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
 
 
 def test_in_a_fresh_process_dynamo_is_quiet_and_imported_only_when_used():
@@ -356,41 +356,116 @@ def test_in_a_fresh_process_dynamo_is_quiet_and_imported_only_when_used():
     assert "Dynamo" not in result.stderr and "monotonic" not in result.stderr, result.stderr
 
 
-def test_import_and_compiles_leave_pytorch_as_it_was_but_for_fake_tensor_new():
-    """``import backend_pkg`` leaves PyTorch's entry points and configuration as they were,
-    but for ``FakeTensor.__new__`` (backend_pkg.compiler.tracing says why); compiling npy
-    graphs (the backend and Inductor, forward and backward) leaves every setting as it was."""
+# Run in a fresh process: every attribute of every loaded ``torch`` module, and of every class such a
+# module defines, by identity; added names are the keys missing from a snapshot taken earlier.
+PYTORCH_OBJECTS = """
+    import sys
+
+    def pytorch_objects():
+        objects = {}
+        for module_name, module in list(sys.modules.items()):
+            if module is None or module_name.split(".")[0] != "torch":
+                continue
+            for name, value in list(vars(module).items()):
+                objects[module_name, name] = value
+                if isinstance(value, type) and value.__module__ == module_name:
+                    for attribute, member in list(vars(value).items()):
+                        objects[module_name, name, attribute] = member
+        return objects
+
+    def replaced(before, after):
+        return sorted(".".join(key) for key in before if key in after and after[key] is not before[key])
+
+    def added(before, after):
+        return sorted(".".join(key) for key in after if key not in before and key[:-1] in before)
+"""
+
+
+def test_import_replaces_no_object_of_pytorch():
+    """After ``import backend_pkg``, every object of PyTorch's is the one it was, in every module
+    of Dynamo, AOTAutograd and Inductor too (imported first), but those PyTorch's own
+    ``rename_privateuse1_backend`` replaces (the name it records, and two pybind11 enums given
+    an ``NPY`` member, shown by a process that only renames); what the registration functions add
+    is npy's (``torch.npy``, ``Tensor.npy``...). Settings are not attributes: the next test
+    compares them."""
+    renaming_only = run_fresh(
+        PYTORCH_OBJECTS,
+        """
+        import torch
+        before = pytorch_objects()
+        torch.utils.rename_privateuse1_backend("npy")
+        print(replaced(before, pytorch_objects()))
+        """
+    )
+    package = run_fresh(
+        PYTORCH_OBJECTS,
+        """
+        import torch
+        import torch._dynamo
+        import torch._inductor.compile_fx
+        import torch._functorch.config
+        from torch._subclasses.fake_tensor import FakeTensor
+        before = pytorch_objects()
+        import backend_pkg
+        after = pytorch_objects()
+        print(replaced(before, after))
+        print(added(before, after))
+        # What the package replaced before (these modules are loaded, so their objects are compared).
+        print(all(key in before for key in [
+            ("torch._subclasses.fake_tensor", "FakeTensor", "__new__"),
+            ("torch", "_TorchCompileInductorWrapper", "__call__"),
+        ]))
+        """
+    )
+    assert renaming_only.returncode == 0 and package.returncode == 0, renaming_only.stderr + package.stderr
+    replaced_by_renaming = renaming_only.stdout.splitlines()[0]
+    replaced_by_package, added_by_package, compared_what_it_replaced = package.stdout.splitlines()[:3]
+    assert replaced_by_package == replaced_by_renaming, replaced_by_package
+    assert compared_what_it_replaced == "True"
+    names = eval(added_by_package)
+    assert names and all("npy" in name.split(".")[-1].lower() for name in names), names
+
+
+def test_import_and_compiles_leave_every_setting_as_it_was():
+    """Compiling npy graphs (both routes, forward and backward, a graph break) leaves every setting
+    of Dynamo, AOTAutograd and Inductor as it was; settings npy needs are changed only while
+    they are needed."""
     result = run_fresh(
         """
         import torch
+        import torch._dynamo.config as dynamo_config
         import torch._functorch.config as functorch_config
         import torch._inductor.config as inductor_config
-        from torch._subclasses.fake_tensor import FakeTensor
 
-        def state():
+        def settings():
             return {
-                "inductor entry": torch._TorchCompileInductorWrapper.__call__,
-                "FakeTensor.__new__": FakeTensor.__new__,
-                **{"functorch." + k: v for k, v in functorch_config.get_config_copy().items()},
-                **{"inductor." + k: v for k, v in inductor_config.get_config_copy().items()},
+                f"{config.__name__}.{name}": value
+                for config in (dynamo_config, functorch_config, inductor_config)
+                for name, value in config.get_config_copy().items()
             }
 
         def changed(before, after):
             return sorted(k for k in before if before[k] is not after[k] and before[k] != after[k])
 
-        before = state()
+        before = settings()
         import backend_pkg
-        after_import = state()
+        after_import = settings()
         print(changed(before, after_import))
+
+        def broken(t):
+            s = (t * 2).softmax(0).sum()
+            torch._dynamo.graph_break()
+            return torch.cumsum(t, 0).sum() + s
+
         w = torch.ones(3, device="npy", requires_grad=True)
         for backend in ("inductor", "npy"):
             torch.compile(lambda t: (t * 2).softmax(0).sum(), backend=backend)(w).backward()
-            torch.compile(lambda t: torch.cumsum(t, 0).sum(), backend=backend)(w)
-        print(changed(after_import, state()))
+            torch.compile(broken, backend=backend)(w).backward()
+        print(changed(after_import, settings()))
         """
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split("\n")[:2] == ["['FakeTensor.__new__']", "[]"], result.stdout
+    assert result.stdout.split("\n")[:2] == ["[]", "[]"], result.stdout
 
 
 def test_default_compile_bool_input_mutation_and_outputs_aliasing_inputs():

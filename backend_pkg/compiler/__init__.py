@@ -11,14 +11,7 @@
   generation (imported only when ``torch.compile`` asks for it by name).
 """
 
-from . import tracing
 from .codegen import CompiledGraph, compile_graph
 from .lowerings import LOWERINGS, lowers
 
-
-def install():
-    """What ``import backend_pkg`` sets up for ``torch.compile``; does nothing the second time."""
-    tracing.install()
-
-
-__all__ = ["LOWERINGS", "CompiledGraph", "compile_graph", "install", "lowers"]
+__all__ = ["LOWERINGS", "CompiledGraph", "compile_graph", "lowers"]

@@ -9,15 +9,26 @@ and errors use PyTorch's wording, since users meet them through PyTorch.
 import numpy as np
 import torch
 
+from ..compiler.tracing import fake_tensor_shell
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
-from ..tensor import alias_of, materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
+from ..tensor import NpyTensor, alias_of, materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
 from ._dims import wrap_dim
 from ._layout import storage_extent, strides_for
 from .registry import aten, implements
 
 
-@implements(aten.detach.default, aten.alias.default)
+@implements(aten.alias.default)
 def alias(self):
+    return alias_of(self)
+
+
+@implements(aten.detach.default)
+def detach(self):
+    """``alias``; a meta tensor is one ``FakeTensor.__new__`` is wrapping
+    (:mod:`backend_pkg.compiler.tracing` says why it reaches npy)."""
+    # An NpyTensor is never meta, and reading is_meta costs a subclass 0.2 µs (its torch-function check).
+    if type(self) is not NpyTensor and self.is_meta:
+        return fake_tensor_shell(self)
     return alias_of(self)
 
 
