@@ -119,6 +119,14 @@ CASES = {
         ),
         FLOATS,
     ),
+    "pooling": (
+        lambda x, y, i: (
+            F.max_pool2d(x[None], 2), F.max_pool2d(x[None], (2, 3), stride=1, padding=1, ceil_mode=True),
+            F.avg_pool2d(x[None], 2), F.avg_pool2d(x[None], 3, stride=2, padding=1, count_include_pad=False),
+            F.max_pool3d(x[None, None], (1, 2, 2)), F.avg_pool3d(x[None, None], (1, 2, 2), divisor_override=3),
+        ),
+        NUMERIC,
+    ),
     "factories": (
         lambda x, y, i: (
             torch.zeros(3, dtype=x.dtype, device=x.device), torch.ones_like(x), torch.zeros_like(x),
@@ -147,6 +155,27 @@ DIRECT = {
         lambda x, y, i: (
             (x[None, :2, :2], y[None], y.reshape(2, 3, 2), [2], [1], [0], [2], False, [0], 1, [True, True, True]), {}
         ),
+        FLOATS,
+    ),
+    aten.max_pool2d_with_indices_backward.default: (
+        lambda x, y, i: (
+            (y[None, :1, :2], x[None], [2], [2], [0], [1], False, aten.max_pool2d_with_indices(x[None], [2])[1]), {}
+        ),
+        FLOATS,
+    ),
+    aten.max_pool3d_with_indices_backward.default: (
+        lambda x, y, i: (
+            (y[None, None, :1, :2], x[None, None], [1, 2, 2], [1, 2, 2], [0], [1], False,
+             aten.max_pool3d_with_indices(x[None, None], [1, 2, 2])[1]),
+            {},
+        ),
+        FLOATS,
+    ),
+    aten.avg_pool2d_backward.default: (
+        lambda x, y, i: ((y[None, :1, :2], x[None], [2], [2], [0], False, True, None), {}), FLOATS
+    ),
+    aten.avg_pool3d_backward.default: (
+        lambda x, y, i: ((y[None, None, :1, :2], x[None, None], [1, 2, 2], [1, 2, 2], [0], False, True, None), {}),
         FLOATS,
     ),
     aten.t.default: (lambda x, y, i: ((x,), {}), ALL),
