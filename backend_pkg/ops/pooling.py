@@ -421,27 +421,21 @@ def _floating(dtype):
     return dtype.is_floating_point
 
 
-# --- the ops, on arrays: for 2 or 3 spatial dims, results in the input's dtype -----------
+# --- the ops, on arrays: for ``dims`` (2 or 3) spatial dims, results in the input's dtype ---
 
 
 def _in_compute_dtype(array, dtype):
     return array.astype(numpy_compute_dtype(dtype), copy=False)
 
 
-def _max_pool(dims):
-    def max_pool_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-        arguments = _pool_arguments(f"max_pool{dims}d", dims, kernel_size, stride, padding, dilation)
-        return max_pool(self, *arguments, ceil_mode)
-
-    return max_pool_with_indices
+def _max_pool(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    arguments = _pool_arguments(f"max_pool{dims}d", dims, kernel_size, stride, padding, dilation)
+    return max_pool(self, *arguments, ceil_mode)
 
 
-def _max_pool_backward(dims):
-    def max_pool_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-        grad = _in_compute_dtype(grad_output, self.dtype)
-        return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
-
-    return max_pool_with_indices_backward
+def _max_pool_backward(dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    grad = _in_compute_dtype(grad_output, self.dtype)
+    return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
 
 
 def _avg_arguments(dims, kernel_size, stride, padding):
@@ -450,59 +444,41 @@ def _avg_arguments(dims, kernel_size, stride, padding):
     return _pool_arguments(f"avg_pool{dims}d", dims, kernel_size, stride, padding, either=either)[:3]
 
 
-def _avg_pool(dims):
-    def avg_pool_nd(
-        self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
-    ):
-        x = _in_compute_dtype(self, self.dtype)
-        arguments = _avg_arguments(dims, kernel_size, stride, padding)
-        return avg_pool(x, *arguments, ceil_mode, count_include_pad, divisor_override).astype(self.dtype, copy=False)
-
-    return avg_pool_nd
+def _avg_pool(
+    dims, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    x = _in_compute_dtype(self, self.dtype)
+    arguments = _avg_arguments(dims, kernel_size, stride, padding)
+    return avg_pool(x, *arguments, ceil_mode, count_include_pad, divisor_override).astype(self.dtype, copy=False)
 
 
-def _avg_pool_backward(dims):
-    def avg_pool_nd_backward(
-        grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-    ):
-        grad = _in_compute_dtype(grad_output, self.dtype)
-        arguments = _avg_arguments(dims, kernel_size, stride, padding)
-        result = avg_pool_backward(
-            grad, self.shape[-dims:], *arguments, ceil_mode, count_include_pad, divisor_override
-        )
-        return result.astype(self.dtype, copy=False)
-
-    return avg_pool_nd_backward
+def _avg_pool_backward(
+    dims, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    grad = _in_compute_dtype(grad_output, self.dtype)
+    arguments = _avg_arguments(dims, kernel_size, stride, padding)
+    result = avg_pool_backward(
+        grad, self.shape[-dims:], *arguments, ceil_mode, count_include_pad, divisor_override
+    )
+    return result.astype(self.dtype, copy=False)
 
 
-def _adaptive_avg_pool(dims):
-    def adaptive_avg_pool_nd(self, output_size):
-        return adaptive_avg_pool(_in_compute_dtype(self, self.dtype), list(output_size)).astype(self.dtype, copy=False)
-
-    return adaptive_avg_pool_nd
+def _adaptive_avg_pool(dims, self, output_size):
+    return adaptive_avg_pool(_in_compute_dtype(self, self.dtype), list(output_size)).astype(self.dtype, copy=False)
 
 
-def _adaptive_avg_pool_backward(dims):
-    def adaptive_avg_pool_nd_backward(grad_output, self):
-        grad = _in_compute_dtype(grad_output, self.dtype)
-        return adaptive_avg_pool_backward(grad, self.shape[-dims:]).astype(self.dtype, copy=False)
-
-    return adaptive_avg_pool_nd_backward
+def _adaptive_avg_pool_backward(dims, grad_output, self):
+    grad = _in_compute_dtype(grad_output, self.dtype)
+    return adaptive_avg_pool_backward(grad, self.shape[-dims:]).astype(self.dtype, copy=False)
 
 
-def _adaptive_max_pool(dims):
-    def adaptive_max_pool_nd(self, output_size):
-        return adaptive_max_pool(self, list(output_size))
-
-    return adaptive_max_pool_nd
+def _adaptive_max_pool(dims, self, output_size):
+    return adaptive_max_pool(self, list(output_size))
 
 
-def _adaptive_max_pool_backward(dims):
-    def adaptive_max_pool_nd_backward(grad_output, self, indices):
-        grad = _in_compute_dtype(grad_output, self.dtype)
-        return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
-
-    return adaptive_max_pool_nd_backward
+def _adaptive_max_pool_backward(dims, grad_output, self, indices):
+    grad = _in_compute_dtype(grad_output, self.dtype)
+    return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
 
 
 # --- max pooling checks ---------------------------------------------------------------
@@ -521,39 +497,33 @@ def _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, 
     return kernel, stride, padding, dilation, outs
 
 
-def _max_pool_checks(dims):
-    def checks(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-        op = f"max_pool{dims}d"
-        _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
-        _refuse(op, self, _maxable)
-        return self.dtype, torch.int64
-
-    return checks
+def _max_pool_checks(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    op = f"max_pool{dims}d"
+    _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
+    _refuse(op, self, _maxable)
+    return self.dtype, torch.int64
 
 
-def _max_pool_backward_checks(dims):
-    def checks(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-        op = f"max_pool{dims}d"
-        _check_grad(grad_output, self)
-        if dims == 2:
-            *_, outs = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
-            # max_pool2d_backward_shape_check: planes and sizes of both, then batch sizes.
-            for tensor in (grad_output, indices):
-                _check_sizes(tensor, self, outs, self.dim() - 3)
-            for tensor in (grad_output, indices) if self.dim() == 4 else ():
-                _check_dim_size(tensor, 4, 0, self.shape[0])
-        else:
-            # max_pool3d_backward_shape_check checks the indices against the gradient's sizes.
-            outs = list(grad_output.shape[-3:])
-            arguments = _pool_arguments(op, dims, kernel_size, stride, padding, dilation)
-            _check_dims(self, dims, "non-empty 4D or 5D (batch mode) tensor expected for input")
-            _check_pool3d("max_pool3d_with_indices_backward_out_cpu_template()", self, *arguments, outs)
-            for tensor in (grad_output, indices):
-                _check_sizes(tensor, self, outs, self.dim() - 4)
-        _check_same_planes(op, grad_output, self, dims)
-        _refuse(f"{op}_backward", self, _floating)
-
-    return checks
+def _max_pool_backward_checks(dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    op = f"max_pool{dims}d"
+    _check_grad(grad_output, self)
+    if dims == 2:
+        *_, outs = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
+        # max_pool2d_backward_shape_check: planes and sizes of both, then batch sizes.
+        for tensor in (grad_output, indices):
+            _check_sizes(tensor, self, outs, self.dim() - 3)
+        for tensor in (grad_output, indices) if self.dim() == 4 else ():
+            _check_dim_size(tensor, 4, 0, self.shape[0])
+    else:
+        # max_pool3d_backward_shape_check checks the indices against the gradient's sizes.
+        outs = list(grad_output.shape[-3:])
+        arguments = _pool_arguments(op, dims, kernel_size, stride, padding, dilation)
+        _check_dims(self, dims, "non-empty 4D or 5D (batch mode) tensor expected for input")
+        _check_pool3d("max_pool3d_with_indices_backward_out_cpu_template()", self, *arguments, outs)
+        for tensor in (grad_output, indices):
+            _check_sizes(tensor, self, outs, self.dim() - 4)
+    _check_same_planes(op, grad_output, self, dims)
+    _refuse(f"{op}_backward", self, _floating)
 
 
 # --- average pooling checks ----------------------------------------------------------
@@ -595,27 +565,23 @@ def _check_size_exists(self, dim):
         )
 
 
-def _avg_pool_checks(dims):
-    def checks(
-        self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
-    ):
-        _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
-        if self.dtype not in _AVG_POOL_DTYPES[dims]:
-            raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][0], self.dtype)
-
-    return checks
+def _avg_pool_checks(
+    dims, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    if self.dtype not in _AVG_POOL_DTYPES[dims]:
+        raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][0], self.dtype)
 
 
-def _avg_pool_backward_checks(dims):
-    def checks(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        _check_grad(grad_output, self, _GRAD_OUTPUT if dims == 2 else _SCALAR_TYPE)
-        outs = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
-        _check_sizes(grad_output, self, outs, self.dim() - dims - 1)
-        _check_same_planes(f"avg_pool{dims}d_backward", grad_output, self, dims)
-        if self.dtype not in _AVG_POOL_DTYPES[dims]:
-            raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][1], self.dtype)
-
-    return checks
+def _avg_pool_backward_checks(
+    dims, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    _check_grad(grad_output, self, _GRAD_OUTPUT if dims == 2 else _SCALAR_TYPE)
+    outs = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _check_sizes(grad_output, self, outs, self.dim() - dims - 1)
+    _check_same_planes(f"avg_pool{dims}d_backward", grad_output, self, dims)
+    if self.dtype not in _AVG_POOL_DTYPES[dims]:
+        raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][1], self.dtype)
 
 
 # --- adaptive pooling checks -------------------------------------------------------
@@ -638,21 +604,18 @@ _ADAPTIVE_KERNEL_NAMES = {2: "adaptive_avg_pool2d", 3: "adaptive_avg_pool3d_cpu"
 _ADAPTIVE_MAX_KERNEL_NAMES = {2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"}
 
 
-def _adaptive_avg_pool_checks(dims):
-    def checks(self, output_size):
-        name = f"adaptive_avg_pool{dims}d"
-        _check_adaptive(
-            name, dims, self, output_size,
-            f"{name}: output_size must be {dims}",
-            f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got {{shape}}",
-            # adaptive_avg_pool2d checks only the spatial dims; the others every dim but the first.
-            range(self.dim() - 2, self.dim()) if dims == 2 else range(1, self.dim()),
-        )
-        if min(output_size) < 0:
-            raise RuntimeError("numel: integer multiplication overflow")
-        _refuse(_ADAPTIVE_KERNEL_NAMES[dims], self, _floating)
-
-    return checks
+def _adaptive_avg_pool_checks(dims, self, output_size):
+    name = f"adaptive_avg_pool{dims}d"
+    _check_adaptive(
+        name, dims, self, output_size,
+        f"{name}: output_size must be {dims}",
+        f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got {{shape}}",
+        # adaptive_avg_pool2d checks only the spatial dims; the others every dim but the first.
+        range(self.dim() - 2, self.dim()) if dims == 2 else range(1, self.dim()),
+    )
+    if min(output_size) < 0:
+        raise RuntimeError("numel: integer multiplication overflow")
+    _refuse(_ADAPTIVE_KERNEL_NAMES[dims], self, _floating)
 
 
 _ADAPTIVE_AVG_GRAD_DTYPE = {
@@ -661,45 +624,36 @@ _ADAPTIVE_AVG_GRAD_DTYPE = {
 }
 
 
-def _adaptive_avg_pool_backward_checks(dims):
-    def checks(grad_output, self):
-        _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
-        _check_same_planes(f"adaptive_avg_pool{dims}d_backward", grad_output, self, dims)
-        _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
-
-    return checks
+def _adaptive_avg_pool_backward_checks(dims, grad_output, self):
+    _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
+    _check_same_planes(f"adaptive_avg_pool{dims}d_backward", grad_output, self, dims)
+    _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
 
 
-def _adaptive_max_pool_checks(dims):
-    def checks(self, output_size):
-        name = f"adaptive_max_pool{dims}d"
-        _check_adaptive(
-            name, dims, self, output_size,
-            f"{name}(): internal error: output_size.size() must be {dims}",
-            f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {{shape}}",
-            range(1, self.dim()),
+def _adaptive_max_pool_checks(dims, self, output_size):
+    name = f"adaptive_max_pool{dims}d"
+    _check_adaptive(
+        name, dims, self, output_size,
+        f"{name}(): internal error: output_size.size() must be {dims}",
+        f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {{shape}}",
+        range(1, self.dim()),
+    )
+    if min(output_size) < 0:
+        shape = list(self.shape[:-dims]) + list(output_size)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: {shape}")
+    _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims], self, _floating)
+    return self.dtype, torch.int64
+
+
+def _adaptive_max_pool_backward_checks(dims, grad_output, self, indices):
+    _check_grad(grad_output, self, _GRAD_OUTPUT_SNAKE if dims == 2 else _GRAD_OUTPUT)
+    if grad_output.shape != indices.shape:
+        name = "`grad_output`" if dims == 2 else "`gradOutput`"
+        raise RuntimeError(
+            f"expected sizes {list(indices.shape)} for {name} but got sizes {list(grad_output.shape)}"
         )
-        if min(output_size) < 0:
-            shape = list(self.shape[:-dims]) + list(output_size)
-            raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: {shape}")
-        _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims], self, _floating)
-        return self.dtype, torch.int64
-
-    return checks
-
-
-def _adaptive_max_pool_backward_checks(dims):
-    def checks(grad_output, self, indices):
-        _check_grad(grad_output, self, _GRAD_OUTPUT_SNAKE if dims == 2 else _GRAD_OUTPUT)
-        if grad_output.shape != indices.shape:
-            name = "`grad_output`" if dims == 2 else "`gradOutput`"
-            raise RuntimeError(
-                f"expected sizes {list(indices.shape)} for {name} but got sizes {list(grad_output.shape)}"
-            )
-        _check_same_planes(f"adaptive_max_pool{dims}d_backward", grad_output, self, dims)
-        _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims] + "_backward", self, _floating)
-
-    return checks
+    _check_same_planes(f"adaptive_max_pool{dims}d_backward", grad_output, self, dims)
+    _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims] + "_backward", self, _floating)
 
 
 # --- registration: each op for 2 and 3 spatial dims, its out= overload derived ---------
@@ -708,9 +662,14 @@ def _adaptive_max_pool_backward_checks(dims):
 # graphs hold of a pooling: they lower to the same functions.
 
 
-def _named_function(function, name):
-    function.__name__ = function.__qualname__ = name.lstrip("_")
-    return function
+def _in_dims(function, dims, name):
+    """``function`` for ``dims`` spatial dims, named ``name``: a function of the op's arguments."""
+
+    def in_dims(*args, **kwargs):
+        return function(dims, *args, **kwargs)
+
+    in_dims.__name__ = in_dims.__qualname__ = name
+    return in_dims
 
 
 for _dims in (2, 3):
@@ -727,9 +686,9 @@ for _dims in (2, 3):
          "grad_input", False),
     ):
         _packet = getattr(aten, _name.format(_dims))
-        _numpy_function = _named_function(_function(_dims), _name.format(_dims))
+        _numpy_function = _in_dims(_function, _dims, _name.format(_dims).lstrip("_"))
         if _lowered:
             lowers(_packet.default)(_numpy_function)
         derived_out(_packet.default, getattr(_packet, _out))(
-            computed_by(_numpy_function)(_named_function(_checks(_dims), f"{_name.format(_dims)}_checks"))
+            computed_by(_numpy_function)(_in_dims(_checks, _dims, f"{_numpy_function.__name__}_checks"))
         )
