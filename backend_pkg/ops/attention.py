@@ -51,7 +51,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from ..tensor import unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._nested import nested_from_rows, padded, rows_of
-from ._operands import numpy_compute_dtype
+from ._operands import in_compute_dtype
 from ._out_variants import derived_out
 from .nn import _erf
 from .registry import aten, computed_by, implements
@@ -226,11 +226,6 @@ def _check_floating(op, tensor):
         raise not_implemented_for(op, tensor.dtype)
 
 
-def _in_compute_dtype(arrays):
-    np_compute = numpy_compute_dtype(arrays[0].dtype)
-    return [array.astype(np_compute, copy=False) for array in arrays]
-
-
 # --- the ops, on arrays: results in the query's (or source's) dtype -----------------
 
 
@@ -242,7 +237,7 @@ def native_multi_head_attention(
     if ``average_attn_weights``)."""
     if query.size == 0:  # CPU returns before it projects
         return np.empty(query.shape, query.dtype), None
-    arrays = _in_compute_dtype((query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias))
+    arrays = in_compute_dtype(query.dtype, query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias)
     output, weights = multi_head_attention(*arrays[:3], num_head, *arrays[3:], _masked_positions(mask, mask_type))
     if not need_weights:
         return output.astype(query.dtype, copy=False), None
@@ -261,7 +256,7 @@ def transformer_encoder_layer_fwd(
     attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
     norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
     feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
-    arrays = _in_compute_dtype((src, *attention, *norms, *feed_forward))
+    arrays = in_compute_dtype(src.dtype, src, *attention, *norms, *feed_forward)
     result = transformer_encoder_layer(
         arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps,
         _masked_positions(mask, mask_type),

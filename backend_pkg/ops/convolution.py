@@ -40,7 +40,7 @@ import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
-from ._operands import numpy_compute_dtype
+from ._operands import in_compute_dtype
 from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ----------------------------------------------------
@@ -254,7 +254,7 @@ def _interior(padding, spatial_shape):
 
 @lowers(aten.convolution.default)
 def convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    x, w, b = _in_compute_dtype(input.dtype, input, weight, bias)
+    x, w, b = in_compute_dtype(input.dtype, input, weight, bias)
     output = convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
     return output.astype(input.dtype, copy=False)
 
@@ -262,7 +262,7 @@ def convolution_overrideable(input, weight, bias, stride, padding, dilation, tra
 def convolution_backward_overrideable(
     grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask
 ):
-    grad, x, w = _in_compute_dtype(input.dtype, grad_output, input, weight)
+    grad, x, w = in_compute_dtype(input.dtype, grad_output, input, weight)
     grads = convolution_backward(grad, x, w, stride, padding, dilation, transposed, output_padding, groups, output_mask)
     return tuple(None if array is None else array.astype(input.dtype, copy=False) for array in grads)
 
@@ -271,11 +271,6 @@ def convolution_backward_overrideable(
 def convolution_backward_with_bias_sizes(grad_output, input, weight, bias_sizes, *arguments):
     """``convolution_backward``, which the graphs of ``torch.compile`` hold: the same, told the bias's shape."""
     return convolution_backward_overrideable(grad_output, input, weight, *arguments)
-
-
-def _in_compute_dtype(dtype, *arrays):
-    np_compute = numpy_compute_dtype(dtype)
-    return [None if array is None else array.astype(np_compute, copy=False) for array in arrays]
 
 
 # --- checks, as CPU's kernels make them -----------------------------------------

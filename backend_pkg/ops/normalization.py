@@ -37,7 +37,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
-from ._operands import numpy_compute_dtype
+from ._operands import in_compute_dtype
 from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ------------------------------------------------------
@@ -229,16 +229,10 @@ def group_norm_backward(grad, x, mean, rstd, weight, groups):
 # PyTorch makes of it (``detach()``, autograd's saved tensors) read it.
 
 
-def _in_compute_dtype(out_dtype, *arrays):
-    """``arrays`` (None staying None) in the dtype an ``out_dtype`` result is computed in."""
-    np_compute = numpy_compute_dtype(out_dtype)
-    return [None if array is None else array.astype(np_compute, copy=False) for array in arrays]
-
-
 def _per_channel(out_dtype, *arrays):
     """Per-channel arrays as (C,), in ``out_dtype``'s compute dtype: batch norm takes any
     shape with C elements, as ``_batch_norm_impl_index`` checks them."""
-    return [None if array is None else array.reshape(-1) for array in _in_compute_dtype(out_dtype, *arrays)]
+    return [None if array is None else array.reshape(-1) for array in in_compute_dtype(out_dtype, *arrays)]
 
 
 def _rounded(array, dtype):
@@ -256,7 +250,7 @@ def _results(arrays, out_dtypes, wanted=(True, True, True)):
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out_dtype):
     """Output, saved mean and saved 1 / std; in training, the running statistics are updated in place."""
-    (x,) = _in_compute_dtype(out_dtype[0], input)
+    (x,) = in_compute_dtype(out_dtype[0], input)
     w, b, mean, variance = _per_channel(out_dtype[1], weight, bias, running_mean, running_var)
     if not training:
         out = batch_norm(x, w, b, mean, running_inverse_std(variance, eps))
@@ -294,7 +288,7 @@ def native_batch_norm_backward(
     grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask,
     *, out_dtype,
 ):
-    grad, x = _in_compute_dtype(out_dtype[0], grad_out, input)
+    grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
     stats = (save_mean, save_invstd) if train else (running_mean, running_var)
     w, mean, spread = _per_channel(out_dtype[1], weight, *stats)
     invstd = spread if train else running_inverse_std(spread, eps)
@@ -312,27 +306,27 @@ def new_batch_norm_backward(
 
 @lowers(aten.native_layer_norm.default)
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out_dtype):
-    (x,), (w, b) = _in_compute_dtype(out_dtype[0], input), _in_compute_dtype(out_dtype[1], weight, bias)
+    (x,), (w, b) = in_compute_dtype(out_dtype[0], input), in_compute_dtype(out_dtype[1], weight, bias)
     return _results(layer_norm(x, len(normalized_shape), w, b, eps), out_dtype)
 
 
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out_dtype):
-    grad, x = _in_compute_dtype(out_dtype[0], grad_out, input)
-    mean, rstd, w = _in_compute_dtype(out_dtype[1], mean, rstd, weight)
+    grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
+    mean, rstd, w = in_compute_dtype(out_dtype[1], mean, rstd, weight)
     grads = layer_norm_backward(grad, x, len(normalized_shape), mean, rstd, w)
     return _results(grads, out_dtype, output_mask)
 
 
 @lowers(aten.native_group_norm.default)
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps, *, out_dtype):
-    (x,), (w, b) = _in_compute_dtype(out_dtype[0], input), _in_compute_dtype(out_dtype[1], weight, bias)
+    (x,), (w, b) = in_compute_dtype(out_dtype[0], input), in_compute_dtype(out_dtype[1], weight, bias)
     out, mean, rstd = group_norm(x.reshape(N, C, HxW), w, b, group, eps)
     return _results((out.reshape(input.shape), mean, rstd), out_dtype)
 
 
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, *, out_dtype):
-    grad, x = _in_compute_dtype(out_dtype[0], grad_out, input)
-    mean, rstd, w = _in_compute_dtype(out_dtype[1], mean, rstd, weight)
+    grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
+    mean, rstd, w = in_compute_dtype(out_dtype[1], mean, rstd, weight)
     grad_input, grad_weight, grad_bias = group_norm_backward(
         grad.reshape(N, C, HxW), x.reshape(N, C, HxW), mean.reshape(N, group), rstd.reshape(N, group), w, group
     )

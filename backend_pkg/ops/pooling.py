@@ -39,7 +39,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
-from ._operands import numpy_compute_dtype
+from ._operands import in_compute_dtype
 from ._out_variants import derived_out
 from .registry import aten, computed_by, lowers
 
@@ -424,17 +424,13 @@ def _floating(dtype):
 # --- the ops, on arrays: for ``dims`` (2 or 3) spatial dims, results in the input's dtype ---
 
 
-def _in_compute_dtype(array, dtype):
-    return array.astype(numpy_compute_dtype(dtype), copy=False)
-
-
 def _max_pool(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     arguments = _pool_arguments(f"max_pool{dims}d", dims, kernel_size, stride, padding, dilation)
     return max_pool(self, *arguments, ceil_mode)
 
 
 def _max_pool_backward(dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    grad = _in_compute_dtype(grad_output, self.dtype)
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
     return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
 
 
@@ -447,7 +443,7 @@ def _avg_arguments(dims, kernel_size, stride, padding):
 def _avg_pool(
     dims, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
-    x = _in_compute_dtype(self, self.dtype)
+    (x,) = in_compute_dtype(self.dtype, self)
     arguments = _avg_arguments(dims, kernel_size, stride, padding)
     return avg_pool(x, *arguments, ceil_mode, count_include_pad, divisor_override).astype(self.dtype, copy=False)
 
@@ -455,7 +451,7 @@ def _avg_pool(
 def _avg_pool_backward(
     dims, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):
-    grad = _in_compute_dtype(grad_output, self.dtype)
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
     arguments = _avg_arguments(dims, kernel_size, stride, padding)
     result = avg_pool_backward(
         grad, self.shape[-dims:], *arguments, ceil_mode, count_include_pad, divisor_override
@@ -464,11 +460,12 @@ def _avg_pool_backward(
 
 
 def _adaptive_avg_pool(dims, self, output_size):
-    return adaptive_avg_pool(_in_compute_dtype(self, self.dtype), list(output_size)).astype(self.dtype, copy=False)
+    (x,) = in_compute_dtype(self.dtype, self)
+    return adaptive_avg_pool(x, list(output_size)).astype(self.dtype, copy=False)
 
 
 def _adaptive_avg_pool_backward(dims, grad_output, self):
-    grad = _in_compute_dtype(grad_output, self.dtype)
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
     return adaptive_avg_pool_backward(grad, self.shape[-dims:]).astype(self.dtype, copy=False)
 
 
@@ -477,7 +474,7 @@ def _adaptive_max_pool(dims, self, output_size):
 
 
 def _adaptive_max_pool_backward(dims, grad_output, self, indices):
-    grad = _in_compute_dtype(grad_output, self.dtype)
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
     return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
-from ._operands import numpy_compute_dtype
+from ._operands import in_compute_dtype
 from .registry import aten, computed_by, implements
 
 _LSTM_GATES = 4  # input, forget, cell, output
@@ -199,12 +199,6 @@ def _check_floating(op, *tensors):
             )
 
 
-def _in_compute_dtype(*arrays):
-    """``arrays`` (None staying None) in the first one's compute dtype: float32 for half."""
-    np_compute = numpy_compute_dtype(arrays[0].dtype)
-    return [None if array is None else array.astype(np_compute, copy=False) for array in arrays]
-
-
 def _as_rows(hidden, gates, gate_count):
     """The hidden state as one row per batch element: CUDA reads it by element index,
     having checked only its element count."""
@@ -223,8 +217,8 @@ def _in_dtype(dtype, *arrays):
 
 
 def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    gates_in, gates_hidden, state, bias_in, bias_hidden = _in_compute_dtype(
-        input_gates, hidden_gates, cx, input_bias, hidden_bias
+    gates_in, gates_hidden, state, bias_in, bias_hidden = in_compute_dtype(
+        input_gates.dtype, input_gates, hidden_gates, cx, input_bias, hidden_bias
     )
     hy, cy, workspace = lstm_cell(
         gates_in, gates_hidden, _as_rows(state, gates_in, _LSTM_GATES), bias_in, bias_hidden
@@ -235,22 +229,22 @@ def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=
 def fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     if grad_hy is None and grad_cy is None:
         return None, None, None
-    space, grad_h, grad_c, c_prev, c_next = _in_compute_dtype(workspace, grad_hy, grad_cy, cx, cy)
+    space, grad_h, grad_c, c_prev, c_next = in_compute_dtype(workspace.dtype, workspace, grad_hy, grad_cy, cx, cy)
     batch, hidden = c_prev.shape
     grad_gates, grad_cx = lstm_cell_backward(grad_h, grad_c, c_prev, c_next, space.reshape(batch, hidden * _LSTM_GATES))
     return _in_dtype(workspace.dtype, grad_gates, grad_cx, _bias_grad(grad_gates, has_bias))
 
 
 def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
-    gates_in, gates_hidden, state, bias_in, bias_hidden = _in_compute_dtype(
-        input_gates, hidden_gates, hx, input_bias, hidden_bias
+    gates_in, gates_hidden, state, bias_in, bias_hidden = in_compute_dtype(
+        input_gates.dtype, input_gates, hidden_gates, hx, input_bias, hidden_bias
     )
     hy, workspace = gru_cell(gates_in, gates_hidden, _as_rows(state, gates_in, _GRU_GATES), bias_in, bias_hidden)
     return _in_dtype(input_gates.dtype, hy.reshape(hx.shape), workspace)
 
 
 def fused_gru_cell_backward(grad_hy, workspace, has_bias):
-    grad_h, space = _in_compute_dtype(grad_hy, workspace)
+    grad_h, space = in_compute_dtype(grad_hy.dtype, grad_hy, workspace)
     grad_input_gates, grad_hidden_gates, grad_hx = gru_cell_backward(grad_h, space)
     return _in_dtype(
         grad_hy.dtype, grad_input_gates, grad_hidden_gates, grad_hx,
