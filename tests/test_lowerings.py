@@ -14,6 +14,7 @@ import operator
 
 import pytest
 import torch
+import torch.nn.functional as F
 from reference import make
 from torch import fx
 from torch.utils._pytree import tree_map
@@ -102,6 +103,30 @@ CASES = {
         ),
         FLOATS,
     ),
+    "convolution": (
+        lambda x, y, i: (
+            F.conv1d(x[None], y.reshape(2, 3, 2), padding=1),
+            F.conv2d(x[None, None], y[None, None, :2, :2], stride=(1, 2), dilation=(2, 1)),
+            F.conv_transpose1d(x[None], y[:, None, :2], y[0, :1], stride=2, output_padding=1),
+            F.conv1d(x[None], y.reshape(3, 2, 2)[:, :1], groups=3),
+        ),
+        NUMERIC,
+    ),
+    "normalization": (
+        lambda x, y, i: (
+            F.layer_norm(x, (4,), y[0], y[1]), F.layer_norm(x, (3, 4)),
+            F.group_norm(x[None], 3, y[0, :3], y[1, :3]), F.group_norm(x.reshape(2, 6, 1), 2),
+        ),
+        FLOATS,
+    ),
+    "pooling": (
+        lambda x, y, i: (
+            F.max_pool2d(x[None], 2), F.max_pool2d(x[None], (2, 3), stride=1, padding=1, ceil_mode=True),
+            F.avg_pool2d(x[None], 2), F.avg_pool2d(x[None], 3, stride=2, padding=1, count_include_pad=False),
+            F.max_pool3d(x[None, None], (1, 2, 2)), F.avg_pool3d(x[None, None], (1, 2, 2), divisor_override=3),
+        ),
+        NUMERIC,
+    ),
     "factories": (
         lambda x, y, i: (
             torch.zeros(3, dtype=x.dtype, device=x.device), torch.ones_like(x), torch.zeros_like(x),
@@ -126,6 +151,33 @@ DIRECT = {
     aten.lerp.Tensor: (lambda x, y, i: ((x, y, y.sigmoid()), {}), FLOATS),
     aten.threshold_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), NUMERIC),
     aten.true_divide.Tensor: (lambda x, y, i: ((x, y), {}), ALL),
+    aten.convolution_backward.default: (
+        lambda x, y, i: (
+            (x[None, :2, :2], y[None], y.reshape(2, 3, 2), [2], [1], [0], [2], False, [0], 1, [True, True, True]), {}
+        ),
+        FLOATS,
+    ),
+    aten.max_pool2d_with_indices_backward.default: (
+        lambda x, y, i: (
+            (y[None, :1, :2], x[None], [2], [2], [0], [1], False, aten.max_pool2d_with_indices(x[None], [2])[1]), {}
+        ),
+        FLOATS,
+    ),
+    aten.max_pool3d_with_indices_backward.default: (
+        lambda x, y, i: (
+            (y[None, None, :1, :2], x[None, None], [1, 2, 2], [1, 2, 2], [0], [1], False,
+             aten.max_pool3d_with_indices(x[None, None], [1, 2, 2])[1]),
+            {},
+        ),
+        FLOATS,
+    ),
+    aten.avg_pool2d_backward.default: (
+        lambda x, y, i: ((y[None, :1, :2], x[None], [2], [2], [0], False, True, None), {}), FLOATS
+    ),
+    aten.avg_pool3d_backward.default: (
+        lambda x, y, i: ((y[None, None, :1, :2], x[None, None], [1, 2, 2], [1, 2, 2], [0], False, True, None), {}),
+        FLOATS,
+    ),
     aten.t.default: (lambda x, y, i: ((x,), {}), ALL),
     aten.transpose.int: (lambda x, y, i: ((x, 0, 1), {}), ALL),
     aten.squeeze.default: (lambda x, y, i: ((x[:1],), {}), ALL),

@@ -90,9 +90,10 @@ def _op_name(op):
 
 def _numpy_dtypes(value):
     """The NumPy dtype name of a traced result (``"float32"``, which NumPy takes for the
-    dtype and the generated code can spell), or the list of them for a list of results."""
+    dtype and the generated code can spell), or the list of them for a list of results
+    (None for a result not asked for)."""
     if isinstance(value, (list, tuple)):
-        return [to_numpy_dtype(item.dtype).name for item in value]
+        return [None if item is None else to_numpy_dtype(item.dtype).name for item in value]
     return to_numpy_dtype(value.dtype).name
 
 

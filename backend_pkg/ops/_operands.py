@@ -39,6 +39,13 @@ def numpy_compute_dtype(out_dtype):
     return _NP_FLOAT32 if out_dtype == _NP_FLOAT16 else out_dtype
 
 
+def in_compute_dtype(dtype, *arrays):
+    """``arrays`` (None staying None) in the dtype a ``dtype`` (NumPy's) result is computed in:
+    float32 for half."""
+    np_compute = numpy_compute_dtype(dtype)
+    return [None if array is None else array.astype(np_compute, copy=False) for array in arrays]
+
+
 def computed(out_dtype, *values, exact=False):
     """``values`` (arrays and Python numbers) as arrays in the dtype PyTorch computes an
     ``out_dtype`` result in.

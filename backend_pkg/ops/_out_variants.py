@@ -35,22 +35,36 @@ def with_out(name, out_overload="out", *, check_out=None):
     return decorator
 
 
-def derived_out(functional, out, *, check_out=None, name=None):
+def derived_out(functional, out, *, check_out=None, name=None, reads=(), partial=()):
     """Register the decorated kernel for the ``functional`` overload, and for its ``out=``
     overload ``out`` the kernel that stores its result (see :func:`with_out`);
-    ``name`` is the op's name in errors, the overload's by default."""
+    ``name`` is the op's name in errors, the overload's by default. ``reads`` and
+    ``partial`` name the arguments the one ``out`` is checked against once resized
+    (see :func:`~._results.check_apart`)."""
 
     def decorator(kernel):
         implements(functional)(kernel)
-        implements(out)(_out_kernel(name or functional._opname, kernel, out, check_out))
+        readers = (_arguments(out, reads), _arguments(out, partial)) if reads or partial else None
+        implements(out)(_out_kernel(name or functional._opname, kernel, out, check_out, readers))
         return kernel
 
     return decorator
 
 
-def _out_kernel(name, kernel, out_op, check_out):
+def _arguments(op, names):
+    """A function of a call's ``args`` and ``kwargs`` giving ``op``'s arguments ``names``."""
+    schema_names = [argument.name for argument in op._schema.arguments]
+    positions = [(schema_names.index(name), name) for name in names]
+
+    def arguments(args, kwargs):
+        return [args[index] if index < len(args) else kwargs[name] for index, name in positions]
+
+    return arguments
+
+
+def _out_kernel(name, kernel, out_op, check_out, readers=None):
     """A kernel for ``out_op`` that stores ``kernel``'s result(s) into the out arguments
-    its schema names (``out``, ``grad_input``, or two such as ``output`` and ``buffer``)."""
+    its schema names (``out``, ``grad_input``, or several such as ``output`` and ``buffer``)."""
     out_names = [argument.name for argument in out_op._schema.arguments if argument.is_out]
 
     def out_kernel(*args, **kwargs):
@@ -59,7 +73,12 @@ def _out_kernel(name, kernel, out_op, check_out):
             for out in outs:
                 check_out(out, *args, **kwargs)
         results = kernel(*args, **kwargs)
-        return write_out(name, outs[0], results) if len(outs) == 1 else write_pair(name, outs, results)
+        if len(outs) > 1:
+            return write_pair(name, outs, results)
+        if readers is None:
+            return write_out(name, outs[0], results)
+        reads, partial = (read(args, kwargs) for read in readers)
+        return write_out(name, outs[0], results, reads=reads, partial=partial)
 
     out_kernel.__name__ = f"{kernel.__name__}_out"
     return out_kernel

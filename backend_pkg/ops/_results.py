@@ -161,5 +161,6 @@ def write_out(op, out, result, *, reads=(), partial=()):
 
 
 def write_pair(op, outs, results):
-    """Store the results of a two-result op into its two ``out=`` tensors."""
-    return tuple(write_out(op, out, result) for out, result in zip(outs, results))
+    """Store the results of an op of several results into its ``out=`` tensors; an ``out``
+    whose result the op did not compute (None, as attention weights not asked for) is left as it is."""
+    return tuple(out if result is None else write_out(op, out, result) for out, result in zip(outs, results))

@@ -47,14 +47,14 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from ..tensor import unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._nested import nested_from_rows, padded, rows_of
+from ._operands import in_compute_dtype
 from ._out_variants import derived_out
-from ._results import as_result, write_out, write_pair
 from .nn import _erf
-from .registry import aten, implements
+from .registry import aten, computed_by, implements
 
 # native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.
 _ATTENTION_MASK, _KEY_PADDING_MASK, _SCORES_MASK = 0, 1, 2
@@ -186,101 +186,121 @@ def _check_same_dtype(tensors):
             )
 
 
-def _masked_positions(mask, mask_type, batch, num_heads, length):
-    """The mask as a bool array broadcasting to the (B, H, L, L) scores, checked as
-    CPU's ``masked_softmax`` checks it: a mask that is not 2-D counts as type 2."""
+def _check_mask(mask, mask_type, batch, num_heads, length):
+    """CPU's ``masked_softmax``'s checks of the mask against the (B, H, L, L) scores:
+    a mask that is not 2-D counts as type 2."""
     if mask is None:
-        return None
-    scores_shape = (batch, num_heads, length, length)
-    if mask.dim() != 2:
-        mask_type = _SCORES_MASK
+        return
+    mask_type = _mask_type(mask, mask_type)
     if mask_type is None:
         raise RuntimeError("Mask Type should be defined")
-    masked = unwrap(mask) != 0
-    if mask_type == _SCORES_MASK:
-        if tuple(mask.shape) != scores_shape:
-            raise RuntimeError("For mask_type == 2 mask shape should match input shape")
-        return masked
-    if mask_type == _KEY_PADDING_MASK:
-        if mask.shape[0] != batch or mask.shape[1] != length:
-            raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
-        return masked[:, None, None, :]
-    if mask_type == _ATTENTION_MASK:
-        if tuple(mask.shape) != (length, length):
-            raise RuntimeError("For mask_type == 0 mask shape should be (L, L)")
-        return masked
-    raise RuntimeError(
-        "Mask Type should be 0 (src_mask) or 1 (src_key_padding_mask), or 2 (default_mask)"
-    )
+    expected = {
+        _SCORES_MASK: ((batch, num_heads, length, length), "For mask_type == 2 mask shape should match input shape"),
+        _KEY_PADDING_MASK: ((batch, length), "For mask_type == 1 mask shape should be (B, L)"),
+        _ATTENTION_MASK: ((length, length), "For mask_type == 0 mask shape should be (L, L)"),
+    }
+    if mask_type not in expected:
+        raise RuntimeError(
+            "Mask Type should be 0 (src_mask) or 1 (src_key_padding_mask), or 2 (default_mask)"
+        )
+    shape, message = expected[mask_type]
+    if tuple(mask.shape) != shape:
+        raise RuntimeError(message)
 
 
-def _floating_arrays(op, tensors):
-    """The tensors' arrays in their compute dtype; CPU's fused kernels are for floating types only."""
-    dtype = tensors[0].dtype
-    if not dtype.is_floating_point:
-        raise not_implemented_for(op, dtype)
-    np_compute = to_numpy_dtype(compute_dtype(dtype))
-    return [unwrap(tensor).astype(np_compute, copy=False) for tensor in tensors]
+def _mask_type(mask, mask_type):
+    return _SCORES_MASK if mask.ndim != 2 else mask_type
 
 
-# --- kernels ------------------------------------------------------------------
+def _masked_positions(mask, mask_type):
+    """The (checked) mask as a bool array broadcasting to the (B, H, L, L) scores."""
+    if mask is None:
+        return None
+    masked = mask != 0
+    return masked[:, None, None, :] if _mask_type(mask, mask_type) == _KEY_PADDING_MASK else masked
 
 
-@implements(aten._native_multi_head_attention.default)
+def _check_floating(op, tensor):
+    """CPU's fused kernels are for floating types only."""
+    if not tensor.dtype.is_floating_point:
+        raise not_implemented_for(op, tensor.dtype)
+
+
+# --- the ops, on arrays: results in the query's (or source's) dtype -----------------
+
+
 def native_multi_head_attention(
     query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
     mask=None, need_weights=True, average_attn_weights=True, mask_type=None,
 ):
-    _check_attention_inputs(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias)
-    parameters = (qkv_weight, qkv_bias, proj_weight, proj_bias)
-    _check_same_dtype((query, key, value, *parameters))
-    if query.numel() == 0:  # CPU returns before it projects, so before it looks at the mask
-        return wrap(np.empty(query.shape, to_numpy_dtype(query.dtype))), None
-    batch, length, _ = query.shape
-    masked = _masked_positions(mask, mask_type, batch, num_head, length)
-    arrays = _floating_arrays("transform_bias_rescale_qkv", (query, key, value, *parameters))
-    output, weights = multi_head_attention(*arrays[:3], num_head, *arrays[3:], masked)
+    """The attention's output and, if ``need_weights``, its weights (averaged over the heads
+    if ``average_attn_weights``)."""
+    if query.size == 0:  # CPU returns before it projects
+        return np.empty(query.shape, query.dtype), None
+    arrays = in_compute_dtype(query.dtype, query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias)
+    output, weights = multi_head_attention(*arrays[:3], num_head, *arrays[3:], _masked_positions(mask, mask_type))
     if not need_weights:
-        return as_result(output, query.dtype), None
+        return output.astype(query.dtype, copy=False), None
     if average_attn_weights:
         weights = weights.mean(axis=1)
-    return as_result(output, query.dtype), as_result(weights, query.dtype)
+    return output.astype(query.dtype, copy=False), weights.astype(query.dtype, copy=False)
 
 
-@implements(aten._native_multi_head_attention.out)
-def native_multi_head_attention_out(
-    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
-    mask=None, need_weights=True, average_attn_weights=True, mask_type=None, *, out0, out1,
-):
-    results = native_multi_head_attention(
-        query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
-        mask, need_weights, average_attn_weights, mask_type,
-    )
-    if results[1] is None:
-        return write_out("_native_multi_head_attention", out0, results[0]), out1
-    return write_pair("_native_multi_head_attention", (out0, out1), results)
-
-
-@derived_out(aten._transformer_encoder_layer_fwd.default, aten._transformer_encoder_layer_fwd.out)
 def transformer_encoder_layer_fwd(
     src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
     norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
     ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
 ):
+    if src.size == 0:
+        return src.copy()
+    attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
+    norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
+    feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
+    arrays = in_compute_dtype(src.dtype, src, *attention, *norms, *feed_forward)
+    result = transformer_encoder_layer(
+        arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps,
+        _masked_positions(mask, mask_type),
+    )
+    return result.astype(src.dtype, copy=False)
+
+
+# --- kernels: the checks, then the op on arrays -----------------------------------
+
+
+def _multi_head_attention_checks(
+    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
+    mask=None, need_weights=True, average_attn_weights=True, mask_type=None,
+):
+    _check_attention_inputs(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias)
+    _check_same_dtype((query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias))
+    if query.numel() == 0:  # CPU returns before it looks at the mask
+        return
+    _check_mask(mask, mask_type, query.shape[0], num_head, query.shape[1])
+    _check_floating("transform_bias_rescale_qkv", query)
+
+
+def _encoder_layer_checks(
+    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+):
     if src.numel() == 0:
-        return wrap(unwrap(src).copy())
+        return
     attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
     _check_attention_inputs(src, src, src, embed_dim, num_heads, qkv_weight, qkv_bias)
     norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
     feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
     _check_same_dtype((src, *attention, *feed_forward, *norms))
-    batch, length, _ = src.shape
-    masked = _masked_positions(mask, mask_type, batch, num_heads, length)
-    arrays = _floating_arrays("transform_bias_rescale_qkv", (src, *attention, *norms, *feed_forward))
-    result = transformer_encoder_layer(
-        arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps, masked
-    )
-    return as_result(result, src.dtype)
+    _check_mask(mask, mask_type, src.shape[0], num_heads, src.shape[1])
+    _check_floating("transform_bias_rescale_qkv", src)
+
+
+derived_out(aten._native_multi_head_attention.default, aten._native_multi_head_attention.out)(
+    computed_by(native_multi_head_attention, name="_native_multi_head_attention")(_multi_head_attention_checks)
+)
+_encoder_layer_kernel = derived_out(
+    aten._transformer_encoder_layer_fwd.default, aten._transformer_encoder_layer_fwd.out
+)(computed_by(transformer_encoder_layer_fwd, name="_transformer_encoder_layer_fwd")(_encoder_layer_checks))
 
 
 # --- the nested path: TransformerEncoder with a src_key_padding_mask -------------
@@ -336,7 +356,7 @@ def nested_transformer_encoder_layer_fwd(
     if rows.size == 0:
         return nested_from_rows(rows.copy(), lengths)
     batch, present = padded(rows, lengths, lengths.max(), 0)
-    result = transformer_encoder_layer_fwd(
+    result = _encoder_layer_kernel(
         wrap(batch), embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first,
         eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
         ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, wrap(~present), _KEY_PADDING_MASK,

@@ -38,11 +38,10 @@ import threading
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
-from ._operands import operand
-from ._results import as_result
-from .registry import aten, implements
+from ._operands import in_compute_dtype
+from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ----------------------------------------------------
 # Arrays are (batch, channels, *spatial); a convolution's weight is
@@ -250,7 +249,31 @@ def _interior(padding, spatial_shape):
     return (slice(None), slice(None), *(slice(pad, pad + size) for pad, size in zip(padding, spatial_shape)))
 
 
-# --- the kernels --------------------------------------------------------------
+# --- the ops, on arrays: the result has the input's dtype, computed in float32 for half ---
+
+
+@lowers(aten.convolution.default)
+def convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    x, w, b = in_compute_dtype(input.dtype, input, weight, bias)
+    output = convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
+    return output.astype(input.dtype, copy=False)
+
+
+def convolution_backward_overrideable(
+    grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask
+):
+    grad, x, w = in_compute_dtype(input.dtype, grad_output, input, weight)
+    grads = convolution_backward(grad, x, w, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    return tuple(None if array is None else array.astype(input.dtype, copy=False) for array in grads)
+
+
+@lowers(aten.convolution_backward.default)
+def convolution_backward_with_bias_sizes(grad_output, input, weight, bias_sizes, *arguments):
+    """``convolution_backward``, which the graphs of ``torch.compile`` hold: the same, told the bias's shape."""
+    return convolution_backward_overrideable(grad_output, input, weight, *arguments)
+
+
+# --- checks, as CPU's kernels make them -----------------------------------------
 
 # What CPU's kernels are compiled for: every floating type and int64 on each path,
 # the other integers only on the plain (not transposed, not dilated) ones.
@@ -350,8 +373,8 @@ def _check_dtypes(input, weight, transposed, dilation):
         )
 
 
-def _checked_arrays(op, input, weight, bias, stride, padding, dilation, transposed, output_padding):
-    """The input's and weight's arrays in the compute dtype, after CPU's checks, in CPU's order."""
+def _convolution_checks(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """CPU's checks of a convolution's arguments, in CPU's order."""
     if input.dtype == torch.float32:
         _check_same_type_for_onednn(input, weight, bias)
     if transposed:
@@ -359,8 +382,13 @@ def _checked_arrays(op, input, weight, bias, stride, padding, dilation, transpos
     else:
         _check_direct(weight.shape[2:], dilation)
     _check_dtypes(input, weight, transposed, dilation)
-    np_compute = to_numpy_dtype(compute_dtype(input.dtype))
-    return [np.asarray(operand(op, tensor), dtype=np_compute) for tensor in (input, weight)]
+    if bias is not None:  # it is added (as ``add_`` would add it) into a result of the input's dtype
+        result_type = torch.promote_types(input.dtype, bias.dtype)
+        if not torch.can_cast(result_type, input.dtype):
+            raise RuntimeError(
+                f"result type {SCALAR_TYPE_NAMES[result_type]} can't be cast to the desired output type "
+                f"{SCALAR_TYPE_NAMES[input.dtype]}"
+            )
 
 
 def _output_shape(x, weight, stride, padding, dilation, transposed, output_padding, groups):
@@ -399,40 +427,15 @@ def _check_grad_output(grad_output, input, expected_shape, groups):
     )
 
 
-def _bias_array(op, bias, dtype, np_compute):
-    """The bias in the compute dtype, if it can be added (as ``add_`` would) into a ``dtype`` result."""
-    if bias is None:
-        return None
-    result_type = torch.promote_types(dtype, bias.dtype)
-    if not torch.can_cast(result_type, dtype):
-        raise RuntimeError(
-            f"result type {SCALAR_TYPE_NAMES[result_type]} can't be cast to the desired output type "
-            f"{SCALAR_TYPE_NAMES[dtype]}"
-        )
-    return np.asarray(operand(op, bias)).astype(np_compute, copy=False)
-
-
-@implements(aten.convolution_overrideable.default)
-def convolution_overrideable(
-    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
-):
-    op = "convolution_overrideable"
-    x, w = _checked_arrays(op, input, weight, bias, stride, padding, dilation, transposed, output_padding)
-    b = _bias_array(op, bias, input.dtype, x.dtype)
-    output = convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
-    return as_result(output, input.dtype)
-
-
-@implements(aten.convolution_backward_overrideable.default)
-def convolution_backward_overrideable(
+def _convolution_backward_checks(
     grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask
 ):
-    op = "convolution_backward_overrideable"
-    x, w = _checked_arrays(op, input, weight, None, stride, padding, dilation, transposed, output_padding)
-    expected_shape = _output_shape(x, w, stride, padding, dilation, transposed, output_padding, groups)
+    _convolution_checks(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
+    expected_shape = _output_shape(input, weight, stride, padding, dilation, transposed, output_padding, groups)
     _check_grad_output(grad_output, input, expected_shape, groups)
-    grad = np.asarray(operand(op, grad_output), dtype=x.dtype)
-    grads = convolution_backward(
-        grad, x, w, stride, padding, dilation, transposed, output_padding, groups, output_mask
-    )
-    return tuple(None if array is None else as_result(array, input.dtype) for array in grads)
+
+
+implements(aten.convolution_overrideable.default)(computed_by(convolution_overrideable)(_convolution_checks))
+implements(aten.convolution_backward_overrideable.default)(
+    computed_by(convolution_backward_overrideable)(_convolution_backward_checks)
+)

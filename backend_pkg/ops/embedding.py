@@ -29,12 +29,11 @@ last offset then only says how many bags there are), as in the CPU kernel.
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES
 from ..tensor import unwrap
-from ._operands import operand
+from ._operands import numpy_compute_dtype, operand
 from ._out_variants import derived_out
-from ._results import as_result
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, unchecked
 
 # EmbeddingBagMode, as the ``mode`` argument numbers them.
 _SUM, _MEAN, _MAX = 0, 1, 2
@@ -110,8 +109,8 @@ def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, pad
     return output, bag_size, None
 
 
-def embedding_bag_dense_backward(grad, indices, bags, bag_size, max_indices, num_weights,
-                                 scale_grad_by_freq, mode, per_sample_weights, padding_idx):
+def weight_grad(grad, indices, bags, bag_size, max_indices, num_weights, scale_grad_by_freq, mode,
+                per_sample_weights, padding_idx):
     """The gradient of ``weight``: each output gradient sent back to the rows its bag read."""
     grad_weight = np.zeros((num_weights, grad.shape[1]), dtype=grad.dtype)
     if mode == _MAX:
@@ -227,12 +226,13 @@ def _check_in_vocabulary(indices, num_weights, fast_path):
 
 
 def _is_fast_path(weight, per_sample_weights, padding_idx):
-    """Whether CPU's ``index_select_add`` takes its fbgemm shortcut, which skips ``offset2bag``."""
+    """Whether CPU's ``index_select_add`` takes its fbgemm shortcut, which skips ``offset2bag``
+    (``weight`` and ``per_sample_weights`` are arrays)."""
     return (
-        weight.dtype in (torch.float16, torch.float32)
-        and weight.stride(1) == 1
+        weight.dtype in (np.float16, np.float32)
+        and weight.strides[1] == weight.itemsize
         and padding_idx < 0
-        and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
+        and (per_sample_weights is None or per_sample_weights.strides[0] == per_sample_weights.itemsize)
     )
 
 
@@ -241,15 +241,96 @@ def _index_dtype(indices, offsets):
     return indices.dtype if indices.dtype == offsets.dtype else torch.int64
 
 
-def _computed(tensor):
-    return unwrap(tensor).astype(to_numpy_dtype(compute_dtype(tensor.dtype)), copy=False)
+def _computed(array):
+    """``array`` (None staying None) in its compute dtype: float32 for half."""
+    return None if array is None else array.astype(numpy_compute_dtype(array.dtype), copy=False)
 
 
-# --- kernels ------------------------------------------------------------------
+def _int64(array):
+    return array.astype(np.int64, copy=False)
+
+
+# --- the ops, on arrays ---------------------------------------------------------
+
+
+def embedding_renorm_(weight, indices, max_norm, norm_type):
+    """Scale, in place, the rows of ``weight`` that ``indices`` name whose norm exceeds ``max_norm``."""
+    requested = np.unique(indices % max(weight.shape[0], 1))
+    rows, renormed = renormed_rows(weight, requested, max_norm, norm_type)
+    weight[rows] = renormed
+
+
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                   requires_grad, out_dtype):
+    positions, starts = _int64(indices.reshape(-1)), _int64(offsets)
+    num_bags = starts.size - 1 if include_last_offset else starts.size
+    bags = bag_of_each_index(starts[:num_bags], positions.size)
+    output, bag_size, max_indices = embedding_bag(
+        _computed(weight), positions, bags, num_bags, mode, _computed(per_sample_weights), padding_idx
+    )
+    if mode == _SUM:
+        # CPU zeroes sum mode's bag sizes ("make bag_size output deterministic"); without
+        # a gradient to come it keeps them the length of the offsets.
+        bag_size = np.zeros(num_bags if requires_grad else starts.size, dtype=np.int64)
+    if max_indices is None:
+        max_indices = bag_size
+    if mode == _SUM and _is_fast_path(weight, per_sample_weights, padding_idx):
+        bags = bags[:0]
+    return tuple(
+        array.astype(dtype, copy=False) for array, dtype in zip((output, bags, bag_size, max_indices), out_dtype)
+    )
+
+
+def embedding_bag_with_grad(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
+                            per_sample_weights=None, include_last_offset=False, padding_idx=-1, *, out_dtype):
+    """``_embedding_bag``: the bags, and what their backward reads."""
+    return _embedding_bag(
+        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, True, out_dtype
+    )
+
+
+def embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
+                               per_sample_weights=None, include_last_offset=False, padding_idx=-1, *, out_dtype):
+    return _embedding_bag(
+        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, False, out_dtype
+    )
+
+
+def embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+                                 scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    """The gradient of ``weight``, in ``grad``'s dtype."""
+    result = weight_grad(
+        _computed(grad), _int64(indices), _int64(offset2bag), bag_size, _int64(maximum_indices),
+        num_weights, scale_grad_by_freq, mode, _computed(per_sample_weights), padding_idx,
+    )
+    return result.astype(grad.dtype, copy=False)
+
+
+def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    """The weight gradient autograd asks for: CPU's kernel rebuilds the ``offset2bag`` that
+    the sum's fast path left empty, then calls the dense (or sparse) backward."""
+    if indices.size and not offset2bag.size:
+        offset2bag = bag_of_each_index(offsets, indices.size)
+    return embedding_bag_dense_backward(
+        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode,
+        per_sample_weights, padding_idx,
+    )
+
+
+def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
+    positions, bags = _int64(indices), _int64(offset2bag)
+    if positions.size and not bags.size:  # the sum's fast path left it empty
+        bags = bag_of_each_index(_int64(offsets), positions.size)
+    result = per_sample_weights_backward(_computed(grad), _computed(weight), positions, bags, padding_idx)
+    return result.astype(grad.dtype, copy=False)
+
+
+# --- kernels: the checks, then the op on arrays -----------------------------------
 
 
 @implements(aten.embedding_renorm_.default)
-def embedding_renorm_(self, indices, max_norm, norm_type):
+def embedding_renorm_kernel(self, indices, max_norm, norm_type):
     if self.dim() != 2:
         raise RuntimeError(
             f"Expected 2-dimensional tensor, but got {self.dim()}-dimensional tensor for argument #1 "
@@ -257,8 +338,8 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
         )
     _check_scalar_types("embedding_renorm_", indices, "indices", 2, _INDEX_DTYPES)
     size = self.shape[0]
-    requested = np.unique(operand("embedding_renorm_", indices))  # sorted, as CPU visits them
-    out_of_range = requested[(requested < -size) | (requested >= size)]
+    requested = operand("embedding_renorm_", indices)
+    out_of_range = np.unique(requested[(requested < -size) | (requested >= size)])  # CPU visits them sorted
     if out_of_range.size:
         raise IndexError(
             f"select(): index {out_of_range[0]} out of range for tensor of size {list(self.shape)} "
@@ -269,98 +350,49 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
             f"norm(): input dtype should be either floating point or complex. "
             f"Got {SCALAR_TYPE_NAMES[self.dtype]} instead."
         )
-    weight = unwrap(self)
-    rows, renormed = renormed_rows(weight, np.unique(requested % max(size, 1)), max_norm, norm_type)
-    weight[rows] = renormed
+    embedding_renorm_(unwrap(self), requested, max_norm, norm_type)
     return self
 
 
-def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
-                   requires_grad):
+def _embedding_bag_checks(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
+                          per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
+    weights = None if per_sample_weights is None else operand("_embedding_bag", per_sample_weights)
+    fast_path = mode != _MAX and _is_fast_path(operand("_embedding_bag", weight), weights, padding_idx)
+    _check_in_vocabulary(_int64(unwrap(indices).reshape(-1)), weight.shape[0], fast_path)
     index_dtype = _index_dtype(indices, offsets)
-    positions = unwrap(indices).reshape(-1).astype(np.int64)
-    starts = unwrap(offsets).astype(np.int64)
-    num_bags = starts.size - 1 if include_last_offset else starts.size
-    fast_path = mode != _MAX and _is_fast_path(weight, per_sample_weights, padding_idx)
-    _check_in_vocabulary(positions, weight.shape[0], fast_path)
-    bags = bag_of_each_index(starts[:num_bags], positions.size)
-    weights = None if per_sample_weights is None else _computed(per_sample_weights)
-    output, bag_size, max_indices = embedding_bag(
-        _computed(weight), positions, bags, num_bags, mode, weights, padding_idx
-    )
-    if mode == _SUM:
-        # CPU zeroes sum mode's bag sizes ("make bag_size output deterministic"); without
-        # a gradient to come it keeps them the length of the offsets.
-        bag_size = np.zeros(num_bags if requires_grad else starts.size, dtype=np.int64)
-    if max_indices is None:
-        max_indices = bag_size
-    if mode == _SUM and fast_path:
-        bags = bags[:0]
-    return (
-        as_result(output, weight.dtype),
-        as_result(bags, index_dtype),
-        as_result(bag_size, index_dtype),
-        as_result(max_indices, index_dtype),
-    )
+    return weight.dtype, index_dtype, index_dtype, index_dtype
 
 
-@derived_out(aten._embedding_bag.default, aten._embedding_bag.out)
-def embedding_bag_kernel(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
-                         per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    return _embedding_bag(
-        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, True
-    )
+derived_out(aten._embedding_bag.default, aten._embedding_bag.out)(
+    computed_by(embedding_bag_with_grad, name="_embedding_bag")(_embedding_bag_checks)
+)
+derived_out(aten._embedding_bag_forward_only.default, aten._embedding_bag_forward_only.out)(
+    computed_by(embedding_bag_forward_only, name="_embedding_bag_forward_only")(_embedding_bag_checks)
+)
 
 
-@derived_out(aten._embedding_bag_forward_only.default, aten._embedding_bag_forward_only.out)
-def embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM,
-                               sparse=False, per_sample_weights=None, include_last_offset=False,
-                               padding_idx=-1):
-    return _embedding_bag(
-        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, False
-    )
-
-
-@implements(aten._embedding_bag_backward.default)
-def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
-                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
-    """The weight gradient autograd asks for: CPU's kernel rebuilds the ``offset2bag`` that
-    the sum's fast path left empty, then calls the dense (or sparse) backward."""
+def _embedding_bag_backward_checks(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                                   scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
     _check_scalar_types("embedding_bag", indices, "indices", 1, _INDEX_DTYPES)
     _check_scalar_types("embedding_bag", offsets, "offsets", 1, _INDEX_DTYPES)
     if sparse:
         raise NotImplementedError("npy device: embedding_bag has no sparse gradient: npy has no sparse tensors")
-    if indices.numel() and not offset2bag.numel():
-        offset2bag = as_result(bag_of_each_index(unwrap(offsets), indices.numel()), offsets.dtype)
-    return embedding_bag_dense_backward_kernel(
-        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode,
-        per_sample_weights, padding_idx,
-    )
 
 
-@derived_out(aten._embedding_bag_dense_backward.default, aten._embedding_bag_dense_backward.out)
-def embedding_bag_dense_backward_kernel(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
-                                        scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
-    weights = None if per_sample_weights is None else _computed(per_sample_weights)
-    result = embedding_bag_dense_backward(
-        _computed(grad), unwrap(indices).astype(np.int64), unwrap(offset2bag).astype(np.int64),
-        unwrap(bag_size), unwrap(maximum_indices).astype(np.int64), num_weights, scale_grad_by_freq,
-        mode, weights, padding_idx,
-    )
-    return as_result(result, grad.dtype)
-
-
-@derived_out(
-    aten._embedding_bag_per_sample_weights_backward.default, aten._embedding_bag_per_sample_weights_backward.out
+implements(aten._embedding_bag_backward.default)(
+    computed_by(embedding_bag_backward, name="_embedding_bag_backward")(_embedding_bag_backward_checks)
 )
-def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode,
-                                              padding_idx=-1):
+derived_out(aten._embedding_bag_dense_backward.default, aten._embedding_bag_dense_backward.out)(
+    unchecked(embedding_bag_dense_backward, name="_embedding_bag_dense_backward")
+)
+
+
+def _per_sample_weights_backward_checks(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
     if mode != _SUM:
         raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
-    positions = unwrap(indices).astype(np.int64)
-    bags = unwrap(offset2bag).astype(np.int64)
-    if positions.size and not bags.size:  # the sum's fast path left it empty
-        bags = bag_of_each_index(unwrap(offsets).astype(np.int64), positions.size)
-    result = per_sample_weights_backward(_computed(grad), _computed(weight), positions, bags, padding_idx)
-    return as_result(result, grad.dtype)
+
+
+derived_out(
+    aten._embedding_bag_per_sample_weights_backward.default, aten._embedding_bag_per_sample_weights_backward.out
+)(computed_by(embedding_bag_per_sample_weights_backward)(_per_sample_weights_backward_checks))

@@ -21,7 +21,7 @@ from ..tensor import unwrap, wrap
 from ._dims import wrap_dim
 from ._operands import broadcast_shapes, computed, operand
 from ._out_variants import derived_out
-from ._results import check_apart, check_no_overlap, warn_if_expanded, write_in_place, write_out
+from ._results import check_apart, check_no_overlap, warn_if_expanded, write_in_place
 from ._warnings import warn_once
 from .arithmetic import check_convertible
 from .registry import aten, computed_by, implements, lowers
@@ -225,7 +225,11 @@ def _check_positions_on_fast_paths(positions, size):
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
 
 
-@implements(aten.index_select.default)
+def _check_index_select_out(out, self, dim, index):
+    check_apart(out, self, index)  # before the resize, as CPU checks
+
+
+@derived_out(aten.index_select.default, aten.index_select.out, check_out=_check_index_select_out)
 def index_select(self, dim, index):
     dim = wrap_dim(dim, self.dim())
     positions = _vector_index(
@@ -243,12 +247,6 @@ def index_select(self, dim, index):
         raise IndexError("index out of range in self")
     picked = np.take(np.atleast_1d(unwrap(self)), positions, axis=dim)
     return wrap(picked.reshape(()) if self.dim() == 0 else picked)
-
-
-@implements(aten.index_select.out)
-def index_select_out(self, dim, index, *, out):
-    check_apart(out, self, index)  # before the resize, as CPU checks
-    return write_out("index_select", out, index_select(self, dim, index))
 
 
 def _fill_positions(self, dim, index):
@@ -406,13 +404,9 @@ def gather_kernel(self, dim, index, *, sparse_grad=False):
             )
 
 
-implements(aten.gather.default)(gather_kernel)
-
-
-@implements(aten.gather.out)
-def gather_out(self, dim, index, *, sparse_grad=False, out):
-    _check_gather_out(out, self)
-    return write_out("gather", out, gather_kernel(self, dim, index), reads=(self,), partial=(index,))
+derived_out(aten.gather.default, aten.gather.out, check_out=_check_gather_out, reads=("self",), partial=("index",))(
+    gather_kernel
+)
 
 
 def _check_scatter(self, dim, index, src):
@@ -546,7 +540,7 @@ def scatter_reduce_kernel(self, dim, index, src, reduce, *, include_self=True):
 # --- whole-tensor selections: take, put_, masked ops, nonzero, where --------
 
 
-@implements(aten.take.default)
+@derived_out(aten.take.default, aten.take.out, reads=("self", "index"))
 def take(self, index):
     if index.dtype != torch.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
@@ -557,11 +551,6 @@ def take(self, index):
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
     return wrap(np.take(unwrap(self), positions))
-
-
-@implements(aten.take.out)
-def take_out(self, index, *, out):
-    return write_out("take", out, take(self, index), reads=(self, index))
 
 
 @implements(aten.put_.default)
@@ -600,17 +589,17 @@ def _mask(op, mask, message):
     return operand(op, mask)
 
 
-@implements(aten.masked_select.default)
+def _check_masked_select_out(out, self, mask):
+    _require_out_dtype(out, self.dtype, "masked_select(): self and result must have the same scalar type")
+
+
+@derived_out(
+    aten.masked_select.default, aten.masked_select.out, check_out=_check_masked_select_out, reads=("self", "mask")
+)
 def masked_select(self, mask):
     selector = _mask("masked_select", mask, "masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(mask.shape, self.shape)
     return wrap(np.broadcast_to(unwrap(self), shape)[np.broadcast_to(selector, shape)])
-
-
-@implements(aten.masked_select.out)
-def masked_select_out(self, mask, *, out):
-    _require_out_dtype(out, self.dtype, "masked_select(): self and result must have the same scalar type")
-    return write_out("masked_select", out, masked_select(self, mask), reads=(self, mask))
 
 
 @implements(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
@@ -646,20 +635,18 @@ def masked_scatter_(self, mask, source):
     return write_in_place("masked_scatter_", self, wrap(result))
 
 
-@implements(aten.nonzero.default)
-def nonzero(self):
-    return wrap(np.argwhere(unwrap(self)))
-
-
-@implements(aten.nonzero.out)
-def nonzero_out(self, *, out):
+def _check_nonzero_out(out, self):
     # CPU's message runs "type" into the dtype name; so does this one.
     _require_out_dtype(
         out,
         torch.int64,
         f"nonzero: Expected out tensor to have scalar type Long but got scalar type{SCALAR_TYPE_NAMES[out.dtype]}",
     )
-    return write_out("nonzero", out, nonzero(self))
+
+
+@derived_out(aten.nonzero.default, aten.nonzero.out, check_out=_check_nonzero_out)
+def nonzero(self):
+    return wrap(np.argwhere(unwrap(self)))
 
 
 @lowers(aten.where.self)
@@ -685,15 +672,13 @@ def where_kernel(condition, self, other):
     return torch.result_type(self, other)
 
 
-implements(aten.where.self)(where_kernel)
-
-
-@implements(aten.where.self_out)
-def where_out(condition, self, other, *, out):
+def _check_where_out(out, condition, self, other):
     # Checked before the condition is: out= must have the result's own dtype.
     dtype = torch.result_type(self, other)
     if out.dtype != dtype:
         raise RuntimeError(
             f"Expected out type to be {SCALAR_TYPE_NAMES[dtype]} but got {SCALAR_TYPE_NAMES[out.dtype]}"
         )
-    return write_out("where", out, where_kernel(condition, self, other))
+
+
+derived_out(aten.where.self, aten.where.self_out, check_out=_check_where_out, name="where")(where_kernel)

@@ -19,7 +19,7 @@ from ._dims import wrap_dim
 from ._layout import allocate_strided, strides_for
 from ._operands import operand
 from ._out_variants import derived_out
-from ._results import check_apart, write_out
+from ._results import check_apart
 from .registry import aten, implements
 
 
@@ -70,7 +70,11 @@ def _cat_memory_format(tensors):
     return formats.pop() if len(formats) == 1 else torch.contiguous_format
 
 
-@implements(aten.cat.default)
+def _check_cat_out(out, tensors, dim=0):
+    check_apart(out, *tensors)  # before the resize, as CPU checks
+
+
+@derived_out(aten.cat.default, aten.cat.out, check_out=_check_cat_out)
 def cat(tensors, dim=0):
     dim = _check_cat_shapes(tensors, dim)
     dtype = functools.reduce(torch.promote_types, (t.dtype for t in tensors))
@@ -82,12 +86,6 @@ def cat(tensors, dim=0):
     out = allocate_strided(shape, strides_for(shape, _cat_memory_format(joined)), dtype)
     np.concatenate([operand("cat", t) for t in joined], axis=dim, out=out)
     return wrap(out)
-
-
-@implements(aten.cat.out)
-def cat_out(tensors, dim=0, *, out):
-    check_apart(out, *tensors)  # before the resize, as CPU checks
-    return write_out("cat", out, cat(tensors, dim))
 
 
 @implements(aten.flip.default)

@@ -19,7 +19,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from ..tensor import wrap
 from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
-from ._operands import numpy_compute_dtype
+from ._operands import in_compute_dtype
 from ._out_variants import derived_out
 from ._same_dtype import same_dtype_arrays, with_same_dtype_shortcut
 from .registry import aten, computed_by, lowers
@@ -44,11 +44,6 @@ def _scalar(value, np_dtype):
     return np.asarray(value).astype(np_dtype)
 
 
-def _in_compute_dtype(out_dtype, *arrays):
-    np_compute = numpy_compute_dtype(out_dtype)
-    return [array.astype(np_compute, copy=False) for array in arrays]
-
-
 def _scaled_sum(bias, product, beta, alpha, out_dtype):
     """``beta * bias + alpha * product``, ``bias`` broadcast to the product's shape.
 
@@ -68,18 +63,18 @@ def _scaled_sum(bias, product, beta, alpha, out_dtype):
 @lowers(aten.mm.default, aten.bmm.default)
 def mm(a, b, *, out_dtype):
     """``a @ b`` (matrices, batches of them, or a matrix and a vector), half computed in float32."""
-    return np.matmul(*_in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
+    return np.matmul(*in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
 
 
 @lowers(aten.addmm.default)
 def addmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
     """``beta * bias + alpha * (a @ b)``; a linear layer with a bias is ``addmm``."""
-    return _scaled_sum(bias, np.matmul(*_in_compute_dtype(out_dtype, a, b)), beta, alpha, out_dtype)
+    return _scaled_sum(bias, np.matmul(*in_compute_dtype(out_dtype, a, b)), beta, alpha, out_dtype)
 
 
 def addbmm(bias, a, b, *, beta=1, alpha=1, out_dtype):
     """``addmm`` of the sum of the batches' products."""
-    product = np.matmul(*_in_compute_dtype(out_dtype, a, b)).sum(axis=0)
+    product = np.matmul(*in_compute_dtype(out_dtype, a, b)).sum(axis=0)
     return _scaled_sum(bias, product, beta, alpha, out_dtype)
 
 
@@ -273,7 +268,7 @@ def mv_kernel(self, vec):
 
 
 def dot(a, b, *, out_dtype):
-    return np.dot(*_in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
+    return np.dot(*in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
 
 
 @derived_out(aten.dot.default, aten.dot.out)

@@ -34,13 +34,11 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
-from ._numpy_errors import quietly
-from ._results import as_result
-from .registry import aten, implements
+from ._operands import in_compute_dtype
+from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ------------------------------------------------------
 #
@@ -220,7 +218,126 @@ def group_norm_backward(grad, x, mean, rstd, weight, groups):
     return grad_input, (centered_sums * rstd_by_channel).sum(axis=0), grad_sums.sum(axis=0)
 
 
+# --- the ops, on arrays -------------------------------------------------------------
+#
+# Each takes the op's arguments, arrays for tensors, and the NumPy dtypes of its
+# results, ``out_dtype``: the input's, then the per-channel tensors' for the
+# statistics (and the parameter gradients). It computes in the compute dtypes
+# (float32 for half) and returns C-contiguous arrays: a NumPy result keeps its
+# operands' layout (channels-last for a channels-last input), and an npy
+# storage's memory must be in C or Fortran order, the order in which the views
+# PyTorch makes of it (``detach()``, autograd's saved tensors) read it.
+
+
+def _per_channel(out_dtype, *arrays):
+    """Per-channel arrays as (C,), in ``out_dtype``'s compute dtype: batch norm takes any
+    shape with C elements, as ``_batch_norm_impl_index`` checks them."""
+    return [None if array is None else array.reshape(-1) for array in in_compute_dtype(out_dtype, *arrays)]
+
+
+def _rounded(array, dtype):
+    """``array`` rounded to ``dtype``, kept in its compute dtype."""
+    return array.astype(dtype, copy=False).astype(array.dtype, copy=False)
+
+
+def _results(arrays, out_dtypes, wanted=(True, True, True)):
+    """The results in their dtypes, C-contiguous, and None where not ``wanted``."""
+    return tuple(
+        np.ascontiguousarray(array.astype(dtype, copy=False)) if want else None
+        for want, array, dtype in zip(wanted, arrays, out_dtypes)
+    )
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out_dtype):
+    """Output, saved mean and saved 1 / std; in training, the running statistics are updated in place."""
+    (x,) = in_compute_dtype(out_dtype[0], input)
+    w, b, mean, variance = _per_channel(out_dtype[1], weight, bias, running_mean, running_var)
+    if not training:
+        out = batch_norm(x, w, b, mean, running_inverse_std(variance, eps))
+        return _results((out, np.empty(0), np.empty(0)), out_dtype)
+    mean, variance, unbiased = batch_statistics(x)
+    # CPU normalizes with the statistics it saves, rounded to their dtype.
+    mean, invstd = _rounded(mean, out_dtype[1]), _rounded(batch_inverse_std(variance, eps), out_dtype[1])
+    for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
+        if running is not None:
+            (previous,) = _per_channel(out_dtype[1], running)
+            running[...] = running_average(previous, batch_value, momentum).reshape(running.shape)
+    return _results((batch_norm(x, w, b, mean, invstd), mean, invstd), out_dtype)
+
+
+def native_batch_norm_no_stats(input, weight, bias, training, momentum, eps, *, out_dtype):
+    return native_batch_norm(input, weight, bias, None, None, training, momentum, eps, out_dtype=out_dtype)
+
+
+def _with_reserve(results):
+    """The results of a batch norm and its reserve: cuDNN's workspace, empty on other devices."""
+    return (*results, np.empty(0, np.uint8))
+
+
+def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps, *, out_dtype):
+    arguments = (input, weight, bias, running_mean, running_var, True, momentum, eps)
+    return _with_reserve(native_batch_norm(*arguments, out_dtype=out_dtype[:3]))
+
+
+def batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps, *, out_dtype):
+    arguments = (input, weight, bias, running_mean, running_var, False, momentum, eps)
+    return _with_reserve(native_batch_norm(*arguments, out_dtype=out_dtype[:3]))
+
+
+def native_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask,
+    *, out_dtype,
+):
+    grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
+    stats = (save_mean, save_invstd) if train else (running_mean, running_var)
+    w, mean, spread = _per_channel(out_dtype[1], weight, *stats)
+    invstd = spread if train else running_inverse_std(spread, eps)
+    grads = batch_norm_backward(grad, x, w, mean, invstd, train)
+    return _results(grads, out_dtype, output_mask)
+
+
+def new_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve,
+    *, out_dtype,
+):
+    arguments = (grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask)
+    return native_batch_norm_backward(*arguments, out_dtype=out_dtype)
+
+
+@lowers(aten.native_layer_norm.default)
+def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out_dtype):
+    (x,), (w, b) = in_compute_dtype(out_dtype[0], input), in_compute_dtype(out_dtype[1], weight, bias)
+    return _results(layer_norm(x, len(normalized_shape), w, b, eps), out_dtype)
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out_dtype):
+    grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
+    mean, rstd, w = in_compute_dtype(out_dtype[1], mean, rstd, weight)
+    grads = layer_norm_backward(grad, x, len(normalized_shape), mean, rstd, w)
+    return _results(grads, out_dtype, output_mask)
+
+
+@lowers(aten.native_group_norm.default)
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps, *, out_dtype):
+    (x,), (w, b) = in_compute_dtype(out_dtype[0], input), in_compute_dtype(out_dtype[1], weight, bias)
+    out, mean, rstd = group_norm(x.reshape(N, C, HxW), w, b, group, eps)
+    return _results((out.reshape(input.shape), mean, rstd), out_dtype)
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, *, out_dtype):
+    grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
+    mean, rstd, w = in_compute_dtype(out_dtype[1], mean, rstd, weight)
+    grad_input, grad_weight, grad_bias = group_norm_backward(
+        grad.reshape(N, C, HxW), x.reshape(N, C, HxW), mean.reshape(N, group), rstd.reshape(N, group), w, group
+    )
+    return _results((grad_input.reshape(input.shape), grad_weight, grad_bias), out_dtype, output_mask)
+
+
 # --- checks, as PyTorch's CPU kernels make them ---------------------------------
+#
+# Each returns the dtypes of the op's results: the input's, then the
+# per-channel tensors' (the input's, or float32 for autocast's mix of a half
+# input and float32 parameters).
 
 
 def _check_dtypes(dtype, tensors):
@@ -254,48 +371,22 @@ def _refuse_non_floating(op, tensor):
         raise not_implemented_for(op, tensor.dtype)
 
 
-def _array(tensor, dtype):
-    """``tensor``'s array in ``dtype``'s compute dtype (float32 for half), or None."""
-    if tensor is None:
-        return None
-    return unwrap(tensor).astype(to_numpy_dtype(compute_dtype(dtype)), copy=False)
-
-
-def _rounded(array, dtype):
-    """``array`` rounded to ``dtype``, kept in its compute dtype."""
-    return array.astype(to_numpy_dtype(dtype), copy=False).astype(array.dtype, copy=False)
-
-
-def _results(arrays, dtypes, wanted=(True, True, True)):
-    """The result tensors, and None where not ``wanted``.
-
-    They are made C-contiguous: a NumPy result keeps its operands' layout
-    (channels-last for a channels-last input), and an npy storage's memory
-    must be in C or Fortran order, the order in which the views PyTorch makes
-    of it (``detach()``, autograd's saved tensors) read it.
-    """
-    return tuple(
-        as_result(np.ascontiguousarray(array), dtype) if want else None
-        for want, array, dtype in zip(wanted, arrays, dtypes)
-    )
-
-
-def _per_channel(tensor, dtype):
-    """A per-channel tensor's array as (C,) in ``dtype``'s compute dtype, or None.
-
-    Batch norm takes any shape with C elements, as ``_batch_norm_impl_index`` checks them.
-    """
-    return None if tensor is None else _array(tensor, dtype).reshape(-1)
-
-
 def _check_channel_count(name, channels, tensor):
     """``_batch_norm_impl_index``'s check, made here too for direct calls (CPU's kernel makes none)."""
     if tensor is not None and tensor.numel() != channels:
         raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
 
 
-def _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training):
-    """The checks of CPU's ``batch_norm_cpu``; returns the per-channel dtype (:func:`_parameter_dtype`)."""
+def _check_grad_shape(grad_output, input):
+    if grad_output.shape != input.shape:
+        raise RuntimeError(
+            f"Expected grad_output of shape {list(input.shape)}, like input, but got "
+            f"{list(grad_output.shape)}"
+        )
+
+
+def _batch_norm_checks(input, weight, bias, running_mean, running_var, training, momentum=None, eps=None):
+    """The checks of CPU's ``batch_norm_cpu``."""
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     if input.dim() < 2:  # CPU asks for the channel count, input.size(1)
@@ -313,75 +404,24 @@ def _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, tra
         raise RuntimeError(
             f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}"
         )
-    return dtype
+    return input.dtype, dtype, dtype
 
 
-# --- batch norm kernels -------------------------------------------------------------
+def _batch_norm_no_stats_checks(input, weight, bias, training, momentum, eps):
+    return _batch_norm_checks(input, weight, bias, None, None, training)
 
 
-def _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    """Output, saved mean and saved 1 / std; in training, the running statistics are updated in place."""
-    dtype = _check_batch_norm_inputs(input, weight, bias, running_mean, running_var, training)
-    x = _array(input, input.dtype)
-    w, b = _per_channel(weight, dtype), _per_channel(bias, dtype)
-    if not training:
-        invstd = quietly(running_inverse_std, _per_channel(running_var, dtype), eps)
-        out = batch_norm(x, w, b, _per_channel(running_mean, dtype), invstd)
-        return _results((out, np.empty(0), np.empty(0)), (input.dtype, dtype, dtype))
-    mean, variance, unbiased = quietly(batch_statistics, x)
-    # CPU normalizes with the statistics it saves, rounded to their dtype.
-    mean, invstd = _rounded(mean, dtype), _rounded(quietly(batch_inverse_std, variance, eps), dtype)
-    if running_mean is not None:
-        for running, batch_value in [(running_mean, mean), (running_var, unbiased)]:
-            updated = quietly(running_average, _per_channel(running, dtype), batch_value, momentum)
-            unwrap(running)[...] = updated.reshape(running.shape)
-    out = batch_norm(x, w, b, mean, invstd)
-    return _results((out, mean, invstd), (input.dtype, dtype, dtype))
+def _batch_norm_with_update_checks(input, weight, bias, running_mean, running_var, momentum, eps):
+    return (*_batch_norm_checks(input, weight, bias, running_mean, running_var, True), torch.uint8)
 
 
-@implements(aten.native_batch_norm.default)
-def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    return _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps)
+def _batch_norm_no_update_checks(input, weight, bias, running_mean, running_var, momentum, eps):
+    return (*_batch_norm_checks(input, weight, bias, running_mean, running_var, False), torch.uint8)
 
 
-@implements(aten._native_batch_norm_legit.default)
-def native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    return _batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps)
-
-
-@implements(aten._native_batch_norm_legit.no_stats)
-def native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
-    return _batch_norm_forward(input, weight, bias, None, None, training, momentum, eps)
-
-
-def _with_reserve(results):
-    """The results of a batch norm and its reserve: cuDNN's workspace, empty on other devices."""
-    return (*results, as_result(np.empty(0), torch.uint8))
-
-
-@implements(aten._batch_norm_with_update.default)
-def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
-    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, True, momentum, eps)
-    return _with_reserve(results)
-
-
-# Its CompositeExplicitAutograd kernel calls CPU's batch_norm_cpu, which refuses npy tensors.
-@implements(aten._batch_norm_no_update.default)
-def batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps):
-    results = _batch_norm_forward(input, weight, bias, running_mean, running_var, False, momentum, eps)
-    return _with_reserve(results)
-
-
-def _check_grad_shape(grad_output, input):
-    if grad_output.shape != input.shape:
-        raise RuntimeError(
-            f"Expected grad_output of shape {list(input.shape)}, like input, but got "
-            f"{list(grad_output.shape)}"
-        )
-
-
-def _batch_norm_backward(
-    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps, output_mask
+def _batch_norm_backward_checks(
+    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps, output_mask,
+    reserve=None,
 ):
     _refuse_non_floating("batch_norm_backward_cpu", input)
     dtype = _parameter_dtype(input.dtype, (weight, running_mean, running_var, save_mean, save_invstd))
@@ -394,32 +434,7 @@ def _batch_norm_backward(
         raise RuntimeError(f"batch_norm_backward: {names} must be defined when train={training}")
     for name, tensor in [("weight", weight), *zip(("mean", "invstd"), stats)]:
         _check_channel_count(name, input.shape[1], tensor)
-    mean, spread = _per_channel(stats[0], dtype), _per_channel(stats[1], dtype)
-    invstd = spread if training else quietly(running_inverse_std, spread, eps)
-    grad, x = _array(grad_output, input.dtype), _array(input, input.dtype)
-    grads = quietly(batch_norm_backward, grad, x, _per_channel(weight, dtype), mean, invstd, training)
-    return _results(grads, (input.dtype, dtype, dtype), output_mask)
-
-
-@implements(aten.native_batch_norm_backward.default)
-def native_batch_norm_backward(
-    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
-):
-    return _batch_norm_backward(
-        grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
-    )
-
-
-@implements(aten.batch_norm_backward.default)
-def new_batch_norm_backward(
-    grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve
-):
-    return _batch_norm_backward(
-        grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask
-    )
-
-
-# --- layer norm kernels ---------------------------------------------------------------
+    return input.dtype, dtype, dtype
 
 
 def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
@@ -451,18 +466,14 @@ def _check_like(template, wanted):
         raise RuntimeError("tensor does not have a device")
 
 
-@implements(aten.native_layer_norm.default)
-def native_layer_norm(input, normalized_shape, weight, bias, eps):
+def _layer_norm_checks(input, normalized_shape, weight, bias, eps):
     _check_layer_norm_inputs(input, normalized_shape, weight, bias)
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("LayerNormKernelImpl", input)
-    x, w, b = _array(input, input.dtype), _array(weight, dtype), _array(bias, dtype)
-    out, mean, rstd = quietly(layer_norm, x, len(normalized_shape), w, b, eps)
-    return _results((out, mean, rstd), (input.dtype, dtype, dtype))
+    return input.dtype, dtype, dtype
 
 
-@implements(aten.native_layer_norm_backward.default)
-def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+def _layer_norm_backward_checks(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _check_layer_norm_inputs(input, normalized_shape, weight, bias)
     _check_like(weight, output_mask[1])
     _check_like(weight if weight is not None else bias, output_mask[2])
@@ -470,19 +481,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     _refuse_non_floating("LayerNormBackwardKernelImpl", input)
     _check_dtypes(input.dtype, [grad_out])
     _check_grad_shape(grad_out, input)
-    grads = quietly(
-        layer_norm_backward,
-        _array(grad_out, input.dtype),
-        _array(input, input.dtype),
-        len(normalized_shape),
-        _array(mean, dtype),
-        _array(rstd, dtype),
-        _array(weight, dtype),
-    )
-    return _results(grads, (input.dtype, dtype, dtype), output_mask)
-
-
-# --- group norm kernels ---------------------------------------------------------------
+    return input.dtype, dtype, dtype
 
 
 def _check_group_norm_inputs(input, weight, bias, channels, groups):
@@ -511,21 +510,17 @@ def _check_group_sizes(input, batch, channels, spatial):
         )
 
 
-@implements(aten.native_group_norm.default)
-def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+def _group_norm_checks(input, weight, bias, N, C, HxW, group, eps):
     if HxW == 0:  # refused since torch 2.14 ("Expected HxW to be greater than 0"): the CPU answers
         check_on_cpu(aten.native_group_norm.default, input, weight, bias, N, C, HxW, group, eps)
     _check_group_norm_inputs(input, weight, bias, C, group)
     dtype = _parameter_dtype(input.dtype, (weight, bias), (bias,))
     _refuse_non_floating("GroupNormKernelImpl", input)
     _check_group_sizes(input, N, C, HxW)
-    x = _array(input, input.dtype).reshape(N, C, HxW)
-    out, mean, rstd = quietly(group_norm, x, _array(weight, dtype), _array(bias, dtype), group, eps)
-    return _results((out.reshape(input.shape), mean, rstd), (input.dtype, dtype, dtype))
+    return input.dtype, dtype, dtype
 
 
-@implements(aten.native_group_norm_backward.default)
-def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+def _group_norm_backward_checks(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     if grad_out.dtype != input.dtype:
         raise RuntimeError("Expected scalar types of X and dY are same.")
     dtype = _parameter_dtype(input.dtype, (mean, rstd), (rstd,))
@@ -538,14 +533,26 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
             "Expected mean.numel() == N * group to be true, but got false.  (Could this error message "
             "be improved?  If so, please report an enhancement request to PyTorch.)"
         )
-    grad_input, grad_weight, grad_bias = quietly(
-        group_norm_backward,
-        _array(grad_out, input.dtype).reshape(N, C, HxW),
-        _array(input, input.dtype).reshape(N, C, HxW),
-        _array(mean, dtype).reshape(N, group),
-        _array(rstd, dtype).reshape(N, group),
-        _array(weight, dtype),
-        group,
-    )
-    grads = (grad_input.reshape(input.shape), grad_weight, grad_bias)
-    return _results(grads, (input.dtype, dtype, dtype), output_mask)
+    return input.dtype, dtype, dtype
+
+
+# --- the kernels: the checks, then the op on arrays ----------------------------------
+
+for _ops, _function, _checks in [
+    (
+        (aten.native_batch_norm.default, aten._native_batch_norm_legit.default),
+        native_batch_norm,
+        _batch_norm_checks,
+    ),
+    ((aten._native_batch_norm_legit.no_stats,), native_batch_norm_no_stats, _batch_norm_no_stats_checks),
+    ((aten._batch_norm_with_update.default,), batch_norm_with_update, _batch_norm_with_update_checks),
+    # Its CompositeExplicitAutograd kernel calls CPU's batch_norm_cpu, which refuses npy tensors.
+    ((aten._batch_norm_no_update.default,), batch_norm_no_update, _batch_norm_no_update_checks),
+    ((aten.native_batch_norm_backward.default,), native_batch_norm_backward, _batch_norm_backward_checks),
+    ((aten.batch_norm_backward.default,), new_batch_norm_backward, _batch_norm_backward_checks),
+    ((aten.native_layer_norm.default,), native_layer_norm, _layer_norm_checks),
+    ((aten.native_layer_norm_backward.default,), native_layer_norm_backward, _layer_norm_backward_checks),
+    ((aten.native_group_norm.default,), native_group_norm, _group_norm_checks),
+    ((aten.native_group_norm_backward.default,), native_group_norm_backward, _group_norm_backward_checks),
+]:
+    implements(*_ops)(computed_by(_function)(_checks))

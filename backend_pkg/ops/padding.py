@@ -23,37 +23,43 @@ at a time. Pads may be negative (they crop), as in PyTorch.
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
-from ._results import as_result, write_out
-from .registry import aten, implements
+from ._operands import numpy_compute_dtype
+from ._out_variants import derived_out
+from .registry import aten, computed_by
 
 # --- the NumPy functions ----------------------------------------------------
 # ``padding`` is as ``F.pad`` takes it: (before, after) pairs, for the last dim first; the
 # padded dims are the last ``len(padding) // 2``.
 
 
-def reflection_pad(array, padding):
-    """``reflection_pad{1,2,3}d``: ``array``'s padded dims extended with their mirror image at
+def reflection_pad(self, padding):
+    """``reflection_pad{1,2,3}d``: ``self``'s padded dims extended with their mirror image at
     each edge (the edge itself not repeated)."""
-    return _gathered(array, _positions(_reflected, array.shape, padding))
+    return _gathered(self, _positions(_reflected, self.shape, padding))
 
 
-def replication_pad(array, padding):
-    """``replication_pad{1,2,3}d``: ``array``'s padded dims extended with copies of their edges."""
-    return _gathered(array, _positions(_replicated, array.shape, padding))
+def replication_pad(self, padding):
+    """``replication_pad{1,2,3}d``: ``self``'s padded dims extended with copies of their edges."""
+    return _gathered(self, _positions(_replicated, self.shape, padding))
 
 
-def reflection_pad_backward(grad_output, input_shape, padding):
+def reflection_pad_backward(grad_output, self, padding):
     """``reflection_pad{1,2,3}d_backward``: the gradient of :func:`reflection_pad`."""
-    return _scattered(grad_output, input_shape, _positions(_reflected, input_shape, padding))
+    return _pad_backward(_reflected, grad_output, self, padding)
 
 
-def replication_pad_backward(grad_output, input_shape, padding):
+def replication_pad_backward(grad_output, self, padding):
     """``replication_pad{1,2,3}d_backward``: the gradient of :func:`replication_pad`."""
-    return _scattered(grad_output, input_shape, _positions(_replicated, input_shape, padding))
+    return _pad_backward(_replicated, grad_output, self, padding)
+
+
+def _pad_backward(positions_along, grad_output, self, padding):
+    """The gradient of ``self`` (half added up in float32), where each value was copied to."""
+    grad = grad_output.astype(numpy_compute_dtype(grad_output.dtype), copy=False)
+    positions = _positions(positions_along, self.shape, padding)
+    return _scattered(grad, self.shape, positions).astype(self.dtype, copy=False)
 
 
 def _reflected(size, before, after):
@@ -148,28 +154,21 @@ def _check_grad_output(kind, grad_output, self, padding, dims):
 
 
 def _register(kind, dims):
-    """The kernels of ``{kind}_pad{dims}d`` and its backward, each overload."""
+    """The kernels of ``{kind}_pad{dims}d`` and its backward, each overload. (``torch.compile``
+    meets neither: PyTorch's core decompositions turn them into indexing.)"""
     op = f"{kind}_pad{dims}d"
     forward_op, backward_op = getattr(aten, op), getattr(aten, f"{op}_backward")
 
-    @implements(forward_op.default)
-    def pad(self, padding):
+    def pad_checks(self, padding):
         _check_input(op, kind, self, padding, dims)
-        return as_result(_FORWARD[kind](unwrap(self), padding), self.dtype)
 
-    @implements(forward_op.out)
-    def pad_out(self, padding, *, out):
-        return write_out(op, out, pad(self, padding))
-
-    @implements(backward_op.default)
-    def pad_backward(grad_output, self, padding):
+    def pad_backward_checks(grad_output, self, padding):
         _check_grad_output(kind, grad_output, self, padding, dims)
-        grad = np.asarray(unwrap(grad_output), dtype=to_numpy_dtype(compute_dtype(grad_output.dtype)))
-        return as_result(_BACKWARD[kind](grad, self.shape, padding), self.dtype)
 
-    @implements(backward_op.grad_input)
-    def pad_backward_out(grad_output, self, padding, *, grad_input):
-        return write_out(f"{op}_backward", grad_input, pad_backward(grad_output, self, padding))
+    derived_out(forward_op.default, forward_op.out)(computed_by(_FORWARD[kind], name=op)(pad_checks))
+    derived_out(backward_op.default, backward_op.grad_input)(
+        computed_by(_BACKWARD[kind], name=f"{op}_backward")(pad_backward_checks)
+    )
 
 
 for _kind in _FORWARD:

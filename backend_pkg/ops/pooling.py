@@ -36,12 +36,12 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
+from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
-from ._out_variants import with_out
-from ._results import as_result
+from ._operands import in_compute_dtype
+from ._out_variants import derived_out
+from .registry import aten, computed_by, lowers
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 # Spatial dims in the order PyTorch's messages name them.
@@ -421,7 +421,64 @@ def _floating(dtype):
     return dtype.is_floating_point
 
 
-# --- max pooling kernels -----------------------------------------------------------
+# --- the ops, on arrays: for ``dims`` (2 or 3) spatial dims, results in the input's dtype ---
+
+
+def _max_pool(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    arguments = _pool_arguments(f"max_pool{dims}d", dims, kernel_size, stride, padding, dilation)
+    return max_pool(self, *arguments, ceil_mode)
+
+
+def _max_pool_backward(dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
+    return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
+
+
+def _avg_arguments(dims, kernel_size, stride, padding):
+    """Kernel, stride and padding, one int per dim."""
+    either = "" if dims == 3 else "either "
+    return _pool_arguments(f"avg_pool{dims}d", dims, kernel_size, stride, padding, either=either)[:3]
+
+
+def _avg_pool(
+    dims, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    (x,) = in_compute_dtype(self.dtype, self)
+    arguments = _avg_arguments(dims, kernel_size, stride, padding)
+    return avg_pool(x, *arguments, ceil_mode, count_include_pad, divisor_override).astype(self.dtype, copy=False)
+
+
+def _avg_pool_backward(
+    dims, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
+    arguments = _avg_arguments(dims, kernel_size, stride, padding)
+    result = avg_pool_backward(
+        grad, self.shape[-dims:], *arguments, ceil_mode, count_include_pad, divisor_override
+    )
+    return result.astype(self.dtype, copy=False)
+
+
+def _adaptive_avg_pool(dims, self, output_size):
+    (x,) = in_compute_dtype(self.dtype, self)
+    return adaptive_avg_pool(x, list(output_size)).astype(self.dtype, copy=False)
+
+
+def _adaptive_avg_pool_backward(dims, grad_output, self):
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
+    return adaptive_avg_pool_backward(grad, self.shape[-dims:]).astype(self.dtype, copy=False)
+
+
+def _adaptive_max_pool(dims, self, output_size):
+    return adaptive_max_pool(self, list(output_size))
+
+
+def _adaptive_max_pool_backward(dims, grad_output, self, indices):
+    (grad,) = in_compute_dtype(self.dtype, grad_output)
+    return max_pool_backward(grad, indices, self.shape[-dims:]).astype(self.dtype, copy=False)
+
+
+# --- max pooling checks ---------------------------------------------------------------
 
 
 def _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -437,17 +494,14 @@ def _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, 
     return kernel, stride, padding, dilation, outs
 
 
-def _max_pool_nd(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+def _max_pool_checks(dims, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     op = f"max_pool{dims}d"
-    geometry = _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
+    _max_pool_arguments(op, dims, self, kernel_size, stride, padding, dilation, ceil_mode)
     _refuse(op, self, _maxable)
-    values, indices = max_pool(unwrap(self), *geometry[:4], ceil_mode)
-    return as_result(values, self.dtype), as_result(indices, torch.int64)
+    return self.dtype, torch.int64
 
 
-def _max_pool_nd_backward(
-    dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices
-):
+def _max_pool_backward_checks(dims, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     op = f"max_pool{dims}d"
     _check_grad(grad_output, self)
     if dims == 2:
@@ -467,11 +521,9 @@ def _max_pool_nd_backward(
             _check_sizes(tensor, self, outs, self.dim() - 4)
     _check_same_planes(op, grad_output, self, dims)
     _refuse(f"{op}_backward", self, _floating)
-    grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
-    return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
 
 
-# --- average pooling kernels ----------------------------------------------------------
+# --- average pooling checks ----------------------------------------------------------
 
 # Per dims: the dtypes CPU averages, and the names its dtype dispatch gives the forward and backward.
 _AVG_POOL_DTYPES = {
@@ -485,10 +537,9 @@ _AVG_POOL_KERNEL_NAMES = {
 
 
 def _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override):
-    """The expanded arguments and output sizes of an average pooling, checked as ATen's meta checks them."""
-    op = f"avg_pool{dims}d"
-    either = "" if dims == 3 else "either "
-    kernel, stride, padding, dilation = _pool_arguments(op, dims, kernel_size, stride, padding, either=either)
+    """The output sizes of an average pooling, checked as ATen's meta checks them."""
+    kernel, stride, padding = _avg_arguments(dims, kernel_size, stride, padding)
+    dilation = [1] * dims
     if divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     if dims == 2:
@@ -499,7 +550,7 @@ def _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, div
         _check_dims(self, 3, "non-empty 4D or 5D (batch mode) tensor expected for input")
         outs = _output_sizes(self.shape[-3:], kernel, stride, padding, dilation, ceil_mode)
         _check_pool3d("avg_pool3d()", self, kernel, stride, padding, dilation, outs, check_input_size=True)
-    return kernel, stride, padding, outs
+    return outs
 
 
 def _check_size_exists(self, dim):
@@ -511,33 +562,26 @@ def _check_size_exists(self, dim):
         )
 
 
-def _avg_pool_nd(
+def _avg_pool_checks(
     dims, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
-    geometry = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
     if self.dtype not in _AVG_POOL_DTYPES[dims]:
         raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][0], self.dtype)
-    x = unwrap(self).astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
-    result = avg_pool(x, *geometry[:3], ceil_mode, count_include_pad, divisor_override)
-    return as_result(result, self.dtype)
 
 
-def _avg_pool_nd_backward(
+def _avg_pool_backward_checks(
     dims, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):
     _check_grad(grad_output, self, _GRAD_OUTPUT if dims == 2 else _SCALAR_TYPE)
-    geometry = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
-    _check_sizes(grad_output, self, geometry[3], self.dim() - dims - 1)
+    outs = _avg_pool_arguments(dims, self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _check_sizes(grad_output, self, outs, self.dim() - dims - 1)
     _check_same_planes(f"avg_pool{dims}d_backward", grad_output, self, dims)
     if self.dtype not in _AVG_POOL_DTYPES[dims]:
         raise not_implemented_for(_AVG_POOL_KERNEL_NAMES[dims][1], self.dtype)
-    grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
-    spatial = self.shape[-dims:]
-    result = avg_pool_backward(grad, spatial, *geometry[:3], ceil_mode, count_include_pad, divisor_override)
-    return as_result(result, self.dtype)
 
 
-# --- adaptive pooling kernels -------------------------------------------------------
+# --- adaptive pooling checks -------------------------------------------------------
 
 
 def _check_adaptive(name, dims, self, output_size, size_message, tensor_message, checked_dims):
@@ -553,7 +597,11 @@ def _check_adaptive(name, dims, self, output_size, size_message, tensor_message,
             )
 
 
-def _adaptive_avg_checked(dims, self, output_size):
+_ADAPTIVE_KERNEL_NAMES = {2: "adaptive_avg_pool2d", 3: "adaptive_avg_pool3d_cpu"}
+_ADAPTIVE_MAX_KERNEL_NAMES = {2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"}
+
+
+def _adaptive_avg_pool_checks(dims, self, output_size):
     name = f"adaptive_avg_pool{dims}d"
     _check_adaptive(
         name, dims, self, output_size,
@@ -564,9 +612,22 @@ def _adaptive_avg_checked(dims, self, output_size):
     )
     if min(output_size) < 0:
         raise RuntimeError("numel: integer multiplication overflow")
+    _refuse(_ADAPTIVE_KERNEL_NAMES[dims], self, _floating)
 
 
-def _adaptive_max_checked(dims, self, output_size):
+_ADAPTIVE_AVG_GRAD_DTYPE = {
+    2: "adaptive_avg_pool2d_backward_out_cpu_template: E" + _GRAD_OUTPUT_SNAKE[1:],
+    3: _SCALAR_TYPE,
+}
+
+
+def _adaptive_avg_pool_backward_checks(dims, grad_output, self):
+    _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
+    _check_same_planes(f"adaptive_avg_pool{dims}d_backward", grad_output, self, dims)
+    _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
+
+
+def _adaptive_max_pool_checks(dims, self, output_size):
     name = f"adaptive_max_pool{dims}d"
     _check_adaptive(
         name, dims, self, output_size,
@@ -577,41 +638,11 @@ def _adaptive_max_checked(dims, self, output_size):
     if min(output_size) < 0:
         shape = list(self.shape[:-dims]) + list(output_size)
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: {shape}")
-
-
-_ADAPTIVE_KERNEL_NAMES = {2: "adaptive_avg_pool2d", 3: "adaptive_avg_pool3d_cpu"}
-_ADAPTIVE_MAX_KERNEL_NAMES = {2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"}
-
-
-def _adaptive_avg_pool_nd(dims, self, output_size):
-    _adaptive_avg_checked(dims, self, output_size)
-    _refuse(_ADAPTIVE_KERNEL_NAMES[dims], self, _floating)
-    x = unwrap(self).astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
-    return as_result(adaptive_avg_pool(x, list(output_size)), self.dtype)
-
-
-_ADAPTIVE_AVG_GRAD_DTYPE = {
-    2: "adaptive_avg_pool2d_backward_out_cpu_template: E" + _GRAD_OUTPUT_SNAKE[1:],
-    3: _SCALAR_TYPE,
-}
-
-
-def _adaptive_avg_pool_nd_backward(dims, grad_output, self):
-    _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
-    _check_same_planes(f"adaptive_avg_pool{dims}d_backward", grad_output, self, dims)
-    _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
-    grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
-    return as_result(adaptive_avg_pool_backward(grad, self.shape[-dims:]), self.dtype)
-
-
-def _adaptive_max_pool_nd(dims, self, output_size):
-    _adaptive_max_checked(dims, self, output_size)
     _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims], self, _floating)
-    values, indices = adaptive_max_pool(unwrap(self), list(output_size))
-    return as_result(values, self.dtype), as_result(indices, torch.int64)
+    return self.dtype, torch.int64
 
 
-def _adaptive_max_pool_nd_backward(dims, grad_output, self, indices):
+def _adaptive_max_pool_backward_checks(dims, grad_output, self, indices):
     _check_grad(grad_output, self, _GRAD_OUTPUT_SNAKE if dims == 2 else _GRAD_OUTPUT)
     if grad_output.shape != indices.shape:
         name = "`grad_output`" if dims == 2 else "`gradOutput`"
@@ -620,32 +651,41 @@ def _adaptive_max_pool_nd_backward(dims, grad_output, self, indices):
         )
     _check_same_planes(f"adaptive_max_pool{dims}d_backward", grad_output, self, dims)
     _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims] + "_backward", self, _floating)
-    grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(self.dtype)))
-    return as_result(max_pool_backward(grad, unwrap(indices), self.shape[-dims:]), self.dtype)
 
 
-# --- registration: each op for 2 and 3 spatial dims, with its out= overload -----------
+# --- registration: each op for 2 and 3 spatial dims, its out= overload derived ---------
+#
+# The max and average poolings (and their backward) are what ``torch.compile``'s
+# graphs hold of a pooling: they lower to the same functions.
 
 
-def _in_dims(name, compute, dims):
-    """The kernel of the op ``name``: ``compute`` for ``dims`` spatial dims."""
+def _in_dims(function, dims, name):
+    """``function`` for ``dims`` spatial dims, named ``name``: a function of the op's arguments."""
 
-    def kernel(*args):
-        return compute(dims, *args)
+    def in_dims(*args, **kwargs):
+        return function(dims, *args, **kwargs)
 
-    kernel.__name__ = name.lstrip("_")
-    return kernel
+    in_dims.__name__ = in_dims.__qualname__ = name
+    return in_dims
 
 
 for _dims in (2, 3):
-    for _name, _compute, _out in (
-        ("max_pool{}d_with_indices", _max_pool_nd, "out"),
-        ("max_pool{}d_with_indices_backward", _max_pool_nd_backward, "grad_input"),
-        ("avg_pool{}d", _avg_pool_nd, "out"),
-        ("avg_pool{}d_backward", _avg_pool_nd_backward, "grad_input"),
-        ("_adaptive_avg_pool{}d", _adaptive_avg_pool_nd, "out"),
-        ("_adaptive_avg_pool{}d_backward", _adaptive_avg_pool_nd_backward, "out"),
-        ("adaptive_max_pool{}d", _adaptive_max_pool_nd, "out"),
-        ("adaptive_max_pool{}d_backward", _adaptive_max_pool_nd_backward, "grad_input"),
+    for _name, _function, _checks, _out, _lowered in (
+        ("max_pool{}d_with_indices", _max_pool, _max_pool_checks, "out", True),
+        ("max_pool{}d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, "grad_input", True),
+        ("avg_pool{}d", _avg_pool, _avg_pool_checks, "out", True),
+        ("avg_pool{}d_backward", _avg_pool_backward, _avg_pool_backward_checks, "grad_input", True),
+        ("_adaptive_avg_pool{}d", _adaptive_avg_pool, _adaptive_avg_pool_checks, "out", False),
+        ("_adaptive_avg_pool{}d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, "out",
+         False),
+        ("adaptive_max_pool{}d", _adaptive_max_pool, _adaptive_max_pool_checks, "out", False),
+        ("adaptive_max_pool{}d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks,
+         "grad_input", False),
     ):
-        with_out(_name.format(_dims), _out)(_in_dims(_name.format(_dims), _compute, _dims))
+        _packet = getattr(aten, _name.format(_dims))
+        _numpy_function = _in_dims(_function, _dims, _name.format(_dims).lstrip("_"))
+        if _lowered:
+            lowers(_packet.default)(_numpy_function)
+        derived_out(_packet.default, getattr(_packet, _out))(
+            computed_by(_numpy_function)(_in_dims(_checks, _dims, f"{_numpy_function.__name__}_checks"))
+        )

@@ -25,11 +25,10 @@ stored in the gates' dtype, as on CUDA.
 
 import numpy as np
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
-from ._operands import operand
-from ._results import as_result
-from .registry import aten, implements
+from ._operands import in_compute_dtype
+from .registry import aten, computed_by, implements
 
 _LSTM_GATES = 4  # input, forget, cell, output
 _GRU_GATES = 3  # reset, update, new
@@ -187,12 +186,9 @@ def _refuse_integer_gates(gates):
         )
 
 
-def _floating_arrays(op, *tensors):
-    """The arrays of ``tensors`` (``None`` stays ``None``) in the first one's compute dtype.
-
-    Like CUDA's kernels, the first tensor's dtype picks the kernel, and every
-    other tensor must have that dtype.
-    """
+def _check_floating(op, *tensors):
+    """Like CUDA's kernels, the first tensor's dtype picks the kernel, and every other
+    tensor (None aside) must have that dtype."""
     dtype = tensors[0].dtype
     if not dtype.is_floating_point:
         raise not_implemented_for(op, dtype)
@@ -201,8 +197,6 @@ def _floating_arrays(op, *tensors):
             raise RuntimeError(
                 f"expected scalar type {SCALAR_TYPE_NAMES[dtype]} but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
             )
-    np_compute = to_numpy_dtype(compute_dtype(dtype))
-    return [None if t is None else np.asarray(operand(op, t), dtype=np_compute) for t in tensors], dtype
 
 
 def _as_rows(hidden, gates, gate_count):
@@ -211,42 +205,66 @@ def _as_rows(hidden, gates, gate_count):
     return hidden.reshape(gates.shape[0], gates.shape[1] // gate_count)
 
 
-def _bias_grad(grad_gates, has_bias, dtype):
-    return as_result(grad_gates.sum(axis=0), dtype) if has_bias else None
+def _bias_grad(grad_gates, has_bias):
+    return grad_gates.sum(axis=0) if has_bias else None
 
 
-# --- kernels ------------------------------------------------------------------
+def _in_dtype(dtype, *arrays):
+    return tuple(None if array is None else array.astype(dtype, copy=False) for array in arrays)
 
 
-def _cell_inputs(op, gate_count, input_gates, hidden_gates, state, input_bias, hidden_bias):
-    """A fused cell's arguments, checked, as arrays (the state as rows of the gates'
-    batch), and the result dtype."""
-    _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, gate_count, state)
-    _refuse_integer_gates(input_gates)
-    arrays, dtype = _floating_arrays(op, input_gates, hidden_gates, state, input_bias, hidden_bias)
-    gates_in, gates_hidden, state_array, bias_in, bias_hidden = arrays
-    return (gates_in, gates_hidden, _as_rows(state_array, gates_in, gate_count), bias_in, bias_hidden), dtype
+# --- the ops, on arrays: results in the gates' dtype ------------------------------
 
 
-@implements(aten._thnn_fused_lstm_cell.default)
 def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    arguments = (input_gates, hidden_gates, cx, input_bias, hidden_bias)
-    arrays, dtype = _cell_inputs("_thnn_fused_lstm_cell", _LSTM_GATES, *arguments)
-    hy, cy, workspace = lstm_cell(*arrays)
-    return tuple(as_result(array, dtype) for array in (hy.reshape(cx.shape), cy.reshape(cx.shape), workspace))
+    gates_in, gates_hidden, state, bias_in, bias_hidden = in_compute_dtype(
+        input_gates.dtype, input_gates, hidden_gates, cx, input_bias, hidden_bias
+    )
+    hy, cy, workspace = lstm_cell(
+        gates_in, gates_hidden, _as_rows(state, gates_in, _LSTM_GATES), bias_in, bias_hidden
+    )
+    return _in_dtype(input_gates.dtype, hy.reshape(cx.shape), cy.reshape(cx.shape), workspace)
 
 
-@implements(aten._thnn_fused_lstm_cell_backward_impl.default)
 def fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     if grad_hy is None and grad_cy is None:
         return None, None, None
-    _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace)
-    op = "_thnn_fused_lstm_cell_backward"
-    (space, grad_h, grad_c, c_prev, c_next), dtype = _floating_arrays(op, workspace, grad_hy, grad_cy, cx, cy)
+    space, grad_h, grad_c, c_prev, c_next = in_compute_dtype(workspace.dtype, workspace, grad_hy, grad_cy, cx, cy)
     batch, hidden = c_prev.shape
-    gate_rows = space.reshape(batch, hidden * _LSTM_GATES)
-    grad_gates, grad_cx = lstm_cell_backward(grad_h, grad_c, c_prev, c_next, gate_rows)
-    return as_result(grad_gates, dtype), as_result(grad_cx, dtype), _bias_grad(grad_gates, has_bias, dtype)
+    grad_gates, grad_cx = lstm_cell_backward(grad_h, grad_c, c_prev, c_next, space.reshape(batch, hidden * _LSTM_GATES))
+    return _in_dtype(workspace.dtype, grad_gates, grad_cx, _bias_grad(grad_gates, has_bias))
+
+
+def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
+    gates_in, gates_hidden, state, bias_in, bias_hidden = in_compute_dtype(
+        input_gates.dtype, input_gates, hidden_gates, hx, input_bias, hidden_bias
+    )
+    hy, workspace = gru_cell(gates_in, gates_hidden, _as_rows(state, gates_in, _GRU_GATES), bias_in, bias_hidden)
+    return _in_dtype(input_gates.dtype, hy.reshape(hx.shape), workspace)
+
+
+def fused_gru_cell_backward(grad_hy, workspace, has_bias):
+    grad_h, space = in_compute_dtype(grad_hy.dtype, grad_hy, workspace)
+    grad_input_gates, grad_hidden_gates, grad_hx = gru_cell_backward(grad_h, space)
+    return _in_dtype(
+        grad_hy.dtype, grad_input_gates, grad_hidden_gates, grad_hx,
+        _bias_grad(grad_input_gates, has_bias), _bias_grad(grad_hidden_gates, has_bias),
+    )
+
+
+# --- kernels: the checks, then the op on arrays -----------------------------------
+
+
+def _cell_checks(op, gate_count):
+    """A fused cell's checks, as CUDA makes them."""
+
+    def checks(input_gates, hidden_gates, state, input_bias=None, hidden_bias=None):
+        _check_cell_sizes(op, input_gates, hidden_gates, input_bias, hidden_bias, gate_count, state)
+        _refuse_integer_gates(input_gates)
+        _check_floating(op, input_gates, hidden_gates, state, input_bias, hidden_bias)
+
+    checks.__name__ = f"{op}_checks"
+    return checks
 
 
 def _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace):
@@ -262,26 +280,30 @@ def _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace):
     _check_numel(op, workspace, 5, "workspace", size[0] * size[1] * _LSTM_GATES)
 
 
-@implements(aten._thnn_fused_gru_cell.default)
-def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
-    arguments = (input_gates, hidden_gates, hx, input_bias, hidden_bias)
-    arrays, dtype = _cell_inputs("_thnn_fused_gru_cell", _GRU_GATES, *arguments)
-    hy, workspace = gru_cell(*arrays)
-    return as_result(hy.reshape(hx.shape), dtype), as_result(workspace, dtype)
+def _lstm_backward_checks(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    if grad_hy is None and grad_cy is None:
+        return
+    _check_lstm_backward_sizes(grad_hy, grad_cy, cx, cy, workspace)
+    _check_floating("_thnn_fused_lstm_cell_backward", workspace, grad_hy, grad_cy, cx, cy)
 
 
-@implements(aten._thnn_fused_gru_cell_backward.default)
-def fused_gru_cell_backward(grad_hy, workspace, has_bias):
+def _gru_backward_checks(grad_hy, workspace, has_bias):
     op = "fused_gru_cell_backward"
     _check_dim(op, grad_hy, 1, "grad_hy", 2)
     batch, hidden = grad_hy.shape
     _check_size(op, workspace, 2, "workspace", (batch, hidden * _GRU_WORKSPACE_PARTS))
-    (grad_h, space), dtype = _floating_arrays("_thnn_fused_gru_cell_backward", grad_hy, workspace)
-    grad_input_gates, grad_hidden_gates, grad_hx = gru_cell_backward(grad_h, space)
-    return (
-        as_result(grad_input_gates, dtype),
-        as_result(grad_hidden_gates, dtype),
-        as_result(grad_hx, dtype),
-        _bias_grad(grad_input_gates, has_bias, dtype),
-        _bias_grad(grad_hidden_gates, has_bias, dtype),
-    )
+    _check_floating("_thnn_fused_gru_cell_backward", grad_hy, workspace)
+
+
+implements(aten._thnn_fused_lstm_cell.default)(
+    computed_by(fused_lstm_cell, name="_thnn_fused_lstm_cell")(_cell_checks("_thnn_fused_lstm_cell", _LSTM_GATES))
+)
+implements(aten._thnn_fused_lstm_cell_backward_impl.default)(
+    computed_by(fused_lstm_cell_backward, name="_thnn_fused_lstm_cell_backward")(_lstm_backward_checks)
+)
+implements(aten._thnn_fused_gru_cell.default)(
+    computed_by(fused_gru_cell, name="_thnn_fused_gru_cell")(_cell_checks("_thnn_fused_gru_cell", _GRU_GATES))
+)
+implements(aten._thnn_fused_gru_cell_backward.default)(
+    computed_by(fused_gru_cell_backward, name="_thnn_fused_gru_cell_backward")(_gru_backward_checks)
+)

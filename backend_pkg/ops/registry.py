@@ -97,11 +97,13 @@ def computed_by(numpy_function, name=None):
 
     The checks see the tensors, raise PyTorch's errors and return the torch
     dtype ``numpy_function`` takes (its ``out_dtype`` or ``common_dtype``;
-    ``None`` if it takes neither). Then each npy tensor argument becomes its
+    ``None`` if it takes neither), or a tuple of them, one per result, for an
+    op with several. Then each npy tensor argument becomes its
     array (a zero-dim CPU tensor its value, any other tensor the device
     error, naming the op ``name``, by default ``numpy_function``'s name),
     ``numpy_function`` runs without NumPy's floating-point warnings (PyTorch
-    gives inf and nan silently), and its array becomes the npy tensor returned.
+    gives inf and nan silently), and its array becomes the npy tensor returned
+    (a tuple of arrays a tuple of tensors, None staying None).
     The kernel's ``numpy_function`` attribute names the function; a kernel
     made so must still be registered (``tests/test_kernel_registry.py``
     fails on one that is not).
@@ -118,17 +120,27 @@ def computed_by(numpy_function, name=None):
             if kwargs:
                 kwargs = {key: operand(op, value) for key, value in kwargs.items()}
             if keyword is not None:
-                kwargs[keyword] = to_numpy_dtype(dtype)
+                kwargs[keyword] = to_numpy_dtype(dtype) if not isinstance(dtype, tuple) else _numpy_dtypes(dtype)
             token = ERROR_STATE.set(ALL_IGNORED)
             try:
-                return wrap(numpy_function(*arrays, **kwargs))
+                result = numpy_function(*arrays, **kwargs)
             finally:
                 ERROR_STATE.reset(token)
+            return wrap(result) if not isinstance(result, tuple) else _wrapped(result)
 
         kernel.numpy_function = numpy_function
         return kernel
 
     return decorator
+
+
+def _numpy_dtypes(dtypes):
+    return tuple(None if dtype is None else to_numpy_dtype(dtype) for dtype in dtypes)
+
+
+def _wrapped(results):
+    """An op's several results as npy tensors, None (a result not asked for) staying None."""
+    return tuple(None if result is None else wrap(result) for result in results)
 
 
 def unchecked(numpy_function, name=None):

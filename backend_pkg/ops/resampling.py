@@ -31,12 +31,11 @@ from typing import Callable, NamedTuple
 import numpy as np
 import torch
 
-from ..dtypes import compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
-from ._results import as_result, write_out
-from .registry import aten, implements
+from ._operands import numpy_compute_dtype
+from ._out_variants import derived_out
+from .registry import aten, computed_by
 
 # The cubic convolution constant: -0.75 as OpenCV, without antialiasing; -0.5 (Keys, as PIL) with it.
 _CUBIC_A = -0.75
@@ -386,7 +385,7 @@ _MODES = {
 }
 
 
-def _forward_map(mode, dims, self, output_size):
+def _forward_map(mode, dims, x, output_size):
     """The map of a forward op.
 
     Legacy nearest takes ``nearest_idx``'s shortcuts where CPU runs its
@@ -397,10 +396,22 @@ def _forward_map(mode, dims, self, output_size):
     """
     if mode != "nearest":
         return _MODES[mode].map
-    layout = torch.channels_last if dims == 2 else torch.channels_last_3d
-    vectorized = dims > 1 and self.is_contiguous(memory_format=layout) and self.shape[1] > 3
+    vectorized = dims > 1 and _is_channels_last(x) and x.shape[1] > 3
     small = dims == 2 and sum(output_size) <= 128
     return shortcut_nearest_map if vectorized or small else nearest_map
+
+
+def _is_channels_last(x):
+    """``is_contiguous(memory_format=torch.channels_last)`` (or ``channels_last_3d``) of the tensor
+    whose array is ``x``: channels, then the spatial dims last to first, then the batch, each
+    as far apart as the ones before it span (a dim of size 1 may have any stride)."""
+    expected = x.itemsize
+    for dim in (1, *range(x.ndim - 1, 1, -1), 0):
+        if x.shape[dim] != 1:
+            if x.strides[dim] != expected:
+                return False
+            expected *= x.shape[dim]
+    return True
 
 
 def _backward_map(mode):
@@ -408,8 +419,8 @@ def _backward_map(mode):
 
 
 def _float_type(dtype):
-    """The precision CPU computes coordinates and weights in: the input's compute type."""
-    return to_numpy_dtype(compute_dtype(dtype)).type if dtype.is_floating_point else np.float32
+    """The precision CPU computes coordinates and weights in: the input's compute type (a NumPy dtype's)."""
+    return numpy_compute_dtype(dtype).type if dtype.kind == "f" else np.float32
 
 
 def _refuses(spec, dtype):
@@ -418,36 +429,27 @@ def _refuses(spec, dtype):
     return not (dtype.is_floating_point or (dtype == torch.uint8 and spec.resamples_uint8))
 
 
-def _resample(mode, dims, self, output_size, align_corners, scales):
+def _resample(mode, dims, x, output_size, align_corners, scales):
+    """The forward op on arrays: ``x`` resampled to ``output_size``, in its dtype."""
     spec, output_size = _MODES[mode], list(output_size)
-    _check_input(dims, self, output_size)
-    if _refuses(spec, self.dtype):
-        raise not_implemented_for(spec.dispatch_name, self.dtype)
-    x = unwrap(self)
-    if self.dtype == torch.uint8 and spec.filter is not None:
+    if x.dtype == np.uint8 and spec.filter is not None:
         antialias = spec.map is None
-        result = fixed_point_resample(
-            x, output_size, spec.filter, spec.interp_size, antialias, align_corners, scales
-        )
-        return as_result(result, self.dtype)
-    float_type = _float_type(self.dtype)
-    if self.dtype.is_floating_point:
-        x = x.astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
+        return fixed_point_resample(x, output_size, spec.filter, spec.interp_size, antialias, align_corners, scales)
+    float_type = _float_type(x.dtype)
+    computed = x.astype(numpy_compute_dtype(x.dtype), copy=False) if x.dtype.kind == "f" else x
     if spec.map is None:
-        result = antialiased(x, output_size, spec.filter, spec.interp_size, align_corners, scales, float_type)
+        result = antialiased(computed, output_size, spec.filter, spec.interp_size, align_corners, scales, float_type)
     else:
-        builder = _forward_map(mode, dims, self, output_size)
-        result = upsample(x, output_size, builder, align_corners, scales, float_type)
-    return as_result(np.ascontiguousarray(result), self.dtype)
+        builder = _forward_map(mode, dims, x, output_size)
+        result = upsample(computed, output_size, builder, align_corners, scales, float_type)
+    return np.ascontiguousarray(result.astype(x.dtype, copy=False))
 
 
-def _resample_backward(mode, dims, op, grad_output, output_size, input_size, align_corners, scales):
+def _resample_backward(mode, grad_output, input_size, align_corners, scales):
+    """The backward op on arrays: the gradient of the input, of shape ``input_size``."""
     spec, input_spatial = _MODES[mode], list(input_size[2:])
-    _check_grad_output(dims, grad_output, output_size, input_size)
-    if not grad_output.dtype.is_floating_point or (spec.map is None and grad_output.dtype == torch.float16):
-        raise not_implemented_for(op, grad_output.dtype)
     float_type = _float_type(grad_output.dtype)
-    grad = unwrap(grad_output).astype(to_numpy_dtype(compute_dtype(grad_output.dtype)), copy=False)
+    grad = grad_output.astype(numpy_compute_dtype(grad_output.dtype), copy=False)
     if spec.map is None:
         result = antialiased_backward(
             grad, input_spatial, spec.filter, spec.interp_size, align_corners, scales, float_type
@@ -455,44 +457,50 @@ def _resample_backward(mode, dims, op, grad_output, output_size, input_size, ali
     else:
         builder = _backward_map(mode)
         result = upsample_backward(grad, input_spatial, builder, align_corners, scales, float_type)
-    return as_result(np.ascontiguousarray(result), grad_output.dtype)
+    return np.ascontiguousarray(result.astype(grad_output.dtype, copy=False))
 
 
-def _kernels(mode, dims, name):
-    """The forward, backward and ``out`` kernels of one ``upsample_*`` op. Modes with
+def _functions(mode, dims, name):
+    """The forward and backward of one ``upsample_*`` op on arrays, and their checks. Modes with
     ``align_corners`` take it between the sizes and the scales; the scales may be left out."""
+    spec = _MODES[mode]
 
     def split(args):
-        if not _MODES[mode].takes_align_corners:
+        if not spec.takes_align_corners:
             args = (False, *args)
         return args[0], list(args[1:]) + [None] * (dims - len(args[1:]))
 
     def forward(self, output_size, *args):
         return _resample(mode, dims, self, output_size, *split(args))
 
-    def forward_out(self, output_size, *args, out):
-        return write_out(name, out, forward(self, output_size, *args))
+    def forward_checks(self, output_size, *args):
+        _check_input(dims, self, list(output_size))
+        if _refuses(spec, self.dtype):
+            raise not_implemented_for(spec.dispatch_name, self.dtype)
 
     def backward(grad_output, output_size, input_size, *args):
-        op = f"{name}_backward"
-        return _resample_backward(mode, dims, op, grad_output, output_size, input_size, *split(args))
+        return _resample_backward(mode, grad_output, input_size, *split(args))
 
-    def backward_out(grad_output, output_size, input_size, *args, grad_input):
-        result = backward(grad_output, output_size, input_size, *args)
-        return write_out(f"{name}_backward", grad_input, result)
+    def backward_checks(grad_output, output_size, input_size, *args):
+        _check_grad_output(dims, grad_output, output_size, input_size)
+        if not grad_output.dtype.is_floating_point or (spec.map is None and grad_output.dtype == torch.float16):
+            raise not_implemented_for(f"{name}_backward", grad_output.dtype)
 
-    return forward, forward_out, backward, backward_out
+    return forward, forward_checks, backward, backward_checks
 
 
 def _register(op_name, mode, dims):
     """Register the forward, backward and their ``out`` overloads of one ``upsample_*`` op."""
-    forward, backward = getattr(aten, op_name), getattr(aten, f"{op_name}_backward")
+    forward_op, backward_op = getattr(aten, op_name), getattr(aten, f"{op_name}_backward")
     name = op_name.lstrip("_")
-    kernels = _kernels(mode, dims, name)
-    overloads = [forward.default, forward.out, backward.default, backward.grad_input]
-    for overload, kernel, suffix in zip(overloads, kernels, ["", "_out", "_backward", "_backward_out"]):
-        kernel.__name__ = kernel.__qualname__ = name + suffix
-        implements(overload)(kernel)
+    forward, forward_checks, backward, backward_checks = _functions(mode, dims, name)
+    for function, suffix in [(forward, ""), (forward_checks, "_checks"), (backward, "_backward"),
+                             (backward_checks, "_backward_checks")]:
+        function.__name__ = function.__qualname__ = name + suffix
+    derived_out(forward_op.default, forward_op.out, name=name)(computed_by(forward)(forward_checks))
+    derived_out(backward_op.default, backward_op.grad_input, name=f"{name}_backward")(
+        computed_by(backward)(backward_checks)
+    )
 
 
 for _op_name, _mode, _dims in [
