@@ -101,7 +101,8 @@ def computed_by(numpy_function, name=None):
     array (a zero-dim CPU tensor its value, any other tensor the device
     error, naming the op ``name``, by default ``numpy_function``'s name),
     ``numpy_function`` runs without NumPy's floating-point warnings (PyTorch
-    gives inf and nan silently), and its array becomes the npy tensor returned.
+    gives inf and nan silently), and its array (each array of a tuple, for
+    an op of several results) becomes the npy tensor returned.
     The kernel's ``numpy_function`` attribute names the function; a kernel
     made so must still be registered (``tests/test_kernel_registry.py``
     fails on one that is not).
@@ -121,9 +122,10 @@ def computed_by(numpy_function, name=None):
                 kwargs[keyword] = to_numpy_dtype(dtype)
             token = ERROR_STATE.set(ALL_IGNORED)
             try:
-                return wrap(numpy_function(*arrays, **kwargs))
+                result = numpy_function(*arrays, **kwargs)
             finally:
                 ERROR_STATE.reset(token)
+            return tuple(map(wrap, result)) if type(result) is tuple else wrap(result)
 
         kernel.numpy_function = numpy_function
         return kernel
