@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from .. import device
-from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dims import wrap_dim
 from ._dtype_errors import not_implemented_for

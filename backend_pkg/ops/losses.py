@@ -42,15 +42,15 @@ from CPU's by that rounding (npy's are the nearer to the exact values).
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ..dtypes import SCALAR_TYPE_NAMES
 from ..tensor import unwrap
 from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
-from ._operands import broadcast_shapes, operand, promoted
-from ._out_variants import with_out
+from ._operands import broadcast_shapes, computed, operand
+from ._out_variants import derived_out, with_out
 from ._results import as_result
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
-from .registry import aten, implements
+from .registry import aten, computed_by, implements
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -109,8 +109,8 @@ def bce_gradient(grad, x, y):
     return grad * (x - y) / np.maximum((1 - x) * x, 1e-12)
 
 
-def _bce_arrays(op, first, self, target, weight):
-    """The arrays of a BCE kernel, in the compute dtype of ``first``'s dtype, checked as CPU checks.
+def _check_bce(op, first, self, target, weight):
+    """A BCE kernel's checks, as CPU makes them; its dtype is ``first``'s.
 
     CPU squeezes input and target before its elementwise loop, so their
     shapes need only agree without size-1 dims.
@@ -119,14 +119,16 @@ def _bce_arrays(op, first, self, target, weight):
     if not first.dtype.is_floating_point:
         raise not_implemented_for(op, first.dtype)
     _check_writable_shape(_squeezed(self.shape), _squeezed(target.shape))
-    np_compute = to_numpy_dtype(compute_dtype(first.dtype))
-    x = _array(op, self, np_compute)
-    y = _array(op, target, np_compute).reshape(_squeezed(target.shape))
-    y = np.broadcast_to(y, _squeezed(self.shape)).reshape(self.shape)
-    w = None
     if weight is not None:
         _check_writable_shape(self.shape, weight.shape)
-        w = _array(op, weight, np_compute)
+    return first.dtype
+
+
+def _bce_arrays(a, target, weight, out_dtype):
+    """Input, target (its size-1 dims squeezed, as CPU's loop reads it) and weight in ``out_dtype``'s compute dtype."""
+    x, y = computed(out_dtype, a, target, exact=True)
+    y = np.broadcast_to(y.reshape(_squeezed(y.shape)), _squeezed(x.shape)).reshape(x.shape)
+    w = None if weight is None else computed(out_dtype, weight, exact=True)[0]
     return x, y, w
 
 
@@ -137,25 +139,35 @@ def _check_in_unit_interval(x, y):
         raise RuntimeError("all elements of target should be between 0 and 1")
 
 
-@with_out("binary_cross_entropy", check_out=OUT_OF_SELF_DTYPE)
-def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
-    x, y, w = _bce_arrays("binary_cross_entropy", self, self, target, weight)
+def binary_cross_entropy(a, target, weight=None, reduction=_MEAN, *, out_dtype):
+    x, y, w = _bce_arrays(a, target, weight, out_dtype)
     _check_in_unit_interval(x, y)
     terms = bce_terms(x, y)
     if w is not None:
         terms = terms * w
-    return as_result(reduced(terms, reduction), self.dtype)
+    return reduced(terms, reduction).astype(out_dtype, copy=False)
 
 
-@with_out("binary_cross_entropy_backward", "grad_input")
-def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=_MEAN):
-    # CPU's grad_input is made like grad_output: the other operands must have its dtype.
-    x, y, w = _bce_arrays("binary_cross_entropy_backward", grad_output, self, target, weight)
-    grad = _array("binary_cross_entropy_backward", grad_output, x.dtype)
-    slope = bce_gradient(grad, x, y) * _mean_scale(reduction, self.numel())
+@derived_out(aten.binary_cross_entropy.default, aten.binary_cross_entropy.out, check_out=OUT_OF_SELF_DTYPE)
+@computed_by(binary_cross_entropy)
+def binary_cross_entropy_kernel(self, target, weight=None, reduction=_MEAN):
+    return _check_bce("binary_cross_entropy", self, self, target, weight)
+
+
+def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction=_MEAN, *, out_dtype):
+    x, y, w = _bce_arrays(a, target, weight, out_dtype)
+    (grad,) = computed(out_dtype, grad_output, exact=True)
+    slope = bce_gradient(grad, x, y) * _mean_scale(reduction, x.size)
     if w is not None:
         slope = slope * w
-    return as_result(slope, grad_output.dtype)
+    return slope.astype(out_dtype, copy=False)
+
+
+@derived_out(aten.binary_cross_entropy_backward.default, aten.binary_cross_entropy_backward.grad_input)
+@computed_by(binary_cross_entropy_backward)
+def binary_cross_entropy_backward_kernel(grad_output, self, target, weight=None, reduction=_MEAN):
+    # CPU's grad_input is made like grad_output: the other operands must have its dtype.
+    return _check_bce("binary_cross_entropy_backward", grad_output, self, target, weight)
 
 
 def bce_with_logits_terms(x, y, pos_weight=None):
@@ -180,26 +192,30 @@ def _check_bce_with_logits(self, target, weight, pos_weight):
     if weight is not None:
         _check_writable_shape(target.shape, weight.shape)
     loss_dtype = torch.result_type(target, 1)
-    computed = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
-    if not torch.can_cast(computed, loss_dtype):
+    computed_dtype = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
+    if not torch.can_cast(computed_dtype, loss_dtype):
         raise RuntimeError(
-            f"result type {SCALAR_TYPE_NAMES[computed]} can't be cast to the desired output type "
+            f"result type {SCALAR_TYPE_NAMES[computed_dtype]} can't be cast to the desired output type "
             f"{SCALAR_TYPE_NAMES[loss_dtype]}"
         )
     return loss_dtype
 
 
-@with_out("binary_cross_entropy_with_logits")
-def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
-    dtype = _check_bce_with_logits(self, target, weight, pos_weight)
-    op = "binary_cross_entropy_with_logits"
-    np_compute = to_numpy_dtype(compute_dtype(torch.promote_types(dtype, self.dtype)))
-    x, y = _array(op, self, np_compute), _array(op, target, np_compute)
-    p = None if pos_weight is None else _array(op, pos_weight, np_compute)
+def binary_cross_entropy_with_logits(a, target, weight=None, pos_weight=None, reduction=_MEAN, *, out_dtype):
+    """Computed in the loss's dtype promoted with the input's (floating, so NumPy promotes as PyTorch)."""
+    common = np.promote_types(out_dtype, a.dtype)
+    x, y = computed(common, a, target, exact=True)
+    p = None if pos_weight is None else computed(common, pos_weight, exact=True)[0]
     terms = bce_with_logits_terms(x, y, p)
     if weight is not None:
-        terms = terms * _array(op, weight, np_compute)
-    return as_result(reduced(terms, reduction), dtype)
+        terms = terms * computed(common, weight, exact=True)[0]
+    return reduced(terms, reduction).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.binary_cross_entropy_with_logits.default, aten.binary_cross_entropy_with_logits.out)
+@computed_by(binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits_kernel(self, target, weight=None, pos_weight=None, reduction=_MEAN):
+    return _check_bce_with_logits(self, target, weight, pos_weight)
 
 
 # --- smooth L1 and Huber --------------------------------------------------------------
@@ -230,46 +246,70 @@ def huber_gradient(grad, x, y, delta):
     return np.clip(x - y, -delta, delta) * grad
 
 
-def _distance_arrays(op, self, target, *others):
-    """Input and target promoted together, broadcast with ``others`` as PyTorch's
+def _check_distance(op, self, target, *others):
+    """Input and target promote together, and broadcast with ``others``, as PyTorch's
     TensorIterator does; the losses of distances exist for floating dtypes."""
     broadcast_shapes(tuple(self.shape), tuple(target.shape), *(tuple(other.shape) for other in others))
-    (x, y), dtype = promoted(op, self, target)
+    dtype = torch.result_type(self, target)
     if not dtype.is_floating_point:
         raise not_implemented_for(op, dtype)
-    return x, y, dtype
+    return dtype
 
 
-@with_out("smooth_l1_loss")
-def smooth_l1_loss(self, target, reduction=_MEAN, beta=1.0):
+def smooth_l1_loss(a, target, reduction=_MEAN, beta=1.0, *, out_dtype):
+    x, y = computed(out_dtype, a, target, exact=True)
+    return reduced(smooth_l1_terms(x, y, beta), reduction).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.smooth_l1_loss.default, aten.smooth_l1_loss.out)
+@computed_by(smooth_l1_loss)
+def smooth_l1_loss_kernel(self, target, reduction=_MEAN, beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y, dtype = _distance_arrays("smooth_l1_cpu", self, target)
-    return as_result(reduced(smooth_l1_terms(x, y, beta), reduction), dtype)
+    return _check_distance("smooth_l1_cpu", self, target)
 
 
-@with_out("smooth_l1_loss_backward", "grad_input")
-def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
-    x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target, grad_output)
-    grad = _array("smooth_l1_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
-    return as_result(smooth_l1_gradient(grad, x, y, beta), self.dtype)
+# The backward of smooth L1 and both of Huber give the input's dtype, computed in the
+# dtype input and target promote to (``common_dtype``).
 
 
-@with_out("huber_loss")
-def huber_loss(self, target, reduction=_MEAN, delta=1.0):
+def smooth_l1_loss_backward(grad_output, a, target, reduction, beta, *, common_dtype):
+    x, y = computed(common_dtype, a, target, exact=True)
+    (grad,) = computed(common_dtype, grad_output, exact=True)
+    return smooth_l1_gradient(grad * _mean_scale(reduction, x.size), x, y, beta).astype(a.dtype, copy=False)
+
+
+@derived_out(aten.smooth_l1_loss_backward.default, aten.smooth_l1_loss_backward.grad_input)
+@computed_by(smooth_l1_loss_backward)
+def smooth_l1_loss_backward_kernel(grad_output, self, target, reduction, beta):
+    return _check_distance("smooth_l1_backward_cpu", self, target, grad_output)
+
+
+def huber_loss(a, target, reduction=_MEAN, delta=1.0, *, common_dtype):
+    x, y = computed(common_dtype, a, target, exact=True)
+    return reduced(huber_terms(x, y, delta), reduction).astype(a.dtype, copy=False)
+
+
+@derived_out(aten.huber_loss.default, aten.huber_loss.out)
+@computed_by(huber_loss)
+def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y, _ = _distance_arrays("huber_cpu", self, target)
-    return as_result(reduced(huber_terms(x, y, delta), reduction), self.dtype)
+    return _check_distance("huber_cpu", self, target)
 
 
-@with_out("huber_loss_backward")
-def huber_loss_backward(grad_output, self, target, reduction, delta):
+def huber_loss_backward(grad_output, a, target, reduction, delta, *, common_dtype):
+    x, y = computed(common_dtype, a, target, exact=True)
+    (grad,) = computed(common_dtype, grad_output, exact=True)
+    return huber_gradient(grad * _mean_scale(reduction, x.size), x, y, delta).astype(a.dtype, copy=False)
+
+
+@derived_out(aten.huber_loss_backward.default, aten.huber_loss_backward.out)
+@computed_by(huber_loss_backward)
+def huber_loss_backward_kernel(grad_output, self, target, reduction, delta):
     # CPU's backward loop takes every operand in the input's dtype.
     _check_dtypes_match(self.dtype, target, grad_output)
-    x, y, _ = _distance_arrays("huber_backward_cpu", self, target, grad_output)
-    grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
-    return as_result(huber_gradient(grad, x, y, delta), self.dtype)
+    return _check_distance("huber_backward_cpu", self, target, grad_output)
 
 
 # --- multi-class margin losses ---------------------------------------------------------------
@@ -446,41 +486,44 @@ def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_tar
 # --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
 
 
-def xlogy_values(x, y):
+def xlogy(a, other, *, out_dtype):
     """``x log y``, 0 where ``x`` is 0 (unless ``y`` is nan)."""
-    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
+    x, y = computed(out_dtype, a, other, exact=True)
+    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.xlogy.Tensor, aten.xlogy.OutTensor, aten.xlogy_.Tensor)
-def xlogy(self, other):
+@computed_by(xlogy)
+def xlogy_kernel(self, other):
     """Integers and bools give the default float dtype, as in PyTorch."""
     dtype = float_dtype(torch.result_type(self, other))
     if dtype.is_complex:
         raise not_implemented_for("xlogy", dtype)
-    np_compute = to_numpy_dtype(compute_dtype(dtype))
-    return as_result(xlogy_values(_array("xlogy", self, np_compute), _array("xlogy", other, np_compute)), dtype)
+    return dtype
 
 
-def logit_values(x, eps=None):
+def logit(a, eps=None, *, out_dtype):
     """``log(x / (1 - x))``, ``x`` first clamped to ``[eps, 1 - eps]`` if ``eps`` is given (and not negative).
 
     Clamped as CPU's kernel does, ``x < lo ? lo : (x > hi ? hi : x)``, which differs
     from ``np.clip`` when eps is above 0.5 (torch 2.14's OpInfo samples pass 0.6):
     below ``lo`` gives ``lo``, the rest ``hi``, where ``np.clip`` gives ``hi`` to all.
     """
+    (x,) = computed(out_dtype, a, exact=True)
     if eps is not None and eps >= 0:
         low, high = x.dtype.type(eps), x.dtype.type(1 - eps)
         x = np.where(x < low, low, np.where(x > high, high, x))
-    return np.log(x / (1 - x))
+    return np.log(x / (1 - x)).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.logit.default, aten.logit.out, aten.logit_.default)
-def logit(self, eps=None):
+@computed_by(logit)
+def logit_kernel(self, eps=None):
     """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
     dtype = float_dtype(self.dtype)
     if dtype.is_complex:
         raise not_implemented_for("logit", dtype)
-    return as_result(logit_values(_array("logit", self, to_numpy_dtype(compute_dtype(dtype))), eps), dtype)
+    return dtype
 
 
 # --- CTC -------------------------------------------------------------------------------
