@@ -31,9 +31,9 @@ on forward and backward, and against ``native_functions.yaml``):
 * ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
   probabilities as targets) are composites over ops other modules implement.
 
-Each loss is NumPy functions of arrays (``*_terms``, ``*_gradient``,
-:func:`ctc_log_alpha`...) and kernels that check the inputs as PyTorch's
-CPU kernels do. Half precision is computed in float32 and rounded once;
+Each op is one NumPy function of arrays (built from ``*_terms``,
+``*_gradient``, :func:`ctc_log_alpha`...), and its eager kernel the checks
+PyTorch's CPU kernel makes of the tensors, ``computed_by`` that function. Half precision is computed in float32 and rounded once;
 PyTorch's CPU loops for BCE and smooth L1, and the steps of its BCE with
 logits composite, round each half-precision step, so half results differ
 from CPU's by that rounding (npy's are the nearer to the exact values).
@@ -43,12 +43,9 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES
-from ..tensor import unwrap
 from ._dtype_errors import not_implemented_for
-from ._numpy_errors import quietly
-from ._operands import broadcast_shapes, computed, operand
-from ._out_variants import derived_out, with_out
-from ._results import as_result
+from ._operands import broadcast_shapes, computed
+from ._out_variants import derived_out
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
 from .registry import aten, computed_by, implements
 
@@ -67,10 +64,6 @@ def reduced(terms, reduction):
 def _mean_scale(reduction, count):
     """The factor a mean puts on each term's gradient."""
     return 1 / count if reduction == _MEAN else 1
-
-
-def _array(op, tensor, np_dtype):
-    return np.asarray(operand(op, tensor)).astype(np_dtype, copy=False)
 
 
 def _check_dtypes_match(expected, *tensors):
@@ -333,13 +326,18 @@ def _check_margin_dtypes(op, self, target):
         raise RuntimeError(f"expected scalar type Long but found {SCALAR_TYPE_NAMES[target.dtype]}")
 
 
-def _samples(tensor, classes):
+def _rows(array, classes):
     """A margin loss's input or target as rows ``(N, C)`` (one row for a single sample)."""
-    return unwrap(tensor).reshape(-1, classes)
+    return array.reshape(-1, classes)
 
 
-def _check_margin_grad(grad_output, samples, reduction, self):
+def _classes(a):
+    return a.shape[-1] if a.ndim else 1
+
+
+def _check_margin_grad(grad_output, reduction, self):
     """Per-sample gradients (reduction none, batched) must be one per sample."""
+    samples = self.shape[0] if self.dim() == 2 else 1
     if reduction == _NONE and self.dim() == 2 and grad_output.shape != (samples,):
         raise RuntimeError(
             f"Expected a tensor of dimension 1 and tensor.size[0] == {samples} but got: dimension "
@@ -349,8 +347,8 @@ def _check_margin_grad(grad_output, samples, reduction, self):
 
 def _margin_gradient(slope, grad_output, reduction):
     """The slopes ``(N, C)`` over the C classes (and the N samples for a mean), times the incoming gradient."""
-    grad = unwrap(grad_output).astype(slope.dtype, copy=False)
-    per_sample = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
+    (grad,) = computed(slope.dtype, grad_output, exact=True)
+    per_sample = grad.reshape(-1, 1) if reduction == _NONE and grad.ndim else grad.reshape(())
     return slope * (1 / (slope.size if reduction == _MEAN else slope.shape[1])) * per_sample
 
 
@@ -367,7 +365,7 @@ def multi_margin_slopes(x, labels, p, margin, weight):
     return hinge, slope
 
 
-def _multi_margin_inputs(op, self, target, p, weight):
+def _check_multi_margin(op, self, target, p, weight):
     _check_margin_input(self)
     if int(p) not in (1, 2):
         raise RuntimeError("only p == 1 and p == 2 supported")
@@ -386,31 +384,45 @@ def _multi_margin_inputs(op, self, target, p, weight):
         raise RuntimeError(
             f"expected scalar type {SCALAR_TYPE_NAMES[self.dtype]} but found {SCALAR_TYPE_NAMES[weight.dtype]}"
         )
-    labels = unwrap(target).reshape(-1).astype(np.int64)
-    if np.any((labels < 0) | (labels >= classes)):
+    return self.dtype
+
+
+def _multi_margin_slopes(a, target, p, margin, weight):
+    """The hinges and slopes of :func:`multi_margin_slopes` for the op's arrays, and the labels."""
+    x = _rows(a, _classes(a))
+    labels = target.reshape(-1).astype(np.int64)
+    if np.any((labels < 0) | (labels >= x.shape[1])):
         raise RuntimeError("target out of range")
-    w = None if weight is None else unwrap(weight).reshape(-1)
-    return _samples(self, classes), labels, w
+    w = None if weight is None else weight.reshape(-1)
+    return (*multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w), labels)
 
 
-@with_out("multi_margin_loss", check_out=OUT_OF_SELF_DTYPE)
-def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
-    x, labels, w = _multi_margin_inputs("multi_margin_loss_cpu_kernel", self, target, p, weight)
-    hinge, _ = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
-    losses = np.sum(hinge, axis=1) / x.shape[1]
-    if reduction == _NONE:
-        return as_result(losses.reshape(target.shape), self.dtype)
-    return as_result(reduced(losses, reduction), self.dtype)
+def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=_MEAN, *, out_dtype):
+    hinge, _, _ = _multi_margin_slopes(a, target, p, margin, weight)
+    losses = np.sum(hinge, axis=1) / hinge.shape[1]
+    output = losses.reshape(target.shape) if reduction == _NONE else reduced(losses, reduction)
+    return output.astype(out_dtype, copy=False)
 
 
-@with_out("multi_margin_loss_backward", "grad_input")
-def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
-    x, labels, w = _multi_margin_inputs("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
-    _check_dtypes_match(self.dtype, grad_output)
-    _check_margin_grad(grad_output, x.shape[0], reduction, self)
-    _, slope = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
-    slope[np.arange(x.shape[0]), labels] = -np.sum(slope, axis=1)
-    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
+@derived_out(aten.multi_margin_loss.default, aten.multi_margin_loss.out, check_out=OUT_OF_SELF_DTYPE)
+@computed_by(multi_margin_loss)
+def multi_margin_loss_kernel(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
+    return _check_multi_margin("multi_margin_loss_cpu_kernel", self, target, p, weight)
+
+
+def multi_margin_loss_backward(grad_output, a, target, p, margin, weight=None, reduction=_MEAN, *, out_dtype):
+    _, slope, labels = _multi_margin_slopes(a, target, p, margin, weight)
+    slope[np.arange(slope.shape[0]), labels] = -np.sum(slope, axis=1)
+    return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.multi_margin_loss_backward.default, aten.multi_margin_loss_backward.grad_input)
+@computed_by(multi_margin_loss_backward)
+def multi_margin_loss_backward_kernel(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
+    dtype = _check_multi_margin("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
+    _check_dtypes_match(dtype, grad_output)
+    _check_margin_grad(grad_output, reduction, self)
+    return dtype
 
 
 def listed_labels(labels):
@@ -435,52 +447,68 @@ def multilabel_margin_slopes(x, labels, listed, is_target):
     return np.where(active, z, 0), active
 
 
-def _multilabel_inputs(op, self, target):
+def _check_multilabel(op, self, target):
     _check_margin_input(self)
     if target.shape != self.shape:
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
         )
     _check_margin_dtypes(op, self, target)
-    classes = self.shape[-1] if self.dim() else 1
-    labels = _samples(target, classes).astype(np.int64)
+    return self.dtype
+
+
+def _multilabel_arrays(a, target):
+    """Scores and labels as rows, and which label slots are listed (refusing a listed label out of range)."""
+    classes = _classes(a)
+    labels = _rows(target, classes).astype(np.int64)
     listed = listed_labels(labels)
     if np.any(listed & ((labels < 0) | (labels >= classes))):
         raise RuntimeError("argument #2 'target' is out of range")
-    return _samples(self, classes), labels, listed
+    return _rows(a, classes), labels, listed
 
 
-@with_out("multilabel_margin_loss_forward", "output")
-def multilabel_margin_loss_forward(self, target, reduction):
-    x, labels, listed = _multilabel_inputs("multilabel_margin_loss_forward_out_frame", self, target)
+def multilabel_margin_loss_forward(a, target, reduction, *, out_dtype):
+    """The loss, and the mask of target classes its backward reads (``is_target``)."""
+    x, labels, listed = _multilabel_arrays(a, target)
     is_target = target_classes(labels, listed)
     hinge, _ = multilabel_margin_slopes(x, labels, listed, is_target)
     losses = np.sum(hinge, axis=(1, 2)) / x.shape[1]
-    output = losses.reshape(self.shape[:-1]) if reduction == _NONE else reduced(losses, reduction)
-    return as_result(output, self.dtype), as_result(is_target.reshape(self.shape), self.dtype)
+    output = losses.reshape(a.shape[:-1]) if reduction == _NONE else reduced(losses, reduction)
+    return output.astype(out_dtype, copy=False), is_target.reshape(a.shape).astype(out_dtype)
 
 
-@with_out("multilabel_margin_loss_backward", "grad_input")
-def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
+@derived_out(aten.multilabel_margin_loss_forward.default, aten.multilabel_margin_loss_forward.output)
+@computed_by(multilabel_margin_loss_forward)
+def multilabel_margin_loss_forward_kernel(self, target, reduction):
+    return _check_multilabel("multilabel_margin_loss_forward_out_frame", self, target)
+
+
+def multilabel_margin_loss_backward(grad_output, a, target, reduction, is_target, *, out_dtype):
     """The forward's ``is_target`` says which classes are targets, as in CPU's kernel."""
+    x, labels, listed = _multilabel_arrays(a, target)
+    targets = _rows(is_target, x.shape[1])
+    if not np.all((targets == 0) | (targets == 1)):
+        raise RuntimeError("argument #5 'is_target' is out of range")
+    _, active = multilabel_margin_slopes(x, labels, listed, targets == 1)
+    slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
+    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
+    np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
+    return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.multilabel_margin_loss_backward.default, aten.multilabel_margin_loss_backward.grad_input)
+@computed_by(multilabel_margin_loss_backward)
+def multilabel_margin_loss_backward_kernel(grad_output, self, target, reduction, is_target):
     op = "multilabel_margin_loss_backward_cpu_template"
     if is_target.shape != target.shape:
         raise RuntimeError(
             "Expected tensor for argument #3 'target' to have same size as tensor for argument #5 'is_target'; "
             f"but {list(target.shape)} does not equal {list(is_target.shape)} (while checking arguments for {op})"
         )
-    x, labels, listed = _multilabel_inputs(op, self, target)
-    targets = _samples(is_target, x.shape[1])
-    if not np.all((targets == 0) | (targets == 1)):
-        raise RuntimeError("argument #5 'is_target' is out of range")
-    _check_dtypes_match(self.dtype, grad_output)
-    _check_margin_grad(grad_output, x.shape[0], reduction, self)
-    targets = targets == 1
-    _, active = multilabel_margin_slopes(x, labels, listed, targets)
-    slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
-    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
-    np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
-    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
+    dtype = _check_multilabel(op, self, target)
+    _check_dtypes_match(dtype, grad_output)
+    _check_margin_grad(grad_output, reduction, self)
+    return dtype
 
 
 # --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
@@ -719,38 +747,43 @@ def _check_ctc_size(targets, dim, size, where):
         )
 
 
-@with_out("_ctc_loss")
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False, *, out_dtype):
     """The loss of each sample and the forward variables (the backward reads them)."""
-    _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
-    lp = unwrap(log_probs)
-    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
-    log_alpha = ctc_log_alpha(lp, extended, target_lengths)
+    extended = extended_targets(targets.astype(np.int64), target_lengths, blank)
+    log_alpha = ctc_log_alpha(log_probs, extended, target_lengths)
     nll = ctc_negative_log_likelihood(log_alpha, input_lengths, target_lengths)
-    return as_result(nll, log_probs.dtype), as_result(log_alpha, log_probs.dtype)
+    return nll.astype(out_dtype, copy=False), log_alpha.astype(out_dtype, copy=False)
 
 
-@with_out("_ctc_loss_backward")
+@derived_out(aten._ctc_loss.default, aten._ctc_loss.out)
+@computed_by(ctc_loss, name="_ctc_loss")
+def ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
+    return log_probs.dtype
+
+
 def ctc_loss_backward(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    zero_infinity=False, *, out_dtype,
+):
+    extended = extended_targets(targets.astype(np.int64), target_lengths, blank)
+    log_beta = ctc_log_beta(log_probs, extended, input_lengths, target_lengths)
+    (grad, nll) = computed(log_probs.dtype, grad, neg_log_likelihood, exact=True)
+    gradient = ctc_gradient(
+        grad, log_probs, extended, input_lengths, nll, log_alpha, log_beta, zero_infinity
+    )
+    return gradient.astype(out_dtype, copy=False)
+
+
+@derived_out(aten._ctc_loss_backward.default, aten._ctc_loss_backward.out)
+@computed_by(ctc_loss_backward, name="_ctc_loss_backward")
+def ctc_loss_backward_kernel(
     grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
     zero_infinity=False,
 ):
     if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
         raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
-    lp = unwrap(log_probs)
-    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
-    log_beta = ctc_log_beta(lp, extended, input_lengths, target_lengths)
-    gradient = ctc_gradient(
-        _array("_ctc_loss_backward", grad, lp.dtype),
-        lp,
-        extended,
-        input_lengths,
-        _array("_ctc_loss_backward", neg_log_likelihood, lp.dtype),
-        unwrap(log_alpha),
-        log_beta,
-        zero_infinity,
-    )
-    return as_result(gradient, log_probs.dtype)
+    return log_probs.dtype
 
 
 def _lengths(name, lengths):
@@ -764,7 +797,7 @@ def _lengths(name, lengths):
 def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
-    return quietly(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    return ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 
 @implements(aten._ctc_loss_backward.Tensor)
@@ -775,4 +808,4 @@ def ctc_loss_backward_of_length_tensors(
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
     arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
-    return quietly(ctc_loss_backward, *arguments, zero_infinity)
+    return ctc_loss_backward_kernel(*arguments, zero_infinity)
