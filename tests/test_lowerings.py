@@ -130,6 +130,10 @@ DIRECT = {
     aten.threshold_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), NUMERIC),
     aten.softshrink_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), FLOATS),
     aten.hardshrink_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), FLOATS),
+    aten.multi_margin_loss_backward.default: (lambda x, y, i: ((y.sum(), x, i[:, 0], 1, 1.0, None, 1), {}), FLOATS),
+    aten.multilabel_margin_loss_backward.default: (
+        lambda x, y, i: ((y.sum(), x, i, 1, aten.multilabel_margin_loss_forward.default(x, i, 1)[1]), {}), FLOATS
+    ),
     aten.true_divide.Tensor: (lambda x, y, i: ((x, y), {}), ALL),
     aten.t.default: (lambda x, y, i: ((x,), {}), ALL),
     aten.transpose.int: (lambda x, y, i: ((x, 0, 1), {}), ALL),

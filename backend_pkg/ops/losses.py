@@ -33,7 +33,9 @@ on forward and backward, and against ``native_functions.yaml``):
 
 Each op is one NumPy function of arrays (built from ``*_terms``,
 ``*_gradient``, :func:`ctc_log_alpha`...), and its eager kernel the checks
-PyTorch's CPU kernel makes of the tensors, ``computed_by`` that function. Half precision is computed in float32 and rounded once;
+PyTorch's CPU kernel makes of the tensors, ``computed_by`` that function;
+the backward of the two margin losses, which compiled graphs keep, lower
+to theirs. Half precision is computed in float32 and rounded once;
 PyTorch's CPU loops for BCE and smooth L1, and the steps of its BCE with
 logits composite, round each half-precision step, so half results differ
 from CPU's by that rounding (npy's are the nearer to the exact values).
@@ -47,7 +49,7 @@ from ._dtype_errors import not_implemented_for
 from ._operands import broadcast_shapes, computed
 from ._out_variants import derived_out
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
-from .registry import aten, computed_by, implements
+from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -410,6 +412,7 @@ def multi_margin_loss_kernel(self, target, p=1, margin=1, weight=None, reduction
     return _check_multi_margin("multi_margin_loss_cpu_kernel", self, target, p, weight)
 
 
+@lowers(aten.multi_margin_loss_backward.default)
 def multi_margin_loss_backward(grad_output, a, target, p, margin, weight=None, reduction=_MEAN, *, out_dtype):
     _, slope, labels = _multi_margin_slopes(a, target, p, margin, weight)
     slope[np.arange(slope.shape[0]), labels] = -np.sum(slope, axis=1)
@@ -483,6 +486,7 @@ def multilabel_margin_loss_forward_kernel(self, target, reduction):
     return _check_multilabel("multilabel_margin_loss_forward_out_frame", self, target)
 
 
+@lowers(aten.multilabel_margin_loss_backward.default)
 def multilabel_margin_loss_backward(grad_output, a, target, reduction, is_target, *, out_dtype):
     """The forward's ``is_target`` says which classes are targets, as in CPU's kernel."""
     x, labels, listed = _multilabel_arrays(a, target)
