@@ -52,6 +52,8 @@ _DATA = torch._C.TensorBase.data
 # tensor's metadata, which is all a descriptor storage needs.
 _SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
 _AS_STRIDED = torch.ops.aten.as_strided.default._handle
+_RESHAPE_ALIAS = torch.ops.aten._reshape_alias.default._handle
+_VIEW = torch.ops.aten.view.default._handle
 _ALIAS = torch.ops.aten.alias.default._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 # The PrivateUse1 device keeps this identity through the rename to "npy".
@@ -271,6 +273,27 @@ def view_of(base, size, stride, storage_offset):
     storage = materialize(base)  # the bounds check reads the storage's byte size
     tensor = _AS_STRIDED.redispatch_boxed(_METADATA_ONLY_KEYS, base, size, stride, storage_offset)
     array = _array_over(storage._npy_root, to_numpy_dtype(base.dtype), size, stride, storage_offset)
+    return _as_npy_tensor(tensor, array)
+
+
+def restrided(base, size, stride, array):
+    """An npy tensor over ``base``'s storage, from ``base``'s storage offset, with these sizes
+    and strides (in elements); ``array`` is its NumPy view, made from ``unwrap(base)``.
+
+    For views that stay within ``base``'s elements (``t``, ``transpose``,
+    ``expand``): ``_reshape_alias``'s CPU kernel makes the tensor in C++
+    without :func:`view_of`'s bounds check, which has nothing to find there
+    and needs the storage's data pointer.
+    """
+    tensor = _RESHAPE_ALIAS.redispatch_boxed(_METADATA_ONLY_KEYS, base, size, stride)
+    return _as_npy_tensor(tensor, array)
+
+
+def reshaped(base, size):
+    """``base.view(size)``: ``view``'s CPU kernel works out the strides, or raises PyTorch's
+    error, from the metadata alone."""
+    tensor = _VIEW.redispatch_boxed(_METADATA_ONLY_KEYS, base, size)
+    array = _array_over(_root_of(base), to_numpy_dtype(base.dtype), tensor.shape, tensor.stride(), tensor.storage_offset())
     return _as_npy_tensor(tensor, array)
 
 

@@ -175,8 +175,9 @@ for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
     print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({kernel_us[op] / kernel_calls[op]:.1f} per call)")
 
 # %%
-# ``as_strided`` is every ``t()`` (``Linear`` transposes its weight forward,
-# and its backward transposes gradients and inputs), ``detach`` is autograd
+# ``t`` is ``Linear`` transposing its weight forward, and its backward
+# transposing gradients and inputs (npy's kernel swaps two sizes and strides;
+# without it, PyTorch's composite reaches ``as_strided``), ``detach`` is autograd
 # handing each parameter its gradient. The ``rest`` is mostly PyTorch's own
 # work, which CPU eager pays too, plus a crossing into Python per kernel call.
 #

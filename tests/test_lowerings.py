@@ -62,6 +62,8 @@ CASES = {
     "mean": (lambda x, y, i: (x.mean(), x.mean(0), x.mean(1, keepdim=True)), FLOATS),
     "amax": (lambda x, y, i: (x.amax(1), x.amin(0), x.amax((0, 1))), ALL),
     "softmax": (lambda x, y, i: (x.softmax(0), x.log_softmax(1)), FLOATS),
+    "activations": (lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5)), FLOATS),
+    "hardtanh.int": (lambda x, y, i: (F.hardtanh(x, -1, 2),), (torch.int64,)),
     "products": (lambda x, y, i: (x[:, :3] @ y[:3], torch.bmm(x[None], y.t()[None]),
                                   torch.addmm(x[0, :3], x[:, :2], y[:2, :3], beta=2, alpha=3)), NUMERIC),
     "views": (
@@ -150,6 +152,12 @@ DIRECT = {
     aten.lerp.Scalar: (lambda x, y, i: ((x, y, 0.3), {}), FLOATS),
     aten.lerp.Tensor: (lambda x, y, i: ((x, y, y.sigmoid()), {}), FLOATS),
     aten.threshold_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), NUMERIC),
+    aten.softshrink_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), FLOATS),
+    aten.hardshrink_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), FLOATS),
+    aten.multi_margin_loss_backward.default: (lambda x, y, i: ((y.sum(), x, i[:, 0], 1, 1.0, None, 1), {}), FLOATS),
+    aten.multilabel_margin_loss_backward.default: (
+        lambda x, y, i: ((y.sum(), x, i, 1, aten.multilabel_margin_loss_forward.default(x, i, 1)[1]), {}), FLOATS
+    ),
     aten.true_divide.Tensor: (lambda x, y, i: ((x, y), {}), ALL),
     aten.convolution_backward.default: (
         lambda x, y, i: (

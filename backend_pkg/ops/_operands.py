@@ -57,9 +57,15 @@ def computed(out_dtype, *values, exact=False):
     ``exact=True`` each goes straight to the compute dtype, for the ops that
     read their operands at that precision (``addcmul``'s ``value``, ``where``).
     """
-    np_compute = numpy_compute_dtype(out_dtype)
-    if exact:
-        return [np.asarray(value).astype(np_compute, copy=False) for value in values]
+    out_dtype = np.dtype(out_dtype)
+    np_compute = _NP_FLOAT32 if out_dtype == _NP_FLOAT16 else out_dtype
+    if exact or np_compute == out_dtype:
+        # An array already in the compute dtype is used as it is: most operands are.
+        return [
+            value if type(value) is np.ndarray and value.dtype == np_compute
+            else np.asarray(value).astype(np_compute, copy=False)
+            for value in values
+        ]
     return [np.asarray(value).astype(out_dtype, copy=False).astype(np_compute, copy=False) for value in values]
 
 

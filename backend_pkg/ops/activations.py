@@ -31,30 +31,30 @@ What PyTorch sends the npy device for each (checked with
   for them: one would hide the composite, which the project rules out
   (``tests/test_elementwise.py::test_no_kernel_hides_a_composite``).
 
-Each op is a NumPy function of arrays (:func:`leaky_relu_values`...) and a
-kernel that checks its inputs as PyTorch's CPU kernel does. Half precision
-is computed in float32 and rounded once, as CPU's vectorized kernels do;
-Python scalars enter the arithmetic in the compute dtype, as CPU converts them.
+Each op is one NumPy function of arrays (:func:`leaky_relu`...), which the
+eager kernel (the checks PyTorch's CPU kernel makes, ``computed_by`` the
+function) and, for the ops that reach compiled graphs (``leaky_relu``,
+``elu``, ``hardtanh``, the shrinks' backward), ``torch.compile``'s lowering
+run. Half precision is computed in float32 and rounded once, as CPU's
+vectorized kernels do; Python scalars enter the arithmetic in the compute
+dtype, as CPU converts them.
 """
 
 import numpy as np
 import torch
 
 from .. import device
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
+from ..dtypes import SCALAR_TYPE_NAMES
+from ._cpu_checks import check_on_cpu
 from ._dims import wrap_dim
 from ._dtype_errors import not_implemented_for
-from ._cpu_checks import check_on_cpu
-from ._numpy_errors import quietly
-from ._operands import promoted
-from ._out_variants import with_out
-from ._results import as_result
+from ._operands import computed
+from ._out_variants import derived_out
 from ._select import select
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, lowers
 from .sampling import _check_generator as check_generator
-from .unary import clamp_kernel
+from .unary import clamp, clamp_dtype
 
 # --- registering an op with its out= and in-place overloads ----------------------------
 
@@ -72,23 +72,31 @@ def activation(name, *, in_place=True, check_out=OUT_OF_SELF_DTYPE):
     return elementwise(packet.default, packet.out, in_place_op, check_out=check_out)
 
 
-# --- reading inputs -------------------------------------------------------------
+def backward(name, out_overload="grad_input"):
+    """Register the decorated kernel for ``aten.<name>`` and its ``out=`` overload."""
+    packet = getattr(aten, name)
+    return derived_out(packet.default, getattr(packet, out_overload))
 
 
-def _floating_input(op, self, *, complex_ok=False):
-    """``self``'s array in its compute dtype; CPU's activation kernels exist for floating
-    dtypes only (silu's for complex ones too)."""
-    if not (self.dtype.is_floating_point or (complex_ok and self.dtype.is_complex)):
-        raise not_implemented_for(op, self.dtype)
-    return unwrap(self).astype(to_numpy_dtype(compute_dtype(self.dtype)), copy=False)
+# --- the dtypes the NumPy functions compute in ------------------------------------
 
 
-def _gradient_inputs(op, grad_output, self):
-    """A backward's arrays, promoted together, and their (floating) dtype."""
-    (grad, x), dtype = promoted(op, grad_output, self)
-    if not dtype.is_floating_point:
+def floating(op, self, *, complex_ok=False):
+    """``self``'s dtype; CPU's activation kernels exist for floating dtypes only (silu's for complex ones too)."""
+    dtype = self.dtype
+    if not (dtype.is_floating_point or (complex_ok and dtype.is_complex)):
         raise not_implemented_for(op, dtype)
-    return grad, x, dtype
+    return dtype
+
+
+def floating_promoted(op, grad_output, self, *, refused_as=None):
+    """A backward's dtype: its two operands promoted, floating (refused naming ``refused_as``, or ``op``)."""
+    dtype = self.dtype
+    if grad_output.dtype != dtype:
+        dtype = torch.result_type(grad_output, self)
+    if not dtype.is_floating_point:
+        raise not_implemented_for(refused_as or op, dtype)
+    return dtype
 
 
 def _scalar(value, array):
@@ -96,25 +104,39 @@ def _scalar(value, array):
     return array.dtype.type(value)
 
 
+def _forward_input(a, out_dtype):
+    (x,) = computed(out_dtype, a)
+    return x
+
+
+def _gradient_inputs(grad_output, a, out_dtype):
+    """A backward's arrays in the compute dtype of the promoted ``out_dtype``."""
+    return computed(out_dtype, grad_output, a, exact=True)
+
+
 # --- leaky_relu -------------------------------------------------------------------
 
 
-def leaky_relu_values(x, negative_slope):
-    return select(x > 0, x, x * negative_slope)
-
-
-def leaky_relu_gradient(grad, x, negative_slope):
-    return select(x > 0, grad, grad * negative_slope)
+@lowers(aten.leaky_relu.default)
+def leaky_relu(a, negative_slope=0.01, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    return select(x > 0, x, x * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
 @activation("leaky_relu")
-def leaky_relu(self, negative_slope=0.01):
-    x = _floating_input("leaky_relu", self)
-    return as_result(leaky_relu_values(x, _scalar(negative_slope, x)), self.dtype)
+@computed_by(leaky_relu)
+def leaky_relu_kernel(self, negative_slope=0.01):
+    return floating("leaky_relu", self)
 
 
-@with_out("leaky_relu_backward", "grad_input")
-def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+def leaky_relu_backward(grad_output, a, negative_slope, self_is_result, *, out_dtype):
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    return select(x > 0, grad, grad * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
+
+
+@backward("leaky_relu_backward")
+@computed_by(leaky_relu_backward)
+def leaky_relu_backward_kernel(grad_output, self, negative_slope, self_is_result):
     # After leaky_relu_, autograd has only the result: with a negative slope
     # its sign no longer tells which side of 0 the input was on.
     if self_is_result and negative_slope < 0:
@@ -125,8 +147,7 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope"
         )
-    grad, x, dtype = _gradient_inputs("leaky_relu_backward", grad_output, self)
-    return as_result(leaky_relu_gradient(grad, x, _scalar(negative_slope, x)), dtype)
+    return floating_promoted("leaky_relu_backward", grad_output, self)
 
 
 # --- silu and mish ---------------------------------------------------------------------
@@ -136,48 +157,59 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def silu_values(x):
-    return x / (1 + np.exp(-x))
+def silu(a, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    return (x / (1 + np.exp(-x))).astype(out_dtype, copy=False)
 
 
-def mish_values(x):
-    return x * np.tanh(np.log1p(np.exp(x)))
+def mish(a, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    return (x * np.tanh(np.log1p(np.exp(x)))).astype(out_dtype, copy=False)
 
 
 @activation("silu")
-def silu(self):
-    return as_result(silu_values(_floating_input("silu", self, complex_ok=True)), self.dtype)
+@computed_by(silu)
+def silu_kernel(self):
+    return floating("silu", self, complex_ok=True)
 
 
 @activation("mish")
-def mish(self):
-    return as_result(mish_values(_floating_input("mish", self)), self.dtype)
+@computed_by(mish)
+def mish_kernel(self):
+    return floating("mish", self)
 
 
 # --- elu, and selu and celu through it ------------------------------------------------
 
 
-def elu_values(x, alpha, scale, input_scale):
-    return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale)
+@lowers(aten.elu.default)
+def elu(a, alpha=1, scale=1, input_scale=1, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    alpha, scale, input_scale = (_scalar(value, x) for value in (alpha, scale, input_scale))
+    return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale).astype(out_dtype, copy=False)
 
 
-def elu_gradient(grad, x, alpha, scale, input_scale, is_result):
-    """With ``is_result``, ``x`` is elu's output: below 0 the slope is ``input_scale * (out + alpha * scale)``."""
+@activation("elu")
+@computed_by(elu)
+def elu_kernel(self, alpha=1, scale=1, input_scale=1):
+    return floating("elu", self)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out_dtype):
+    """With ``is_result``, ``self_or_result`` is elu's output: below 0 the slope is
+    ``input_scale * (out + alpha * scale)``."""
+    grad, x = _gradient_inputs(grad_output, self_or_result, out_dtype)
+    alpha, scale, input_scale = (_scalar(value, x) for value in (alpha, scale, input_scale))
     if is_result:
         negative_slope = input_scale * (x + alpha * scale)
     else:
         negative_slope = input_scale * (alpha * scale) * np.exp(x * input_scale)
-    return select(x <= 0, grad * negative_slope, grad * scale)
+    return select(x <= 0, grad * negative_slope, grad * scale).astype(out_dtype, copy=False)
 
 
-@activation("elu")
-def elu(self, alpha=1, scale=1, input_scale=1):
-    x = _floating_input("elu", self)
-    return as_result(elu_values(x, *(_scalar(value, x) for value in (alpha, scale, input_scale))), self.dtype)
-
-
-@with_out("elu_backward", "grad_input")
-def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+@backward("elu_backward")
+@computed_by(elu_backward)
+def elu_backward_kernel(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     # elu_ with a negative alpha maps negative inputs to positive outputs; the result cannot be inverted.
     if is_result and alpha < 0:
         raise RuntimeError(
@@ -185,120 +217,141 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
             "supported. This is caused by calling in-place forward function with a negative slope, "
             "please call out-of-place version instead."
         )
-    grad, x, dtype = _gradient_inputs("elu_backward", grad_output, self_or_result)
-    alpha, scale, input_scale = (_scalar(value, x) for value in (alpha, scale, input_scale))
-    return as_result(elu_gradient(grad, x, alpha, scale, input_scale, is_result), dtype)
+    return floating_promoted("elu_backward", grad_output, self_or_result)
 
 
 # --- hardtanh (relu6), hardsigmoid, hardswish --------------------------------------------
 
 
-@activation("hardtanh")
-def hardtanh(self, min_val=-1, max_val=1):
+@lowers(aten.hardtanh.default)
+def hardtanh(a, min_val=-1, max_val=1, *, out_dtype):
     """A clamp, which CPU's hardtanh is; integer tensors clamp to the limits truncated to integers."""
+    if np.dtype(out_dtype).kind not in "fc":
+        min_val, max_val = int(min_val), int(max_val)
+    return clamp(a, min_val, max_val, out_dtype=out_dtype)
+
+
+@activation("hardtanh")
+@computed_by(hardtanh)
+def hardtanh_kernel(self, min_val=-1, max_val=1):
     if self.dtype == torch.bool:
         check_on_cpu(aten.hardtanh.default, self, min_val, max_val)  # "Bool inputs not supported..."
     if self.dtype.is_floating_point or self.dtype.is_complex:
-        return clamp_kernel(self, min_val, max_val)
+        return clamp_dtype(self, min_val, max_val)
     low, high = int(min_val), int(max_val)
     if self.dtype == torch.uint8 and (low < 0 or high < 0):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
-    return clamp_kernel(self, low, high)
+    return clamp_dtype(self, low, high)
 
 
-def hardtanh_gradient(grad, x, min_val, max_val):
-    return select((x <= min_val) | (x >= max_val), 0, grad)
+def hardtanh_backward(grad_output, a, min_val, max_val, *, out_dtype):
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    outside = (x <= _scalar(min_val, x)) | (x >= _scalar(max_val, x))
+    return select(outside, 0, grad).astype(out_dtype, copy=False)
 
 
-@with_out("hardtanh_backward", "grad_input")
-def hardtanh_backward(grad_output, self, min_val, max_val):
+@backward("hardtanh_backward")
+@computed_by(hardtanh_backward)
+def hardtanh_backward_kernel(grad_output, self, min_val, max_val):
     # CPU's hardtanh_backward is its hardshrink_backward loop, and refuses dtypes by that name.
-    grad, x, dtype = _gradient_inputs("hardshrink_backward", grad_output, self)
-    return as_result(hardtanh_gradient(grad, x, _scalar(min_val, x), _scalar(max_val, x)), dtype)
+    return floating_promoted("hardtanh_backward", grad_output, self, refused_as="hardshrink_backward")
 
 
-def hardsigmoid_values(x):
-    return np.clip(x + 3, 0, 6) / 6
+def hardsigmoid(a, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    return (np.clip(x + 3, 0, 6) / 6).astype(out_dtype, copy=False)
 
 
-def hardsigmoid_gradient(grad, x):
-    return select((x > -3) & (x < 3), grad / 6, 0)
+def hardsigmoid_backward(grad_output, a, *, out_dtype):
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    return select((x > -3) & (x < 3), grad / 6, 0).astype(out_dtype, copy=False)
 
 
-def hardswish_values(x):
-    return x * np.clip(x + 3, 0, 6) / 6
+def hardswish(a, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    return (x * np.clip(x + 3, 0, 6) / 6).astype(out_dtype, copy=False)
 
 
-def hardswish_gradient(grad, x):
+def hardswish_backward(grad_output, a, *, out_dtype):
     """0 up to -3, ``x/3 + 1/2`` between, 1 from 3 on (CPU's choice at the two kinks)."""
-    return select(x <= -3, 0, select(x < 3, grad * (x / 3 + 0.5), grad))
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    return select(x <= -3, 0, select(x < 3, grad * (x / 3 + 0.5), grad)).astype(out_dtype, copy=False)
 
 
 @activation("hardsigmoid")
-def hardsigmoid(self):
-    return as_result(hardsigmoid_values(_floating_input("hardsigmoid", self)), self.dtype)
+@computed_by(hardsigmoid)
+def hardsigmoid_kernel(self):
+    return floating("hardsigmoid", self)
 
 
-@with_out("hardsigmoid_backward", "grad_input")
-def hardsigmoid_backward(grad_output, self):
-    grad, x, dtype = _gradient_inputs("hardsigmoid_backward", grad_output, self)
-    return as_result(hardsigmoid_gradient(grad, x), dtype)
+@backward("hardsigmoid_backward")
+@computed_by(hardsigmoid_backward)
+def hardsigmoid_backward_kernel(grad_output, self):
+    return floating_promoted("hardsigmoid_backward", grad_output, self)
 
 
 @activation("hardswish")
-def hardswish(self):
-    return as_result(hardswish_values(_floating_input("hardswish", self)), self.dtype)
+@computed_by(hardswish)
+def hardswish_kernel(self):
+    return floating("hardswish", self)
 
 
-@with_out("hardswish_backward")
-def hardswish_backward(grad_output, self):
-    grad, x, dtype = _gradient_inputs("hardswish_backward", grad_output, self)
-    return as_result(hardswish_gradient(grad, x), dtype)
+@backward("hardswish_backward", "out")
+@computed_by(hardswish_backward)
+def hardswish_backward_kernel(grad_output, self):
+    return floating_promoted("hardswish_backward", grad_output, self)
 
 
 # --- softplus ----------------------------------------------------------------------------
 
 
-def softplus_values(x, beta, threshold):
+def softplus(a, beta=1, threshold=20, *, out_dtype):
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x`` passes ``threshold``."""
+    x = _forward_input(a, out_dtype)
+    beta, threshold = _scalar(beta, x), _scalar(threshold, x)
     scaled = x * beta
-    return select(scaled > threshold, x, np.log1p(np.exp(scaled)) / beta)
+    return select(scaled > threshold, x, np.log1p(np.exp(scaled)) / beta).astype(out_dtype, copy=False)
 
 
-def softplus_gradient(grad, x, beta, threshold):
-    scaled = x * beta
+def softplus_backward(grad_output, a, beta, threshold, *, out_dtype):
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    scaled = x * _scalar(beta, x)
     exp = np.exp(scaled)
-    return select(scaled > threshold, grad, grad * exp / (exp + 1))
+    return select(scaled > _scalar(threshold, x), grad, grad * exp / (exp + 1)).astype(out_dtype, copy=False)
 
 
 @activation("softplus", in_place=False)
-def softplus(self, beta=1, threshold=20):
-    x = _floating_input("softplus", self)
-    return as_result(softplus_values(x, _scalar(beta, x), _scalar(threshold, x)), self.dtype)
+@computed_by(softplus)
+def softplus_kernel(self, beta=1, threshold=20):
+    return floating("softplus", self)
 
 
-@with_out("softplus_backward", "grad_input")
-def softplus_backward(grad_output, self, beta, threshold):
-    grad, x, dtype = _gradient_inputs("softplus_backward", grad_output, self)
-    return as_result(softplus_gradient(grad, x, _scalar(beta, x), _scalar(threshold, x)), dtype)
+@backward("softplus_backward")
+@computed_by(softplus_backward)
+def softplus_backward_kernel(grad_output, self, beta, threshold):
+    return floating_promoted("softplus_backward", grad_output, self)
 
 
 # --- log_sigmoid ---------------------------------------------------------------------------
 
 
-def log_sigmoid_values(x):
+def log_sigmoid_forward(a, *, out_dtype):
     """``log(sigmoid(x))`` as ``min(x, 0) - log1p(exp(-|x|))``, and the buffer ``exp(-|x|)``.
 
     The form cannot overflow; CPU keeps the same buffer for the backward.
     """
+    x = _forward_input(a, out_dtype)
     buffer = np.exp(-np.abs(x))
-    return np.minimum(x, 0) - np.log1p(buffer), buffer
+    output = np.minimum(x, 0) - np.log1p(buffer)
+    return output.astype(out_dtype, copy=False), buffer.astype(out_dtype, copy=False)
 
 
-def log_sigmoid_gradient(grad, x, buffer):
+def log_sigmoid_backward(grad_output, a, buffer, *, out_dtype):
     """``1 - sigmoid(x)``, from the buffer: ``1 - b/(1+b)`` below 0, ``b/(1+b)`` above."""
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    (b,) = computed(x.dtype, buffer, exact=True)
     negative = x < 0
-    return (negative - select(negative, 1, -1) * (buffer / (1 + buffer))) * grad
+    return ((negative - select(negative, 1, -1) * (b / (1 + b))) * grad).astype(out_dtype, copy=False)
 
 
 def _check_log_sigmoid_out(out, self):
@@ -308,23 +361,23 @@ def _check_log_sigmoid_out(out, self):
         )
 
 
-@with_out("log_sigmoid_forward", "output", check_out=_check_log_sigmoid_out)
-def log_sigmoid_forward(self):
-    output, buffer = log_sigmoid_values(_floating_input("log_sigmoid", self))
-    return as_result(output, self.dtype), as_result(buffer, self.dtype)
+@derived_out(aten.log_sigmoid_forward.default, aten.log_sigmoid_forward.output, check_out=_check_log_sigmoid_out)
+@computed_by(log_sigmoid_forward)
+def log_sigmoid_forward_kernel(self):
+    return floating("log_sigmoid", self)
 
 
-@with_out("log_sigmoid_backward", "grad_input")
-def log_sigmoid_backward(grad_output, self, buffer):
-    grad, x, dtype = _gradient_inputs("log_sigmoid_backward", grad_output, self)
-    return as_result(log_sigmoid_gradient(grad, x, unwrap(buffer).astype(x.dtype, copy=False)), dtype)
+@backward("log_sigmoid_backward")
+@computed_by(log_sigmoid_backward)
+def log_sigmoid_backward_kernel(grad_output, self, buffer):
+    return floating_promoted("log_sigmoid_backward", grad_output, self)
 
 
 # --- glu ---------------------------------------------------------------------------------
 
 
-def _glu_halves(op, self, dim):
-    """The two halves of ``self`` along ``dim`` (compute dtype), and the NumPy axis."""
+def _glu_axis(self, dim):
+    """The NumPy axis glu halves ``self`` along, checked as CPU checks it."""
     if self.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     axis = wrap_dim(dim, self.dim())
@@ -332,64 +385,63 @@ def _glu_halves(op, self, dim):
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {axis} is size {self.shape[axis]}"
         )
-    a, b = np.split(_floating_input(op, self), 2, axis=axis)
-    return a, b, axis
+    return axis
 
 
-def glu_values(a, b):
-    return a * _sigmoid(b)
+def glu(a, dim=-1, *, out_dtype):
+    first, gate = np.split(_forward_input(a, out_dtype), 2, axis=dim)
+    return (first * _sigmoid(gate)).astype(out_dtype, copy=False)
 
 
-def glu_gradient(grad, a, b, axis):
-    gate = _sigmoid(b)
-    return np.concatenate([grad * gate, grad * a * gate * (1 - gate)], axis=axis)
+def glu_backward(grad_output, a, dim, *, out_dtype):
+    first, second = np.split(_forward_input(a, out_dtype), 2, axis=dim)
+    (grad,) = computed(first.dtype, grad_output, exact=True)
+    gate = _sigmoid(second)
+    gradient = np.concatenate([grad * gate, grad * first * gate * (1 - gate)], axis=dim)
+    return gradient.astype(out_dtype, copy=False)
 
 
 @activation("glu", in_place=False, check_out=None)
-def glu(self, dim=-1):
-    a, b, _ = _glu_halves("glu", self, dim)
-    return as_result(glu_values(a, b), self.dtype)
+@computed_by(glu)
+def glu_kernel(self, dim=-1):
+    _glu_axis(self, dim)
+    return floating("glu", self)
 
 
-@with_out("glu_backward", "grad_input")
-def glu_backward(grad_output, self, dim):
-    a, b, axis = _glu_halves("glu_backward", self, dim)
-    grad = unwrap(grad_output).astype(a.dtype, copy=False)
-    return as_result(glu_gradient(grad, a, b, axis), self.dtype)
+@backward("glu_backward")
+@computed_by(glu_backward)
+def glu_backward_kernel(grad_output, self, dim):
+    _glu_axis(self, dim)
+    return floating("glu_backward", self)
 
 
 # --- prelu ----------------------------------------------------------------------------------
 
 
-def prelu_values(x, weight):
-    return select(x > 0, x, weight * x)
+def prelu(a, weight, *, out_dtype):
+    x, w = computed(out_dtype, a, weight, exact=True)
+    return select(x > 0, x, w * x).astype(out_dtype, copy=False)
 
 
-def prelu_gradients(grad, x, weight):
+def prelu_backward(grad_output, a, weight, *, out_dtype):
     """The gradients of input and weight, both of the broadcast shape (autograd sums the weight's)."""
+    x, w = computed(out_dtype, a, weight, exact=True)
+    (grad,) = computed(x.dtype, grad_output, exact=True)
     positive = x > 0
-    return select(positive, grad, weight * grad), select(positive, 0, x * grad)
-
-
-def _prelu_inputs(op, self, weight):
-    (x, w), dtype = promoted(op, self, weight)
-    if not dtype.is_floating_point:
-        raise not_implemented_for("prelu", dtype)
-    return x, w, dtype
+    grad_input, grad_weight = select(positive, grad, w * grad), select(positive, 0, x * grad)
+    return grad_input.astype(out_dtype, copy=False), grad_weight.astype(out_dtype, copy=False)
 
 
 @implements(aten._prelu_kernel.default)
+@computed_by(prelu, name="_prelu_kernel")
 def prelu_kernel(self, weight):
-    x, w, dtype = _prelu_inputs("_prelu_kernel", self, weight)
-    return as_result(quietly(prelu_values, x, w), dtype)
+    return floating_promoted("_prelu_kernel", weight, self, refused_as="prelu")
 
 
 @implements(aten._prelu_kernel_backward.default)
-def prelu_kernel_backward(grad_output, self, weight):
-    x, w, dtype = _prelu_inputs("_prelu_kernel_backward", self, weight)
-    grad = unwrap(grad_output).astype(x.dtype, copy=False)
-    grad_input, grad_weight = quietly(prelu_gradients, grad, x, w)
-    return as_result(grad_input, dtype), as_result(grad_weight, dtype)
+@computed_by(prelu_backward, name="_prelu_kernel_backward")
+def prelu_backward_kernel(grad_output, self, weight):
+    return floating_promoted("_prelu_kernel_backward", weight, self, refused_as="prelu")
 
 
 # --- threshold, softshrink, hardshrink -------------------------------------------------------
@@ -404,74 +456,90 @@ _C_INTEGER_TYPES = {
 }
 
 
-def _scalar_as(value, dtype):
-    """A Scalar converted to ``dtype`` as C++ converts it for a kernel: floats truncate
-    into integer types, out-of-range values are refused (unsigned types take
-    ``-max..-1`` too, wrapped), floating types take anything (overflowing to inf)."""
-    np_dtype = to_numpy_dtype(dtype)
+def _scalar_as(value, np_dtype):
+    """A Scalar converted to ``np_dtype`` as C++ converts it for a kernel: floats truncate
+    into integer types (:func:`_check_scalar_fits` has refused out-of-range values;
+    unsigned types take ``-max..-1`` too, wrapped), floating types take anything
+    (overflowing to inf)."""
+    if np_dtype.kind == "f":
+        return np.asarray(value, dtype=np.float64).astype(np_dtype)
+    return np.asarray(int(value)).astype(np_dtype)
+
+
+def _check_scalar_fits(value, dtype):
     if dtype.is_floating_point:
-        with np.errstate(over="ignore"):
-            return np.asarray(value, dtype=np.float64).astype(np_dtype)
+        return
     info = torch.iinfo(dtype)
     low = -info.max if info.min == 0 else info.min
     if not low <= value <= info.max:
         raise RuntimeError(f"value cannot be converted to type {_C_INTEGER_TYPES[dtype]} without overflow")
-    return np.asarray(int(value)).astype(np_dtype)
 
 
-def threshold_values(x, threshold, value):
-    return select(x <= threshold, value, x)
+def threshold(a, threshold, value, *, out_dtype):
+    """``value`` where ``a <= threshold``; compared and replaced in ``a``'s own dtype, integers included."""
+    np_dtype = np.dtype(out_dtype)
+    limit, replacement = _scalar_as(threshold, np_dtype), _scalar_as(value, np_dtype)
+    return select(a <= limit, replacement, a).astype(out_dtype, copy=False)
 
 
 @activation("threshold", check_out=None)
-def threshold(self, threshold, value):
-    """``value`` where ``self <= threshold``; compared and replaced in ``self``'s own dtype, integers included."""
+@computed_by(threshold)
+def threshold_kernel(self, threshold, value):
     if self.dtype not in _C_INTEGER_TYPES and not self.dtype.is_floating_point:
         raise not_implemented_for("threshold_cpu", self.dtype)
-    limit, replacement = _scalar_as(threshold, self.dtype), _scalar_as(value, self.dtype)
-    return as_result(threshold_values(unwrap(self), limit, replacement), self.dtype)
+    _check_scalar_fits(threshold, self.dtype)
+    _check_scalar_fits(value, self.dtype)
+    return self.dtype
 
 
-def softshrink_values(x, lambd):
+def softshrink(a, lambd=0.5, *, out_dtype):
     """``x`` moved ``lambd`` toward 0, and 0 within ``lambd`` of it (``x * 0``: nan stays nan)."""
-    return select(x > lambd, x - lambd, select(x < -lambd, x + lambd, x * 0))
+    x = _forward_input(a, out_dtype)
+    lambd = _scalar(lambd, x)
+    return select(x > lambd, x - lambd, select(x < -lambd, x + lambd, x * 0)).astype(out_dtype, copy=False)
 
 
-def hardshrink_values(x, lambd):
-    return select((x >= -lambd) & (x <= lambd), 0, x)
+def hardshrink(a, lambd=0.5, *, out_dtype):
+    x = _forward_input(a, out_dtype)
+    lambd = _scalar(lambd, x)
+    return select((x >= -lambd) & (x <= lambd), 0, x).astype(out_dtype, copy=False)
 
 
-def shrink_gradient(grad, x, lambd):
-    return select((x >= -lambd) & (x <= lambd), 0, grad)
+@lowers(aten.softshrink_backward.default, aten.hardshrink_backward.default)
+def shrink_backward(grad_output, a, lambd, *, out_dtype):
+    grad, x = _gradient_inputs(grad_output, a, out_dtype)
+    lambd = _scalar(lambd, x)
+    return select((x >= -lambd) & (x <= lambd), 0, grad).astype(out_dtype, copy=False)
 
 
 @activation("softshrink", in_place=False)
-def softshrink(self, lambd=0.5):
-    x = _floating_input("softshrink_check", self)
+@computed_by(softshrink)
+def softshrink_kernel(self, lambd=0.5):
+    dtype = floating("softshrink_check", self)
     if lambd < 0:
         raise RuntimeError(
-            f"lambda must be in range [0, {torch.finfo(self.dtype).max:g}] for input dtype "
-            f"{SCALAR_TYPE_NAMES[self.dtype]}, but found {lambd:g}"
+            f"lambda must be in range [0, {torch.finfo(dtype).max:g}] for input dtype "
+            f"{SCALAR_TYPE_NAMES[dtype]}, but found {lambd:g}"
         )
-    return as_result(softshrink_values(x, _scalar(lambd, x)), self.dtype)
+    return dtype
 
 
 @activation("hardshrink", in_place=False)
-def hardshrink(self, lambd=0.5):
-    x = _floating_input("hardshrink_cpu", self)
-    return as_result(hardshrink_values(x, _scalar(lambd, x)), self.dtype)
+@computed_by(hardshrink)
+def hardshrink_kernel(self, lambd=0.5):
+    return floating("hardshrink_cpu", self)
 
 
-@with_out("softshrink_backward", "grad_input")
-def softshrink_backward(grad_output, self, lambd):
-    grad, x, dtype = _gradient_inputs("shrink_backward_cpu", grad_output, self)
-    return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)
+@backward("softshrink_backward")
+@computed_by(shrink_backward, name="softshrink_backward")
+def softshrink_backward_kernel(grad_output, self, lambd):
+    return floating_promoted("softshrink_backward", grad_output, self, refused_as="shrink_backward_cpu")
 
 
-@with_out("hardshrink_backward", "grad_input")
-def hardshrink_backward(grad_output, self, lambd):
-    grad, x, dtype = _gradient_inputs("hardshrink_backward_cpu", grad_output, self)
-    return as_result(shrink_gradient(grad, x, _scalar(lambd, x)), dtype)
+@backward("hardshrink_backward")
+@computed_by(shrink_backward, name="hardshrink_backward")
+def hardshrink_backward_kernel(grad_output, self, lambd):
+    return floating_promoted("hardshrink_backward", grad_output, self, refused_as="hardshrink_backward_cpu")
 
 
 # --- rrelu ------------------------------------------------------------------------------------
@@ -482,17 +550,26 @@ def rrelu_slopes(x, lower, upper, draw_uniform):
     return select(x <= 0, draw_uniform(lower, upper, x.shape), 1).astype(x.dtype)
 
 
-@activation("rrelu_with_noise")
-def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+def rrelu_with_noise(a, noise, lower=0.125, upper=1 / 3, training=False, generator=None, *, out_dtype):
     """leaky_relu with random slopes while training, written into ``noise`` for the backward
     (``rrelu_with_noise_backward``, a composite, multiplies by it); with the mean slope otherwise."""
+    if not training:
+        return leaky_relu(a, (lower + upper) / 2, out_dtype=out_dtype)
+    slopes = rrelu_slopes(a, lower, upper, device.generator.uniform)
+    noise[...] = slopes
+    return (a * slopes).astype(out_dtype, copy=False)
+
+
+@activation("rrelu_with_noise")
+@computed_by(rrelu_with_noise)
+def rrelu_with_noise_kernel(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
     if self.shape != noise.shape:
         raise RuntimeError(
             "noise tensor shape must match self tensor shape. Got self.shape = "
             f"{list(self.shape)} noise.shape = {list(noise.shape)}"
         )
     if not training:
-        return leaky_relu(self, (lower + upper) / 2)
+        return floating("leaky_relu", self)
     check_generator("rrelu_with_noise", generator)
     if self.dtype not in (torch.float32, torch.float64):  # CPU draws for float and double only
         raise not_implemented_for("rrelu_with_noise_out_cpu", self.dtype)
@@ -505,7 +582,4 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, gene
             "Expected from <= to to be true, but got false.  (Could this error message be improved?  "
             "If so, please report an enhancement request to PyTorch.)"
         )
-    x = unwrap(self)
-    slopes = rrelu_slopes(x, lower, upper, device.generator.uniform)
-    unwrap(noise)[...] = slopes
-    return as_result(x * slopes, self.dtype)
+    return self.dtype

@@ -31,9 +31,11 @@ on forward and backward, and against ``native_functions.yaml``):
 * ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
   probabilities as targets) are composites over ops other modules implement.
 
-Each loss is NumPy functions of arrays (``*_terms``, ``*_gradient``,
-:func:`ctc_log_alpha`...) and kernels that check the inputs as PyTorch's
-CPU kernels do. Half precision is computed in float32 and rounded once;
+Each op is one NumPy function of arrays (built from ``*_terms``,
+``*_gradient``, :func:`ctc_log_alpha`...), and its eager kernel the checks
+PyTorch's CPU kernel makes of the tensors, ``computed_by`` that function;
+the backward of the two margin losses, which compiled graphs keep, lower
+to theirs. Half precision is computed in float32 and rounded once;
 PyTorch's CPU loops for BCE and smooth L1, and the steps of its BCE with
 logits composite, round each half-precision step, so half results differ
 from CPU's by that rounding (npy's are the nearer to the exact values).
@@ -42,15 +44,12 @@ from CPU's by that rounding (npy's are the nearer to the exact values).
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
-from ._numpy_errors import quietly
-from ._operands import broadcast_shapes, operand, promoted
-from ._out_variants import with_out
-from ._results import as_result
+from ._operands import broadcast_shapes, computed
+from ._out_variants import derived_out
 from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -67,10 +66,6 @@ def reduced(terms, reduction):
 def _mean_scale(reduction, count):
     """The factor a mean puts on each term's gradient."""
     return 1 / count if reduction == _MEAN else 1
-
-
-def _array(op, tensor, np_dtype):
-    return np.asarray(operand(op, tensor)).astype(np_dtype, copy=False)
 
 
 def _check_dtypes_match(expected, *tensors):
@@ -109,8 +104,8 @@ def bce_gradient(grad, x, y):
     return grad * (x - y) / np.maximum((1 - x) * x, 1e-12)
 
 
-def _bce_arrays(op, first, self, target, weight):
-    """The arrays of a BCE kernel, in the compute dtype of ``first``'s dtype, checked as CPU checks.
+def _check_bce(op, first, self, target, weight):
+    """A BCE kernel's checks, as CPU makes them; its dtype is ``first``'s.
 
     CPU squeezes input and target before its elementwise loop, so their
     shapes need only agree without size-1 dims.
@@ -119,14 +114,16 @@ def _bce_arrays(op, first, self, target, weight):
     if not first.dtype.is_floating_point:
         raise not_implemented_for(op, first.dtype)
     _check_writable_shape(_squeezed(self.shape), _squeezed(target.shape))
-    np_compute = to_numpy_dtype(compute_dtype(first.dtype))
-    x = _array(op, self, np_compute)
-    y = _array(op, target, np_compute).reshape(_squeezed(target.shape))
-    y = np.broadcast_to(y, _squeezed(self.shape)).reshape(self.shape)
-    w = None
     if weight is not None:
         _check_writable_shape(self.shape, weight.shape)
-        w = _array(op, weight, np_compute)
+    return first.dtype
+
+
+def _bce_arrays(a, target, weight, out_dtype):
+    """Input, target (its size-1 dims squeezed, as CPU's loop reads it) and weight in ``out_dtype``'s compute dtype."""
+    x, y = computed(out_dtype, a, target, exact=True)
+    y = np.broadcast_to(y.reshape(_squeezed(y.shape)), _squeezed(x.shape)).reshape(x.shape)
+    w = None if weight is None else computed(out_dtype, weight, exact=True)[0]
     return x, y, w
 
 
@@ -137,25 +134,35 @@ def _check_in_unit_interval(x, y):
         raise RuntimeError("all elements of target should be between 0 and 1")
 
 
-@with_out("binary_cross_entropy", check_out=OUT_OF_SELF_DTYPE)
-def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
-    x, y, w = _bce_arrays("binary_cross_entropy", self, self, target, weight)
+def binary_cross_entropy(a, target, weight=None, reduction=_MEAN, *, out_dtype):
+    x, y, w = _bce_arrays(a, target, weight, out_dtype)
     _check_in_unit_interval(x, y)
     terms = bce_terms(x, y)
     if w is not None:
         terms = terms * w
-    return as_result(reduced(terms, reduction), self.dtype)
+    return reduced(terms, reduction).astype(out_dtype, copy=False)
 
 
-@with_out("binary_cross_entropy_backward", "grad_input")
-def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=_MEAN):
-    # CPU's grad_input is made like grad_output: the other operands must have its dtype.
-    x, y, w = _bce_arrays("binary_cross_entropy_backward", grad_output, self, target, weight)
-    grad = _array("binary_cross_entropy_backward", grad_output, x.dtype)
-    slope = bce_gradient(grad, x, y) * _mean_scale(reduction, self.numel())
+@derived_out(aten.binary_cross_entropy.default, aten.binary_cross_entropy.out, check_out=OUT_OF_SELF_DTYPE)
+@computed_by(binary_cross_entropy)
+def binary_cross_entropy_kernel(self, target, weight=None, reduction=_MEAN):
+    return _check_bce("binary_cross_entropy", self, self, target, weight)
+
+
+def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction=_MEAN, *, out_dtype):
+    x, y, w = _bce_arrays(a, target, weight, out_dtype)
+    (grad,) = computed(out_dtype, grad_output, exact=True)
+    slope = bce_gradient(grad, x, y) * _mean_scale(reduction, x.size)
     if w is not None:
         slope = slope * w
-    return as_result(slope, grad_output.dtype)
+    return slope.astype(out_dtype, copy=False)
+
+
+@derived_out(aten.binary_cross_entropy_backward.default, aten.binary_cross_entropy_backward.grad_input)
+@computed_by(binary_cross_entropy_backward)
+def binary_cross_entropy_backward_kernel(grad_output, self, target, weight=None, reduction=_MEAN):
+    # CPU's grad_input is made like grad_output: the other operands must have its dtype.
+    return _check_bce("binary_cross_entropy_backward", grad_output, self, target, weight)
 
 
 def bce_with_logits_terms(x, y, pos_weight=None):
@@ -180,26 +187,30 @@ def _check_bce_with_logits(self, target, weight, pos_weight):
     if weight is not None:
         _check_writable_shape(target.shape, weight.shape)
     loss_dtype = torch.result_type(target, 1)
-    computed = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
-    if not torch.can_cast(computed, loss_dtype):
+    computed_dtype = torch.result_type(torch.empty(0, dtype=loss_dtype), self)
+    if not torch.can_cast(computed_dtype, loss_dtype):
         raise RuntimeError(
-            f"result type {SCALAR_TYPE_NAMES[computed]} can't be cast to the desired output type "
+            f"result type {SCALAR_TYPE_NAMES[computed_dtype]} can't be cast to the desired output type "
             f"{SCALAR_TYPE_NAMES[loss_dtype]}"
         )
     return loss_dtype
 
 
-@with_out("binary_cross_entropy_with_logits")
-def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
-    dtype = _check_bce_with_logits(self, target, weight, pos_weight)
-    op = "binary_cross_entropy_with_logits"
-    np_compute = to_numpy_dtype(compute_dtype(torch.promote_types(dtype, self.dtype)))
-    x, y = _array(op, self, np_compute), _array(op, target, np_compute)
-    p = None if pos_weight is None else _array(op, pos_weight, np_compute)
+def binary_cross_entropy_with_logits(a, target, weight=None, pos_weight=None, reduction=_MEAN, *, out_dtype):
+    """Computed in the loss's dtype promoted with the input's (floating, so NumPy promotes as PyTorch)."""
+    common = np.promote_types(out_dtype, a.dtype)
+    x, y = computed(common, a, target, exact=True)
+    p = None if pos_weight is None else computed(common, pos_weight, exact=True)[0]
     terms = bce_with_logits_terms(x, y, p)
     if weight is not None:
-        terms = terms * _array(op, weight, np_compute)
-    return as_result(reduced(terms, reduction), dtype)
+        terms = terms * computed(common, weight, exact=True)[0]
+    return reduced(terms, reduction).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.binary_cross_entropy_with_logits.default, aten.binary_cross_entropy_with_logits.out)
+@computed_by(binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits_kernel(self, target, weight=None, pos_weight=None, reduction=_MEAN):
+    return _check_bce_with_logits(self, target, weight, pos_weight)
 
 
 # --- smooth L1 and Huber --------------------------------------------------------------
@@ -230,46 +241,70 @@ def huber_gradient(grad, x, y, delta):
     return np.clip(x - y, -delta, delta) * grad
 
 
-def _distance_arrays(op, self, target, *others):
-    """Input and target promoted together, broadcast with ``others`` as PyTorch's
+def _check_distance(op, self, target, *others):
+    """Input and target promote together, and broadcast with ``others``, as PyTorch's
     TensorIterator does; the losses of distances exist for floating dtypes."""
     broadcast_shapes(tuple(self.shape), tuple(target.shape), *(tuple(other.shape) for other in others))
-    (x, y), dtype = promoted(op, self, target)
+    dtype = torch.result_type(self, target)
     if not dtype.is_floating_point:
         raise not_implemented_for(op, dtype)
-    return x, y, dtype
+    return dtype
 
 
-@with_out("smooth_l1_loss")
-def smooth_l1_loss(self, target, reduction=_MEAN, beta=1.0):
+def smooth_l1_loss(a, target, reduction=_MEAN, beta=1.0, *, out_dtype):
+    x, y = computed(out_dtype, a, target, exact=True)
+    return reduced(smooth_l1_terms(x, y, beta), reduction).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.smooth_l1_loss.default, aten.smooth_l1_loss.out)
+@computed_by(smooth_l1_loss)
+def smooth_l1_loss_kernel(self, target, reduction=_MEAN, beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y, dtype = _distance_arrays("smooth_l1_cpu", self, target)
-    return as_result(reduced(smooth_l1_terms(x, y, beta), reduction), dtype)
+    return _check_distance("smooth_l1_cpu", self, target)
 
 
-@with_out("smooth_l1_loss_backward", "grad_input")
-def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
-    x, y, _ = _distance_arrays("smooth_l1_backward_cpu", self, target, grad_output)
-    grad = _array("smooth_l1_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
-    return as_result(smooth_l1_gradient(grad, x, y, beta), self.dtype)
+# The backward of smooth L1 and both of Huber give the input's dtype, computed in the
+# dtype input and target promote to (``common_dtype``).
 
 
-@with_out("huber_loss")
-def huber_loss(self, target, reduction=_MEAN, delta=1.0):
+def smooth_l1_loss_backward(grad_output, a, target, reduction, beta, *, common_dtype):
+    x, y = computed(common_dtype, a, target, exact=True)
+    (grad,) = computed(common_dtype, grad_output, exact=True)
+    return smooth_l1_gradient(grad * _mean_scale(reduction, x.size), x, y, beta).astype(a.dtype, copy=False)
+
+
+@derived_out(aten.smooth_l1_loss_backward.default, aten.smooth_l1_loss_backward.grad_input)
+@computed_by(smooth_l1_loss_backward)
+def smooth_l1_loss_backward_kernel(grad_output, self, target, reduction, beta):
+    return _check_distance("smooth_l1_backward_cpu", self, target, grad_output)
+
+
+def huber_loss(a, target, reduction=_MEAN, delta=1.0, *, common_dtype):
+    x, y = computed(common_dtype, a, target, exact=True)
+    return reduced(huber_terms(x, y, delta), reduction).astype(a.dtype, copy=False)
+
+
+@derived_out(aten.huber_loss.default, aten.huber_loss.out)
+@computed_by(huber_loss)
+def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y, _ = _distance_arrays("huber_cpu", self, target)
-    return as_result(reduced(huber_terms(x, y, delta), reduction), self.dtype)
+    return _check_distance("huber_cpu", self, target)
 
 
-@with_out("huber_loss_backward")
-def huber_loss_backward(grad_output, self, target, reduction, delta):
+def huber_loss_backward(grad_output, a, target, reduction, delta, *, common_dtype):
+    x, y = computed(common_dtype, a, target, exact=True)
+    (grad,) = computed(common_dtype, grad_output, exact=True)
+    return huber_gradient(grad * _mean_scale(reduction, x.size), x, y, delta).astype(a.dtype, copy=False)
+
+
+@derived_out(aten.huber_loss_backward.default, aten.huber_loss_backward.out)
+@computed_by(huber_loss_backward)
+def huber_loss_backward_kernel(grad_output, self, target, reduction, delta):
     # CPU's backward loop takes every operand in the input's dtype.
     _check_dtypes_match(self.dtype, target, grad_output)
-    x, y, _ = _distance_arrays("huber_backward_cpu", self, target, grad_output)
-    grad = _array("huber_loss_backward", grad_output, x.dtype) * _mean_scale(reduction, self.numel())
-    return as_result(huber_gradient(grad, x, y, delta), self.dtype)
+    return _check_distance("huber_backward_cpu", self, target, grad_output)
 
 
 # --- multi-class margin losses ---------------------------------------------------------------
@@ -293,13 +328,18 @@ def _check_margin_dtypes(op, self, target):
         raise RuntimeError(f"expected scalar type Long but found {SCALAR_TYPE_NAMES[target.dtype]}")
 
 
-def _samples(tensor, classes):
+def _rows(array, classes):
     """A margin loss's input or target as rows ``(N, C)`` (one row for a single sample)."""
-    return unwrap(tensor).reshape(-1, classes)
+    return array.reshape(-1, classes)
 
 
-def _check_margin_grad(grad_output, samples, reduction, self):
+def _classes(a):
+    return a.shape[-1] if a.ndim else 1
+
+
+def _check_margin_grad(grad_output, reduction, self):
     """Per-sample gradients (reduction none, batched) must be one per sample."""
+    samples = self.shape[0] if self.dim() == 2 else 1
     if reduction == _NONE and self.dim() == 2 and grad_output.shape != (samples,):
         raise RuntimeError(
             f"Expected a tensor of dimension 1 and tensor.size[0] == {samples} but got: dimension "
@@ -309,8 +349,8 @@ def _check_margin_grad(grad_output, samples, reduction, self):
 
 def _margin_gradient(slope, grad_output, reduction):
     """The slopes ``(N, C)`` over the C classes (and the N samples for a mean), times the incoming gradient."""
-    grad = unwrap(grad_output).astype(slope.dtype, copy=False)
-    per_sample = grad.reshape(-1, 1) if reduction == _NONE and grad_output.dim() else grad.reshape(())
+    (grad,) = computed(slope.dtype, grad_output, exact=True)
+    per_sample = grad.reshape(-1, 1) if reduction == _NONE and grad.ndim else grad.reshape(())
     return slope * (1 / (slope.size if reduction == _MEAN else slope.shape[1])) * per_sample
 
 
@@ -327,7 +367,7 @@ def multi_margin_slopes(x, labels, p, margin, weight):
     return hinge, slope
 
 
-def _multi_margin_inputs(op, self, target, p, weight):
+def _check_multi_margin(op, self, target, p, weight):
     _check_margin_input(self)
     if int(p) not in (1, 2):
         raise RuntimeError("only p == 1 and p == 2 supported")
@@ -346,31 +386,46 @@ def _multi_margin_inputs(op, self, target, p, weight):
         raise RuntimeError(
             f"expected scalar type {SCALAR_TYPE_NAMES[self.dtype]} but found {SCALAR_TYPE_NAMES[weight.dtype]}"
         )
-    labels = unwrap(target).reshape(-1).astype(np.int64)
-    if np.any((labels < 0) | (labels >= classes)):
+    return self.dtype
+
+
+def _multi_margin_slopes(a, target, p, margin, weight):
+    """The hinges and slopes of :func:`multi_margin_slopes` for the op's arrays, and the labels."""
+    x = _rows(a, _classes(a))
+    labels = target.reshape(-1).astype(np.int64)
+    if np.any((labels < 0) | (labels >= x.shape[1])):
         raise RuntimeError("target out of range")
-    w = None if weight is None else unwrap(weight).reshape(-1)
-    return _samples(self, classes), labels, w
+    w = None if weight is None else weight.reshape(-1)
+    return (*multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w), labels)
 
 
-@with_out("multi_margin_loss", check_out=OUT_OF_SELF_DTYPE)
-def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
-    x, labels, w = _multi_margin_inputs("multi_margin_loss_cpu_kernel", self, target, p, weight)
-    hinge, _ = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
-    losses = np.sum(hinge, axis=1) / x.shape[1]
-    if reduction == _NONE:
-        return as_result(losses.reshape(target.shape), self.dtype)
-    return as_result(reduced(losses, reduction), self.dtype)
+def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=_MEAN, *, out_dtype):
+    hinge, _, _ = _multi_margin_slopes(a, target, p, margin, weight)
+    losses = np.sum(hinge, axis=1) / hinge.shape[1]
+    output = losses.reshape(target.shape) if reduction == _NONE else reduced(losses, reduction)
+    return output.astype(out_dtype, copy=False)
 
 
-@with_out("multi_margin_loss_backward", "grad_input")
-def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
-    x, labels, w = _multi_margin_inputs("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
-    _check_dtypes_match(self.dtype, grad_output)
-    _check_margin_grad(grad_output, x.shape[0], reduction, self)
-    _, slope = multi_margin_slopes(x, labels, int(p), x.dtype.type(margin), w)
-    slope[np.arange(x.shape[0]), labels] = -np.sum(slope, axis=1)
-    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
+@derived_out(aten.multi_margin_loss.default, aten.multi_margin_loss.out, check_out=OUT_OF_SELF_DTYPE)
+@computed_by(multi_margin_loss)
+def multi_margin_loss_kernel(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
+    return _check_multi_margin("multi_margin_loss_cpu_kernel", self, target, p, weight)
+
+
+@lowers(aten.multi_margin_loss_backward.default)
+def multi_margin_loss_backward(grad_output, a, target, p, margin, weight=None, reduction=_MEAN, *, out_dtype):
+    _, slope, labels = _multi_margin_slopes(a, target, p, margin, weight)
+    slope[np.arange(slope.shape[0]), labels] = -np.sum(slope, axis=1)
+    return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.multi_margin_loss_backward.default, aten.multi_margin_loss_backward.grad_input)
+@computed_by(multi_margin_loss_backward)
+def multi_margin_loss_backward_kernel(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
+    dtype = _check_multi_margin("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
+    _check_dtypes_match(dtype, grad_output)
+    _check_margin_grad(grad_output, reduction, self)
+    return dtype
 
 
 def listed_labels(labels):
@@ -395,92 +450,112 @@ def multilabel_margin_slopes(x, labels, listed, is_target):
     return np.where(active, z, 0), active
 
 
-def _multilabel_inputs(op, self, target):
+def _check_multilabel(op, self, target):
     _check_margin_input(self)
     if target.shape != self.shape:
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
         )
     _check_margin_dtypes(op, self, target)
-    classes = self.shape[-1] if self.dim() else 1
-    labels = _samples(target, classes).astype(np.int64)
+    return self.dtype
+
+
+def _multilabel_arrays(a, target):
+    """Scores and labels as rows, and which label slots are listed (refusing a listed label out of range)."""
+    classes = _classes(a)
+    labels = _rows(target, classes).astype(np.int64)
     listed = listed_labels(labels)
     if np.any(listed & ((labels < 0) | (labels >= classes))):
         raise RuntimeError("argument #2 'target' is out of range")
-    return _samples(self, classes), labels, listed
+    return _rows(a, classes), labels, listed
 
 
-@with_out("multilabel_margin_loss_forward", "output")
-def multilabel_margin_loss_forward(self, target, reduction):
-    x, labels, listed = _multilabel_inputs("multilabel_margin_loss_forward_out_frame", self, target)
+def multilabel_margin_loss_forward(a, target, reduction, *, out_dtype):
+    """The loss, and the mask of target classes its backward reads (``is_target``)."""
+    x, labels, listed = _multilabel_arrays(a, target)
     is_target = target_classes(labels, listed)
     hinge, _ = multilabel_margin_slopes(x, labels, listed, is_target)
     losses = np.sum(hinge, axis=(1, 2)) / x.shape[1]
-    output = losses.reshape(self.shape[:-1]) if reduction == _NONE else reduced(losses, reduction)
-    return as_result(output, self.dtype), as_result(is_target.reshape(self.shape), self.dtype)
+    output = losses.reshape(a.shape[:-1]) if reduction == _NONE else reduced(losses, reduction)
+    return output.astype(out_dtype, copy=False), is_target.reshape(a.shape).astype(out_dtype)
 
 
-@with_out("multilabel_margin_loss_backward", "grad_input")
-def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
+@derived_out(aten.multilabel_margin_loss_forward.default, aten.multilabel_margin_loss_forward.output)
+@computed_by(multilabel_margin_loss_forward)
+def multilabel_margin_loss_forward_kernel(self, target, reduction):
+    return _check_multilabel("multilabel_margin_loss_forward_out_frame", self, target)
+
+
+@lowers(aten.multilabel_margin_loss_backward.default)
+def multilabel_margin_loss_backward(grad_output, a, target, reduction, is_target, *, out_dtype):
     """The forward's ``is_target`` says which classes are targets, as in CPU's kernel."""
+    x, labels, listed = _multilabel_arrays(a, target)
+    targets = _rows(is_target, x.shape[1])
+    if not np.all((targets == 0) | (targets == 1)):
+        raise RuntimeError("argument #5 'is_target' is out of range")
+    _, active = multilabel_margin_slopes(x, labels, listed, targets == 1)
+    slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
+    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
+    np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
+    return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.multilabel_margin_loss_backward.default, aten.multilabel_margin_loss_backward.grad_input)
+@computed_by(multilabel_margin_loss_backward)
+def multilabel_margin_loss_backward_kernel(grad_output, self, target, reduction, is_target):
     op = "multilabel_margin_loss_backward_cpu_template"
     if is_target.shape != target.shape:
         raise RuntimeError(
             "Expected tensor for argument #3 'target' to have same size as tensor for argument #5 'is_target'; "
             f"but {list(target.shape)} does not equal {list(is_target.shape)} (while checking arguments for {op})"
         )
-    x, labels, listed = _multilabel_inputs(op, self, target)
-    targets = _samples(is_target, x.shape[1])
-    if not np.all((targets == 0) | (targets == 1)):
-        raise RuntimeError("argument #5 'is_target' is out of range")
-    _check_dtypes_match(self.dtype, grad_output)
-    _check_margin_grad(grad_output, x.shape[0], reduction, self)
-    targets = targets == 1
-    _, active = multilabel_margin_slopes(x, labels, listed, targets)
-    slope = np.sum(active, axis=1).astype(x.dtype)  # +1 for each active (j, k), at k
-    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], labels.shape)
-    np.add.at(slope, (rows[listed], labels[listed]), -np.sum(active, axis=2)[listed])  # -1 at j
-    return as_result(_margin_gradient(slope, grad_output, reduction).reshape(self.shape), self.dtype)
+    dtype = _check_multilabel(op, self, target)
+    _check_dtypes_match(dtype, grad_output)
+    _check_margin_grad(grad_output, reduction, self)
+    return dtype
 
 
 # --- xlogy and logit: the elementwise ops kl_div and BCE's gradient reach ------------------
 
 
-def xlogy_values(x, y):
+def xlogy(a, other, *, out_dtype):
     """``x log y``, 0 where ``x`` is 0 (unless ``y`` is nan)."""
-    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
+    x, y = computed(out_dtype, a, other, exact=True)
+    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.xlogy.Tensor, aten.xlogy.OutTensor, aten.xlogy_.Tensor)
-def xlogy(self, other):
+@computed_by(xlogy)
+def xlogy_kernel(self, other):
     """Integers and bools give the default float dtype, as in PyTorch."""
     dtype = float_dtype(torch.result_type(self, other))
     if dtype.is_complex:
         raise not_implemented_for("xlogy", dtype)
-    np_compute = to_numpy_dtype(compute_dtype(dtype))
-    return as_result(xlogy_values(_array("xlogy", self, np_compute), _array("xlogy", other, np_compute)), dtype)
+    return dtype
 
 
-def logit_values(x, eps=None):
+def logit(a, eps=None, *, out_dtype):
     """``log(x / (1 - x))``, ``x`` first clamped to ``[eps, 1 - eps]`` if ``eps`` is given (and not negative).
 
     Clamped as CPU's kernel does, ``x < lo ? lo : (x > hi ? hi : x)``, which differs
     from ``np.clip`` when eps is above 0.5 (torch 2.14's OpInfo samples pass 0.6):
     below ``lo`` gives ``lo``, the rest ``hi``, where ``np.clip`` gives ``hi`` to all.
     """
+    (x,) = computed(out_dtype, a, exact=True)
     if eps is not None and eps >= 0:
         low, high = x.dtype.type(eps), x.dtype.type(1 - eps)
         x = np.where(x < low, low, np.where(x > high, high, x))
-    return np.log(x / (1 - x))
+    return np.log(x / (1 - x)).astype(out_dtype, copy=False)
 
 
 @elementwise(aten.logit.default, aten.logit.out, aten.logit_.default)
-def logit(self, eps=None):
+@computed_by(logit)
+def logit_kernel(self, eps=None):
     """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
     dtype = float_dtype(self.dtype)
     if dtype.is_complex:
         raise not_implemented_for("logit", dtype)
-    return as_result(logit_values(_array("logit", self, to_numpy_dtype(compute_dtype(dtype))), eps), dtype)
+    return dtype
 
 
 # --- CTC -------------------------------------------------------------------------------
@@ -676,38 +751,43 @@ def _check_ctc_size(targets, dim, size, where):
         )
 
 
-@with_out("_ctc_loss")
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False, *, out_dtype):
     """The loss of each sample and the forward variables (the backward reads them)."""
-    _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
-    lp = unwrap(log_probs)
-    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
-    log_alpha = ctc_log_alpha(lp, extended, target_lengths)
+    extended = extended_targets(targets.astype(np.int64), target_lengths, blank)
+    log_alpha = ctc_log_alpha(log_probs, extended, target_lengths)
     nll = ctc_negative_log_likelihood(log_alpha, input_lengths, target_lengths)
-    return as_result(nll, log_probs.dtype), as_result(log_alpha, log_probs.dtype)
+    return nll.astype(out_dtype, copy=False), log_alpha.astype(out_dtype, copy=False)
 
 
-@with_out("_ctc_loss_backward")
+@derived_out(aten._ctc_loss.default, aten._ctc_loss.out)
+@computed_by(ctc_loss, name="_ctc_loss")
+def ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
+    return log_probs.dtype
+
+
 def ctc_loss_backward(
+    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    zero_infinity=False, *, out_dtype,
+):
+    extended = extended_targets(targets.astype(np.int64), target_lengths, blank)
+    log_beta = ctc_log_beta(log_probs, extended, input_lengths, target_lengths)
+    (grad, nll) = computed(log_probs.dtype, grad, neg_log_likelihood, exact=True)
+    gradient = ctc_gradient(
+        grad, log_probs, extended, input_lengths, nll, log_alpha, log_beta, zero_infinity
+    )
+    return gradient.astype(out_dtype, copy=False)
+
+
+@derived_out(aten._ctc_loss_backward.default, aten._ctc_loss_backward.out)
+@computed_by(ctc_loss_backward, name="_ctc_loss_backward")
+def ctc_loss_backward_kernel(
     grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
     zero_infinity=False,
 ):
     if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
         raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
-    lp = unwrap(log_probs)
-    extended = extended_targets(unwrap(targets).astype(np.int64), target_lengths, blank)
-    log_beta = ctc_log_beta(lp, extended, input_lengths, target_lengths)
-    gradient = ctc_gradient(
-        _array("_ctc_loss_backward", grad, lp.dtype),
-        lp,
-        extended,
-        input_lengths,
-        _array("_ctc_loss_backward", neg_log_likelihood, lp.dtype),
-        unwrap(log_alpha),
-        log_beta,
-        zero_infinity,
-    )
-    return as_result(gradient, log_probs.dtype)
+    return log_probs.dtype
 
 
 def _lengths(name, lengths):
@@ -721,7 +801,7 @@ def _lengths(name, lengths):
 def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
-    return quietly(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    return ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 
 @implements(aten._ctc_loss_backward.Tensor)
@@ -732,4 +812,4 @@ def ctc_loss_backward_of_length_tensors(
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
     arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
-    return quietly(ctc_loss_backward, *arguments, zero_infinity)
+    return ctc_loss_backward_kernel(*arguments, zero_infinity)

@@ -60,14 +60,15 @@ def _softmax_checks(op):
     """The checks of softmax and log_softmax, as CPU makes them."""
 
     def checks(self, dim, half_to_float):
-        single_axis(op, dim, self.dim())
+        shape, dtype = self.shape, self.dtype
+        single_axis(op, dim, len(shape))
         if half_to_float:
             # Half in, float out exists only in PyTorch's CUDA kernels.
             raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
         # Like CPU, an empty input returns before its dtype is looked at.
-        if self.numel() != 0 and not self.dtype.is_floating_point:
-            raise not_implemented_for(op, self.dtype)
-        return self.dtype
+        if 0 not in shape and not dtype.is_floating_point:
+            raise not_implemented_for(op, dtype)
+        return dtype
 
     checks.__name__ = op
     return checks
@@ -79,7 +80,7 @@ def _shifted(array, axis):
     A slice that is all -inf becomes nan (-inf minus -inf), as it does in
     PyTorch; an empty slice has -inf as its max.
     """
-    return quietly(np.subtract, array, np.max(array, axis=axis, keepdims=True, initial=-np.inf))
+    return quietly(np.subtract, array, array.max(axis=axis, keepdims=True, initial=-np.inf))
 
 
 def _softmax_input(op, a, dim, out_dtype):
@@ -93,7 +94,7 @@ def softmax(a, dim, half_to_float, *, out_dtype):
         return np.empty(a.shape, out_dtype)
     x, axis = _softmax_input("softmax", a, dim, out_dtype)
     exp = np.exp(_shifted(x, axis))
-    return (exp / np.sum(exp, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+    return (exp / exp.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
 
 
 @lowers(aten._log_softmax.default)
@@ -102,7 +103,7 @@ def log_softmax(a, dim, half_to_float, *, out_dtype):
         return np.empty(a.shape, out_dtype)
     x, axis = _softmax_input("log_softmax", a, dim, out_dtype)
     shifted = _shifted(x, axis)
-    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(out_dtype, copy=False)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
 
 derived_out(aten._softmax.default, aten._softmax.out, name="softmax")(
@@ -115,17 +116,18 @@ derived_out(aten._log_softmax.default, aten._log_softmax.out, name="log_softmax"
 
 def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
     """The arrays of a softmax backward and its axis, checked as PyTorch's CPU kernels check them."""
-    if grad_output.shape != output.shape:
+    shape, dtype = grad_output.shape, grad_output.dtype
+    if shape != output.shape:
         raise RuntimeError(
             f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
-            f"'output'; but {list(grad_output.shape)} does not equal {list(output.shape)} "
+            f"'output'; but {list(shape)} does not equal {list(output.shape)} "
             f"(while checking arguments for {op})"
         )
-    axis = single_axis(op, dim, grad_output.dim())
-    if not grad_output.dtype.is_floating_point:
-        raise not_implemented_for(op, grad_output.dtype)
+    axis = single_axis(op, dim, len(shape))
+    if not dtype.is_floating_point:
+        raise not_implemented_for(op, dtype)
     _check_dtype(grad_output, output)
-    if grad_output.dtype == torch.float32 and input_dtype == torch.float16:
+    if dtype == torch.float32 and input_dtype == torch.float16:
         # The backward of a half-to-float softmax, which CPU (and npy) cannot run forward.
         raise RuntimeError("expected scalar type Float but found Half")
     return _computed(op, grad_output), _computed(op, output), axis
@@ -142,7 +144,7 @@ def softmax_backward(grad_output, output, dim, input_dtype):
 )
 def log_softmax_backward(grad_output, output, dim, input_dtype):
     grad, y, axis = _softmax_grad_input("log_softmax_backward", grad_output, output, dim, input_dtype)
-    return as_result(grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True), grad_output.dtype)
+    return as_result(grad - np.exp(y) * grad.sum(axis=axis, keepdims=True), grad_output.dtype)
 
 
 # --- activations and their backward -----------------------------------------
@@ -160,7 +162,9 @@ def threshold_backward(grad_output, a, threshold, *, out_dtype):
 @derived_out(aten.threshold_backward.default, aten.threshold_backward.grad_input)
 @computed_by(threshold_backward)
 def threshold_backward_kernel(grad_output, self, threshold):
-    dtype = torch.result_type(grad_output, self)
+    dtype = self.dtype  # ReLU's backward: one dtype, nothing to promote
+    if grad_output.dtype != dtype:
+        dtype = torch.result_type(grad_output, self)
     if dtype == torch.bool or dtype.is_complex:
         raise not_implemented_for("threshold_backward", dtype)
     return dtype
@@ -271,21 +275,21 @@ def mse_loss_backward(grad_output, self, target, reduction):
 
 
 def _check_nll_inputs(self, target, weight):
-    if not 1 <= self.dim() <= 2:
+    # Shapes read once: each read of a tensor subclass's metadata costs about a microsecond.
+    shape, target_shape = tuple(self.shape), tuple(target.shape)
+    if not 1 <= len(shape) <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
-    if target.dim() > 1:
+    if len(target_shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if self.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
+    if len(shape) == 1 and len(target_shape) == 1 and target_shape[0] != 1:
         raise ValueError(
-            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+            f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}"
         )
-    if self.dim() == 2 and target.dim() == 0:
+    if len(shape) == 2 and not target_shape:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    if self.dim() == 2 and self.shape[0] != target.shape[0]:
-        raise RuntimeError(
-            f"size mismatch (got input: {list(self.shape)}, target: {list(target.shape)})"
-        )
-    classes = self.shape[-1]
+    if len(shape) == 2 and shape[0] != target_shape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: {list(target_shape)})")
+    classes = shape[-1]
     if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
         raise RuntimeError(
             f"weight tensor should be defined either for all {classes} classes or no classes "
@@ -313,7 +317,8 @@ def _check_nll2d_inputs(self, target, weight):
 
 
 def _picked_classes(op, self, target, weight, ignore_index):
-    """Each sample's target class (0 where ignored), its weight (0 where ignored), and the class axis."""
+    """Each sample's target class (0 where ignored), its weight (0 where ignored; None where
+    every sample counts once, the usual case), and the class axis."""
     if target.dtype not in (torch.int64, torch.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAMES[target.dtype]}"
@@ -322,15 +327,20 @@ def _picked_classes(op, self, target, weight, ignore_index):
         raise not_implemented_for(op, self.dtype)
     if weight is not None:
         _check_dtype(self, weight)
-    classes_axis = 1 if self.dim() > 1 else 0
-    classes = self.shape[classes_axis]
-    labels = unwrap(target).astype(np.int64).reshape(target.shape if self.dim() > 1 else ())
+    x = _computed(op, self)
+    classes_axis = 1 if x.ndim > 1 else 0
+    classes = x.shape[classes_axis]
+    labels = np.asarray(operand(op, target)).astype(np.int64, copy=False)
+    if x.ndim == 1:
+        labels = labels.reshape(())
     ignored = labels == ignore_index
-    out_of_range = ~ignored & ((labels < 0) | (labels >= classes))
+    # Negative labels, seen as unsigned, are past any class count too.
+    out_of_range = (labels.view(np.uint64) >= classes) & ~ignored
     if out_of_range.any():
         raise IndexError(f"Target {labels[out_of_range].flat[0]} is out of bounds.")
+    if weight is None and not ignored.any():
+        return x, labels, None, classes_axis
     labels = np.where(ignored, 0, labels)
-    x = _computed(op, self)
     class_weights = np.ones(classes, x.dtype) if weight is None else _computed(op, weight)
     return x, labels, np.where(ignored, 0, class_weights[labels]), classes_axis
 
@@ -357,9 +367,9 @@ def _nll_forward(op, self, target, weight, reduction, ignore_index):
     else:
         by_class, index = _classes_last(x, labels, axis)
         picked = np.take_along_axis(by_class, index, axis=-1)[..., 0]
-    losses = -picked * weights
-    total_weight = np.sum(weights)
-    if reduction == _NONE and self.dim() > 1:
+    losses = -picked if weights is None else -picked * weights
+    total_weight = labels.size if weights is None else np.sum(weights)
+    if reduction == _NONE and x.ndim > 1:
         # Per-sample losses: PyTorch leaves total_weight at 0 (one sample goes the summing way).
         return as_result(losses, self.dtype), as_result(0, self.dtype)
     output = np.sum(losses)
@@ -400,7 +410,7 @@ def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index
     if reduction == _MEAN:
         grad = quietly(np.divide, grad, _computed(op, total_weight).reshape(()))
     # Ignored samples (weight 0) stay 0 even if grad is inf.
-    slope = np.where(weights == 0, 0, quietly(np.multiply, -weights, grad))
+    slope = -grad if weights is None else np.where(weights == 0, 0, quietly(np.multiply, -weights, grad))
     grad_input = np.zeros_like(x)
     rows = _batch_rows(x, labels, axis)
     if rows is not None:

@@ -239,7 +239,7 @@ def clamp_max(a, max, *, out_dtype):
 _SCALAR_CLAMP_OUT = exact_dtype(_scalar_clamp_dtype)
 
 
-def _clamp_dtype(self, min=None, max=None):
+def clamp_dtype(self, min=None, max=None):
     """Python bounds are converted to ``self``'s dtype if it is floating; otherwise they promote it."""
     _check_clampable(self, min, max)
     dtype = _scalar_clamp_dtype(self, min, max)
@@ -264,7 +264,7 @@ def _tensor_clamp_dtype(self, min, max):
 @elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
 @computed_by(clamp)
 def clamp_kernel(self, min=None, max=None):
-    return _clamp_dtype(self, min, max)
+    return clamp_dtype(self, min, max)
 
 
 @elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
@@ -281,7 +281,7 @@ def _one_bound_dtype(self, min=None, max=None):
         return _tensor_clamp_dtype(self, min, max)
     if isinstance(bound, complex):
         raise NotImplementedError("clamp is not supported for complex types")
-    return _clamp_dtype(self, min, max)
+    return clamp_dtype(self, min, max)
 
 
 @elementwise(aten.clamp_min.Tensor, aten.clamp_min.Tensor_out, aten.clamp_min_.Tensor)
@@ -311,7 +311,7 @@ def relu_kernel(self):
         check_on_cpu(aten.relu.default, self)  # "Boolean inputs not supported for relu"
     if self.dtype.is_floating_point:
         return self.dtype  # clamp's checks cannot refuse a floating tensor and 0
-    return _clamp_dtype(self, min=0)
+    return clamp_dtype(self, min=0)
 
 
 # --- tests of values, and logical and bitwise negation ----------------------

@@ -11,7 +11,20 @@ import torch
 
 from ..compiler.tracing import fake_tensor_shell
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
-from ..tensor import NpyTensor, alias_of, materialize, set_metadata, storage_array, storage_nbytes, unwrap, view_of, wrap
+from ..tensor import (
+    NpyTensor,
+    alias_of,
+    materialize,
+    reshaped,
+    restrided,
+    set_metadata,
+    storage_array,
+    storage_nbytes,
+    unwrap,
+    view_of,
+    wrap,
+)
+from ._cpu_checks import check_on_cpu
 from ._dims import wrap_dim
 from ._layout import storage_extent, strides_for
 from .registry import aten, implements
@@ -32,56 +45,38 @@ def detach(self):
     return alias_of(self)
 
 
-def _infer_size(size, numel):
-    """The shape ``size`` (one length may be -1) gives ``numel`` elements, checked and
-    worded as PyTorch's ``infer_size_impl`` (aten/src/ATen/InferSize.h) does."""
-    shape = [int(length) for length in size]
-    inferred = None
-    known = 1
-    for dim, length in enumerate(shape):
-        if length == -1:
-            if inferred is not None:
-                raise RuntimeError("only one dimension can be inferred")
-            inferred = dim
-        elif length < 0:
-            raise RuntimeError(f"invalid shape dimension {length}")
-        else:
-            known *= length
-    if numel == known or (inferred is not None and known > 0 and numel % known == 0):
-        if inferred is not None:
-            if known == 0:
-                raise RuntimeError(
-                    f"cannot reshape tensor of 0 elements into shape {shape} because the "
-                    "unspecified dimension size -1 can be any value and is ambiguous"
-                )
-            shape[inferred] = numel // known
-        return tuple(shape)
-    raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-
-
 @implements(aten.view.default, aten._unsafe_view.default)
 def view(self, size):
+    return reshaped(self, size)
+
+
+@implements(aten.t.default)
+def t(self):
+    """A matrix transposed, an alias below two dims: ``Linear`` calls it on its weight each step.
+
+    Sizes and strides come from the NumPy view, which has the tensor's
+    (reading them from a tensor subclass costs as much again).
+    """
     array = unwrap(self)
-    shape = _infer_size(size, array.size)
-    try:
-        reshaped = array.reshape(shape, copy=False)
-    except ValueError:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least "
-            "one dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-        ) from None
-    # Reshaping without a copy keeps the first element where it was.
+    if array.ndim != 2:
+        if array.ndim > 2:
+            check_on_cpu(aten.t.default, self)  # "t() expects a tensor with <= 2 dimensions, but self is 3D"
+        return alias_of(self)
+    return _swapped(self, array, 0, 1)
+
+
+@implements(aten.transpose.int)
+def transpose(self, dim0, dim1):
+    """PyTorch's composite reaches ``as_strided``; swapping two sizes and strides needs no bounds check."""
+    array = unwrap(self)
+    dim0, dim1 = wrap_dim(dim0, array.ndim), wrap_dim(dim1, array.ndim)
+    return alias_of(self) if dim0 == dim1 else _swapped(self, array, dim0, dim1)
+
+
+def _swapped(self, array, dim0, dim1):
+    swapped = array.swapaxes(dim0, dim1)
     itemsize = array.itemsize
-    return view_of(self, shape, [step // itemsize for step in reshaped.strides], self.storage_offset())
-
-
-@implements(aten.view.dtype)
-def view_dtype(self, dtype):
-    array = unwrap(self)
-    try:
-        return wrap(array.view(to_numpy_dtype(dtype)), base=self)
-    except ValueError as error:
-        raise RuntimeError(f"view(dtype={dtype}) of an npy tensor of {self.dtype}: {error}") from None
+    return restrided(self, swapped.shape, [step // itemsize for step in swapped.strides], swapped)
 
 
 def _check_in_bounds(self, size, stride, storage_offset):
@@ -205,10 +200,9 @@ def _expanded_strides(array, size):
 def expand(self, size, *, implicit=False):
     array = unwrap(self)
     shape, strides = _expanded_strides(array, size)
-    return wrap(
-        np.lib.stride_tricks.as_strided(array, shape=shape, strides=strides, writeable=True),
-        base=self,
-    )
+    itemsize = array.itemsize
+    expanded = np.lib.stride_tricks.as_strided(array, shape=shape, strides=strides, writeable=True)
+    return restrided(self, shape, [step // itemsize for step in strides], expanded)
 
 
 @implements(aten._reshape_alias.default)
