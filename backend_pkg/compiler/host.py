@@ -24,21 +24,27 @@ from ..tensor import NpyTensor, unwrap, wrap
 
 def to_host(*tensors):
     """CPU tensors over the memory of ``tensors`` (npy tensors, or CPU tensors saved for a backward, kept as they are)."""
-    return tuple(map(_on_host, tensors))
+    views = []
+    for tensor in tensors:
+        attributes = tensor.__dict__
+        kept = attributes.get("_npy_host_view")
+        # The NumPy view is dropped whenever the tensor's metadata changes in place (set_, resize_,
+        # .data = ...): a host view made with the same NumPy view still describes the tensor.
+        if kept is None or kept[0] is not attributes.get("_npy_array"):
+            kept = _host_view_of(tensor)
+        views.append(kept[1])
+    return views
 
 
-def _on_host(tensor):
-    if type(tensor) is not NpyTensor:  # a CPU tensor, or an npy tensor PyTorch made a plain Tensor object
-        return tensor if tensor.is_cpu else host_view(tensor)
+def _host_view_of(tensor):
+    """``tensor``'s NumPy view (``None`` for a CPU tensor) and host view, kept on an :class:`NpyTensor`."""
+    if tensor.is_cpu:
+        return None, tensor
     array = unwrap(tensor)
-    # The NumPy view is dropped whenever the tensor's metadata changes in place (set_, resize_,
-    # .data = ...), so a host view made from the same NumPy view still describes the tensor.
-    kept = tensor.__dict__.get("_npy_host_view")
-    if kept is not None and kept[0] is array:
-        return kept[1]
-    view = host_view(tensor) if tensor.is_conj() or tensor.is_neg() else torch.from_numpy(array)
-    tensor._npy_host_view = (array, view)
-    return view
+    kept = array, (host_view(tensor) if tensor.is_conj() or tensor.is_neg() else torch.from_numpy(array))
+    if type(tensor) is NpyTensor:  # PyTorch gives some npy tensors a plain Tensor object, whose NumPy view is not kept
+        tensor._npy_host_view = kept
+    return kept
 
 
 def empty_host(size, dtype):
@@ -63,16 +69,21 @@ def to_npy(tensor, buffer=None):
     ``tensor`` may be a view of a ``buffer`` made by :func:`empty_host`; when
     it covers all of it, the npy tensor is made from the buffer's NumPy array,
     as cheaply as a fresh result (an array whose owner NumPy does not know
-    costs ten times more to wrap).
+    costs ten times more to wrap), and keeps ``tensor`` as its host view for
+    the next graph that reads it (an optimizer's step reads the gradients).
     """
     array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
-    if array is not None and buffer is None:
-        result = wrap(array)
-        result._npy_host_view = (array, tensor)  # the next graph that reads it (an optimizer's step) needs no other
-        return result
-    if array is not None and tensor.storage_offset() == 0 and tensor.is_contiguous() and tensor.numel() == array.size:
-        return wrap(array.reshape(tensor.shape))  # all of the buffer, reshaped: as cheap as a fresh result
-    return wrap(tensor.numpy())
+    if array is None:
+        return wrap(tensor.numpy())
+    if buffer is not None:
+        # A contiguous view of all of a C-ordered buffer is the buffer reshaped (a view, never a copy).
+        if not (array.flags.c_contiguous and tensor.storage_offset() == 0 and tensor.is_contiguous()
+                and tensor.numel() == array.size):
+            return wrap(tensor.numpy())
+        array = array.reshape(tensor.shape)
+    result = wrap(array)
+    result._npy_host_view = (array, tensor)
+    return result
 
 
 __all__ = ["empty_host", "empty_host_strided", "to_host", "to_npy"]

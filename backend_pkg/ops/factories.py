@@ -115,7 +115,8 @@ _KEEPS_CONTIGUOUS = (None, torch.preserve_format, torch.contiguous_format)
 def ones_like(
     self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None
 ):
-    defaults = (dtype, layout, device, pin_memory) == (None,) * 4 and memory_format in _KEEPS_CONTIGUOUS
+    # The dispatcher passes pin_memory=False where the caller gave none.
+    defaults = (dtype, layout, device) == (None,) * 3 and not pin_memory and memory_format in _KEEPS_CONTIGUOUS
     if defaults and self.stride() == contiguous_strides(self.shape):
         # backward()'s seed (torch.autograd's _make_grads asks for preserve_format): the same
         # tensor as below, without a second trip through the dispatcher.
