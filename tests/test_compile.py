@@ -341,6 +341,19 @@ def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_nex
         assert_same(parameter.cpu(), want)
 
 
+def test_default_compile_large_output_is_npy_memory_aligned_as_the_cpus():
+    """A large output is computed in memory of the CPU's allocator (64-byte aligned), which
+    the npy tensor then owns: it outlives the compiled call and takes writes and views."""
+    a = make((128, 256), torch.float32, 1)  # 128 KiB
+    out = torch.compile(lambda t: t * 2)(a.to("npy"))
+    assert type(out) is backend_pkg.NpyTensor and out.data_ptr() % 64 == 0
+    assert_same(out.cpu(), a * 2)
+    out[1:].add_(1)
+    expected = a * 2
+    expected[1:] += 1
+    assert_same(out.cpu(), expected)
+
+
 def test_default_compile_sgd_training_step_equals_cpu():
     assert_runs_equal(train("npy", torch.compile(train_step), torch.optim.SGD), train("cpu", train_step, torch.optim.SGD))
 

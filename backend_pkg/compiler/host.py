@@ -7,10 +7,13 @@ compiled graph pays for them, so each does the least it can:
 * an npy tensor keeps the CPU tensor over its memory (its *host view*)
   from one call to the next, as it keeps its NumPy view (see
   :mod:`backend_pkg.tensor`): a parameter, passed to every call, gets its
-  host view once;
-* buffers are allocated as NumPy arrays seen as CPU tensors, so that an
-  output leaves as an npy tensor over the array it was computed in, for the
-  cost of a fresh result (``wrap``'s shortcut for an array that owns its memory).
+  host view once, and an output leaves with its own;
+* a small output's buffer is allocated as a NumPy array seen as a CPU
+  tensor, so that it leaves as an npy tensor over the array it was computed
+  in, for the cost of a fresh result (``wrap``'s shortcut for an array that
+  owns its memory); a large one is the CPU allocator's, whose alignment
+  the kernels writing it prefer (see ``LARGE_BUFFER_BYTES`` in :mod:`.inductor`),
+  and leaves as an npy tensor over that memory, which it keeps alive.
 """
 
 import numpy as np
@@ -64,26 +67,29 @@ def empty_host_strided(size, stride, dtype):
 
 
 def to_npy(tensor, buffer=None):
-    """An npy tensor over a CPU tensor's memory, which it keeps alive.
+    """An npy tensor over a CPU tensor's memory, which it keeps alive, and which it keeps as its
+    host view for the next graph that reads it (an optimizer's step reads the gradients).
 
     ``tensor`` may be a view of a ``buffer`` made by :func:`empty_host`; when
     it covers all of it, the npy tensor is made from the buffer's NumPy array,
-    as cheaply as a fresh result (an array whose owner NumPy does not know
-    costs ten times more to wrap), and keeps ``tensor`` as its host view for
-    the next graph that reads it (an optimizer's step reads the gradients).
+    as cheaply as a fresh result. Other memory NumPy sees through ``tensor``.
     """
     array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
+    if array is not None and buffer is not None:
+        array = array.reshape(tensor.shape) if _covers(tensor, array) else None
     if array is None:
-        return wrap(tensor.numpy())
-    if buffer is not None:
-        # A contiguous view of all of a C-ordered buffer is the buffer reshaped (a view, never a copy).
-        if not (array.flags.c_contiguous and tensor.storage_offset() == 0 and tensor.is_contiguous()
-                and tensor.numel() == array.size):
-            return wrap(tensor.numpy())
-        array = array.reshape(tensor.shape)
+        array = tensor.numpy()
     result = wrap(array)
-    result._npy_host_view = (array, tensor)
+    if result.__dict__.get("_npy_array") is array:  # not a copy (wrap copies a layout no tensor has)
+        result._npy_host_view = (array, tensor)
     return result
+
+
+def _covers(view, array):
+    """Whether ``view`` is all of ``array``'s memory in its order, so that a reshape of the array is
+    a view (never a copy) of the same elements: ``view`` contiguous from its start, ``array`` C-ordered."""
+    return (array.flags.c_contiguous and view.storage_offset() == 0 and view.is_contiguous()
+            and view.numel() == array.size)
 
 
 __all__ = ["empty_host", "empty_host_strided", "to_host", "to_npy"]
