@@ -66,7 +66,7 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
 
     def __init__(self):
         super().__init__()
-        self._output_allocations = set()  # the buffers allocated as NumPy memory, set after memory planning
+        self._output_allocations = set()  # the buffers whose memory npy outputs take, set after memory planning
 
     @staticmethod
     def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
