@@ -328,9 +328,15 @@ def _has_contiguous_strides(array):
 
 def _whole_root(array):
     """The array owning the memory that ``array``, C-contiguous, covers whole
-    (a reshape or a double transpose of a result), or ``None``."""
+    (a reshape or a double transpose of a result), or ``None``.
+
+    Memory no array owns (a CPU tensor's, seen through ``Tensor.numpy()``)
+    has ``array`` itself for its root (see :func:`storage_root`).
+    """
     owner = array.base
-    if not isinstance(owner, np.ndarray) or owner.base is not None or owner.nbytes != array.nbytes:
+    if not isinstance(owner, np.ndarray):
+        return array if storage_root(array) is array else None
+    if owner.base is not None or owner.nbytes != array.nbytes:
         return None
     # Two contiguous blocks of one size, one inside the other, start at the same byte.
     return owner if owner.flags.c_contiguous or owner.flags.f_contiguous else None

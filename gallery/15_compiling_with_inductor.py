@@ -77,11 +77,13 @@ print(inspect.getsource(npy_device.__getattr__))
 # %%
 # The wrapper, the Python function Inductor writes around its kernels, is
 # the CPU's with three changes: npy inputs enter as CPU tensors over the
-# same memory; buffers and extern kernels (``mm``, ``addmm``) are the CPU's,
-# except that a buffer that leaves the graph is NumPy memory; and npy
-# outputs leave as npy tensors over those buffers. Tensors a training
-# forward saves for its backward stay CPU tensors between the two graphs.
-# No npy Python kernel runs inside a graph.
+# same memory (each npy tensor keeps that CPU tensor from one call to the
+# next); buffers and extern kernels (``mm``, ``addmm``) are the CPU's,
+# except that a small buffer that leaves the graph is NumPy memory (a large
+# one keeps the CPU allocator's 64-byte alignment, which matrix products
+# write faster than NumPy's 16); and npy outputs leave as npy tensors over
+# those buffers. Tensors a training forward saves for its backward stay CPU
+# tensors between the two graphs. No npy Python kernel runs inside a graph.
 
 print(inspect.getsource(inductor.NpyWrapperCodegen))
 
@@ -169,6 +171,12 @@ for name, microseconds in routes.items():
 #   ``make_allocation`` (``torch/_inductor/codegen/wrapper.py``), which write
 #   CPU code only for ``device.type == "cpu"``. Upstream: choose the kernel
 #   call convention by the device's registered scheduling, not its name.
+# * Which buffer's memory an output reuses: ``NpyWrapperCodegen`` extends
+#   ``run_wrapper_ir_passes`` and reads its ``ReuseLine`` entries
+#   (``torch/_inductor/codegen/wrapper.py``), so that a buffer an output
+#   will reuse is allocated as NumPy memory. Upstream: the same question as
+#   below, asked of the memory plan ("which allocations end up as graph
+#   outputs").
 # * ``register_device_op_overrides`` with ``CpuDeviceOpOverrides``
 #   (``torch/_inductor/codegen/common.py``) and
 #   ``register_interface_for_device`` with ``CpuInterface``

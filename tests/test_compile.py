@@ -304,6 +304,49 @@ def test_inductor_caches_no_npy_graph(tmp_path, monkeypatch):
     assert counters["aot_autograd"]["autograd_cache_hit"] == 0, counters["aot_autograd"]
 
 
+def test_default_compile_follows_an_input_whose_memory_changes_between_calls():
+    """Each npy tensor keeps the CPU view of its memory the compiled code reads between calls:
+    a view made for memory the tensor has since left is never read."""
+    compiled = torch.compile(lambda t: t * 2)
+    a = torch.ones(3, device="npy")
+    assert_same(compiled(a), torch.full((3,), 2.0, device="npy"))
+    a.data = torch.full((3,), 5.0, device="npy")
+    assert_same(compiled(a), torch.full((3,), 10.0, device="npy"))
+    a.set_(torch.full((3,), 7.0, device="npy"))
+    assert_same(compiled(a), torch.full((3,), 14.0, device="npy"))
+    a.add_(1)  # written in place: the same memory, new values
+    assert_same(compiled(a), torch.full((3,), 16.0, device="npy"))
+
+
+def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_next_graph():
+    """A training forward's loss lives in a buffer Inductor allocated for another; the
+    backward's gradients are read by the compiled optimizer step."""
+    from torch._inductor.utils import run_and_get_code
+
+    model, (x, y) = mlp("npy"), data(16, "npy")
+    loss_of = torch.compile(lambda: torch.nn.functional.cross_entropy(model(x), y))
+    loss, [forward_code, _] = run_and_get_code(lambda: loss_of().backward())
+    assert "empty_host((), torch.float32)" in forward_code  # the buffer the loss reuses is NumPy memory
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    expected = [(p - 0.5 * p.grad).cpu() for p in model.parameters()]
+    torch.compile(optimizer.step)()
+    for parameter, want in zip(model.parameters(), expected):
+        assert_same(parameter.cpu(), want)
+
+
+def test_default_compile_large_output_is_npy_memory_aligned_as_the_cpus():
+    """A large output is computed in memory of the CPU's allocator (64-byte aligned), which
+    the npy tensor then owns: it outlives the compiled call and takes writes and views."""
+    a = make((128, 256), torch.float32, 1)  # 128 KiB
+    out = torch.compile(lambda t: t * 2)(a.to("npy"))
+    assert type(out) is backend_pkg.NpyTensor and out.data_ptr() % 64 == 0
+    assert_same(out.cpu(), a * 2)
+    out[1:].add_(1)
+    expected = a * 2
+    expected[1:] += 1
+    assert_same(out.cpu(), expected)
+
+
 def test_default_compile_sgd_training_step_equals_cpu():
     compiled = train("npy", torch.compile(classification_step), torch.optim.SGD)
     assert_runs_equal(compiled, train("cpu", classification_step, torch.optim.SGD))

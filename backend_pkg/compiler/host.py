@@ -1,10 +1,19 @@
 """The edges of a graph that Inductor compiled for npy: npy tensors in, npy tensors out.
 
 Inside, the graph runs Inductor's CPU code (see :mod:`.inductor`) on CPU
-tensors; these functions, called by that code, move no bytes. Buffers are
-allocated as NumPy arrays seen as CPU tensors, so that an output leaves as
-an npy tensor over the array it was computed in, for the cost of a fresh
-result (``wrap``'s shortcut for an array that owns its memory).
+tensors; these functions, called by that code, move no bytes. Each call of a
+compiled graph pays for them, so each does the least it can:
+
+* an npy tensor keeps the CPU tensor over its memory (its *host view*)
+  from one call to the next, as it keeps its NumPy view (see
+  :mod:`backend_pkg.tensor`): a parameter, passed to every call, gets its
+  host view once, and an output leaves with its own;
+* a small output's buffer is allocated as a NumPy array seen as a CPU
+  tensor, so that it leaves as an npy tensor over the array it was computed
+  in, for the cost of a fresh result (``wrap``'s shortcut for an array that
+  owns its memory); a large one is the CPU allocator's, whose alignment
+  the kernels writing it prefer (see ``LARGE_BUFFER_BYTES`` in :mod:`.inductor`),
+  and leaves as an npy tensor over that memory, which it keeps alive.
 """
 
 import numpy as np
@@ -13,51 +22,74 @@ import torch
 from ..dtypes import to_numpy_dtype
 from ..ops._layout import allocate_strided
 from ..ops.copies import host_view
-from ..tensor import unwrap, wrap
+from ..tensor import NpyTensor, unwrap, wrap
 
 
-def to_host(tensor):
-    """A CPU tensor over an npy tensor's memory (a CPU tensor, saved for a backward, as it is)."""
+def to_host(*tensors):
+    """CPU tensors over the memory of ``tensors`` (npy tensors, or CPU tensors saved for a backward, kept as they are)."""
+    views = []
+    for tensor in tensors:
+        attributes = tensor.__dict__
+        kept = attributes.get("_npy_host_view")
+        # The NumPy view is dropped whenever the tensor's metadata changes in place (set_, resize_,
+        # .data = ...): a host view made with the same NumPy view still describes the tensor.
+        if kept is None or kept[0] is not attributes.get("_npy_array"):
+            kept = _host_view_of(tensor)
+        views.append(kept[1])
+    return views
+
+
+def _host_view_of(tensor):
+    """``tensor``'s NumPy view (``None`` for a CPU tensor) and host view, kept on an :class:`NpyTensor`."""
     if tensor.is_cpu:
-        return tensor
-    if tensor.is_conj() or tensor.is_neg():  # lazy bits, which host_view carries over
-        return host_view(tensor)
-    return torch.from_numpy(unwrap(tensor))
+        return None, tensor
+    array = unwrap(tensor)
+    kept = array, (host_view(tensor) if tensor.is_conj() or tensor.is_neg() else torch.from_numpy(array))
+    if type(tensor) is NpyTensor:  # PyTorch gives some npy tensors a plain Tensor object, whose NumPy view is not kept
+        tensor._npy_host_view = kept
+    return kept
 
 
-def empty_host(size, stride, dtype):
-    """A CPU tensor over new NumPy memory, which it remembers for :func:`to_npy`."""
-    if tuple(stride) == _contiguous_strides(size):
-        array = np.empty(size, to_numpy_dtype(dtype))
-    else:
-        array = allocate_strided(size, stride, dtype)
+def empty_host(size, dtype):
+    """A contiguous CPU tensor over new NumPy memory, which it remembers for :func:`to_npy`."""
+    array = np.empty(size, to_numpy_dtype(dtype))
     tensor = torch.from_numpy(array)
     tensor._npy_host_array = array
     return tensor
 
 
-def _contiguous_strides(size):
-    strides, step = [], 1
-    for length in reversed(size):
-        strides.append(step)
-        step *= max(length, 1)
-    return tuple(reversed(strides))
+def empty_host_strided(size, stride, dtype):
+    """:func:`empty_host` with PyTorch strides (in elements), for a layout that is not contiguous."""
+    array = allocate_strided(size, stride, dtype)
+    tensor = torch.from_numpy(array)
+    tensor._npy_host_array = array
+    return tensor
 
 
 def to_npy(tensor, buffer=None):
-    """An npy tensor over a CPU tensor's memory, which it keeps alive.
+    """An npy tensor over a CPU tensor's memory, which it keeps alive, and which it keeps as its
+    host view for the next graph that reads it (an optimizer's step reads the gradients).
 
     ``tensor`` may be a view of a ``buffer`` made by :func:`empty_host`; when
     it covers all of it, the npy tensor is made from the buffer's NumPy array,
-    as cheaply as a fresh result (an array whose owner NumPy does not know
-    costs ten times more to wrap).
+    as cheaply as a fresh result. Other memory NumPy sees through ``tensor``.
     """
     array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
-    if array is not None and buffer is None:
-        return wrap(array)
-    if array is not None and tensor.storage_offset() == 0 and tensor.is_contiguous() and tensor.numel() == array.size:
-        return wrap(array.reshape(tensor.shape))  # all of the buffer, reshaped: as cheap as a fresh result
-    return wrap(tensor.numpy())
+    if array is not None and buffer is not None:
+        array = array.reshape(tensor.shape) if _covers(tensor, array) else None
+    if array is None:
+        array = tensor.numpy()
+    result = wrap(array)
+    if result.__dict__.get("_npy_array") is array:  # not a copy (wrap copies a layout no tensor has)
+        result._npy_host_view = (array, tensor)
+    return result
 
 
-__all__ = ["empty_host", "to_host", "to_npy"]
+def _covers(view, array):
+    """Whether ``view`` is all of ``array``'s memory in its order, so that a reshape of the array is
+    a view (never a copy) of the same elements: ``view`` contiguous from its start, ``array`` C-ordered."""
+    return (array.flags.c_contiguous and view.storage_offset() == 0 and view.is_contiguous()
+            and view.numel() == array.size)
+
+
+__all__ = ["empty_host", "empty_host_strided", "to_host", "to_npy"]

@@ -37,6 +37,7 @@ from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._guards import CompileContext, TracingContext
+from torch._inductor.utils import sympy_product
 from torch._inductor.virtualized import V
 
 from ..tensor import DEVICE_NAME
@@ -63,6 +64,10 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
     # graph cache does not hash: a cached graph could outlive a change to them.
     supports_caching = False
 
+    def __init__(self):
+        super().__init__()
+        self._output_allocations = set()  # the buffers whose memory npy outputs take, set after memory planning
+
     @staticmethod
     def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
         if is_subgraph:
@@ -71,13 +76,20 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
 
     def write_header(self):
         super().write_header()
-        self.imports.writeline(f"from {__package__}.host import empty_host, to_host, to_npy")
+        self.imports.writeline(f"from {__package__}.host import empty_host, empty_host_strided, to_host, to_npy")
 
     def write_args(self, input_names):
         super().write_args(input_names)
-        for name in input_names:
-            if _on_npy(V.graph.graph_inputs.get(name)):
-                self.prefix.writeline(f"{name} = to_host({name})")
+        on_npy = [name for name in input_names if _on_npy(V.graph.graph_inputs.get(name))]
+        if on_npy:
+            names = ", ".join(on_npy) + ("," if len(on_npy) == 1 else "")
+            self.prefix.writeline(f"{names} = to_host({names})")
+
+    def run_wrapper_ir_passes(self, is_inference):
+        super().run_wrapper_ir_passes(is_inference)
+        # Memory planning has decided which buffers reuse which: an output may live in the memory
+        # allocated for another buffer, which must then be allocated as an output's.
+        self._output_allocations = _allocations_behind(_buffer_names(_leaving_as_npy(V.graph.graph_outputs)), self.lines)
 
     def generate_return(self, output_refs):
         leaving = _leaving_as_npy(V.graph.graph_outputs)
@@ -88,11 +100,16 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
         if device.type != DEVICE_NAME:
             return super().make_allocation(name, device, dtype, shape, stride, allocation_shape, is_pinned)
-        if name not in _buffer_names(_leaving_as_npy(V.graph.graph_outputs)):
-            # Never an npy tensor (a temporary, or saved for the backward): the CPU's allocation.
+        if name not in self._output_allocations or _is_large(allocation_shape or shape, dtype):
+            # Never an npy tensor (a temporary, or saved for the backward), or large enough for
+            # the alignment of its memory to count: the CPU's allocation (see host.to_npy).
             return super().make_allocation(name, _CPU, dtype, shape, stride, allocation_shape, is_pinned)
-        allocation = self.codegen_python_shape_tuple(allocation_shape or shape)
-        line = f"{name} = empty_host({allocation}, {self.codegen_python_shape_tuple(stride)}, {dtype})"
+        allocation = allocation_shape or shape
+        if _known_contiguous(allocation, stride):
+            line = f"{name} = empty_host({self.codegen_python_shape_tuple(allocation)}, {dtype})"
+        else:
+            line = (f"{name} = empty_host_strided({self.codegen_python_shape_tuple(allocation)}, "
+                    f"{self.codegen_python_shape_tuple(stride)}, {dtype})")
         if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
             line += f".as_strided({self.codegen_python_shape_tuple(shape)}, {self.codegen_python_shape_tuple(stride)})"
         return line
@@ -171,6 +188,41 @@ def _buffer_names(ir_nodes):
         except (AttributeError, NotImplementedError):
             pass  # no buffer of its own: its output is made at exit, from a CPU tensor
     return names
+
+
+def _allocations_behind(buffer_names, lines):
+    """``buffer_names`` and the buffers whose memory they reuse (``buf9 = buf8; del buf8  # reuse``)."""
+    reused = {line.reused_as.get_name(): line.node.get_name() for line in lines if isinstance(line, wrapper.ReuseLine)}
+    behind = set()
+    for name in buffer_names:
+        while name is not None and name not in behind:
+            behind.add(name)
+            name = reused.get(name)
+    return behind
+
+
+# The CPU's allocator aligns memory to 64 bytes (c10/core/alignment.h), NumPy's to 16 (a
+# large array starts 16 bytes into a page): a C++ matrix product writing a large result runs
+# some percent slower into NumPy's. For a buffer this large, the microsecond the CPU's
+# allocation costs more at exit (host.to_npy) is the smaller cost.
+LARGE_BUFFER_BYTES = 64 * 1024
+
+
+def _is_large(size, dtype):
+    numel = V.graph.sizevars.optimization_hint(sympy_product(size), fallback=0)
+    return numel * dtype.itemsize >= LARGE_BUFFER_BYTES
+
+
+def _known_contiguous(size, stride):
+    """Whether a buffer of ``size`` and ``stride`` is known, at compile time, to have NumPy's C order."""
+    sizevars = V.graph.sizevars
+    expected = 1
+    for length, step in reversed(list(zip(size, stride))):
+        # NumPy's strides of an empty array are not PyTorch's: left to empty_host_strided.
+        if not sizevars.statically_known_gt(length, 0) or not sizevars.statically_known_equals(step, expected):
+            return False
+        expected = expected * length
+    return True
 
 
 def _first_saved_for_backward(count):

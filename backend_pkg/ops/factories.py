@@ -107,13 +107,19 @@ def resize_(self, size, *, memory_format=None):
     return self
 
 
+# The memory formats that give a contiguous tensor's "like" the tensor's own strides.
+_KEEPS_CONTIGUOUS = (None, torch.preserve_format, torch.contiguous_format)
+
+
 @implements(aten.ones_like.default)
 def ones_like(
     self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None
 ):
-    defaults = (dtype, layout, device, pin_memory, memory_format) == (None,) * 5
+    # The dispatcher passes pin_memory=False where the caller gave none.
+    defaults = (dtype, layout, device) == (None,) * 3 and not pin_memory and memory_format in _KEEPS_CONTIGUOUS
     if defaults and self.stride() == contiguous_strides(self.shape):
-        # backward()'s seed: the same tensor as below, without a second trip through the dispatcher.
+        # backward()'s seed (torch.autograd's _make_grads asks for preserve_format): the same
+        # tensor as below, without a second trip through the dispatcher.
         return new_tensor(np.ones(tuple(self.shape), to_numpy_dtype(self.dtype)))
     out = torch.empty_like(
         self,
