@@ -1,5 +1,6 @@
 import json
 import os
+import subprocess
 
 import pytest
 import torch
@@ -41,14 +42,20 @@ def built_site(tmp_path_factory):
     outcome_file = run / "site-build.json"
     with FileLock(run / "site-build.lock"):
         if not outcome_file.exists():
-            work = run / "site"
-            work.mkdir()
-            result = build(copy_sources(work))
-            outcome = {"returncode": result.returncode, "log": result.stdout[-3000:] + result.stderr[-3000:]}
-            outcome_file.write_text(json.dumps(outcome))
+            (run / "site").mkdir()
+            outcome_file.write_text(json.dumps(site_build_outcome(copy_sources(run / "site"))))
     outcome = json.loads(outcome_file.read_text())
     assert outcome["returncode"] == 0, outcome["log"]
     return run / "site" / "_build" / "html"
+
+
+def site_build_outcome(work):
+    """The return code of the build of ``work`` (None when it timed out) and the end of its log."""
+    try:
+        result = build(work)
+    except subprocess.TimeoutExpired as timeout:  # recorded too: a failed build is not tried again
+        return {"returncode": None, "log": str(timeout)}
+    return {"returncode": result.returncode, "log": result.stdout[-3000:] + result.stderr[-3000:]}
 
 
 @pytest.hookimpl(optionalhook=True)
