@@ -42,6 +42,8 @@ def built_site(tmp_path_factory):
     outcome_file = run / "site-build.json"
     with FileLock(run / "site-build.lock"):
         if not outcome_file.exists():
+            # Written first: a build that raises is not tried again by another worker.
+            outcome_file.write_text(json.dumps({"returncode": None, "log": "the first worker's build raised"}))
             (run / "site").mkdir()
             outcome_file.write_text(json.dumps(site_build_outcome(copy_sources(run / "site"))))
     outcome = json.loads(outcome_file.read_text())
