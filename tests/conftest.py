@@ -1,5 +1,10 @@
+import json
+import os
+import subprocess
+
 import pytest
 import torch
+from filelock import FileLock
 from reference import DTYPES
 from sitebuild import build, copy_sources
 
@@ -26,19 +31,40 @@ def warn_always():
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """The executed site, built once per test session from a copy of the sources."""
-    work = copy_sources(tmp_path_factory.mktemp("site"))
-    result = build(work)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return work / "_build" / "html"
+    """The executed site, built once per test run from a copy of the sources.
 
-
-def pytest_collection_modifyitems(items):
-    """Keep what a worker builds once on one worker when ``make test`` runs ``pytest -n``.
-
-    ``--dist loadgroup`` sends each group to a single worker: a module's tests share its
-    module-scoped fixtures, and every test that reads the executed site shares the one build.
+    Under ``pytest -n`` the workers share one build: the first to need it builds
+    it while any other waits on the lock, and every worker checks the same outcome.
     """
-    for item in items:
-        group = "built_site" if "built_site" in item.fixturenames else item.module.__name__
-        item.add_marker(pytest.mark.xdist_group(group))
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent  # the workers' temporary directories are in the run's
+    outcome_file = run / "site-build.json"
+    with FileLock(run / "site-build.lock"):
+        if not outcome_file.exists():
+            # Written first: a build that raises is not tried again by another worker.
+            outcome_file.write_text(json.dumps({"returncode": None, "log": "the first worker's build raised"}))
+            (run / "site").mkdir()
+            outcome_file.write_text(json.dumps(site_build_outcome(copy_sources(run / "site"))))
+    outcome = json.loads(outcome_file.read_text())
+    assert outcome["returncode"] == 0, outcome["log"]
+    return run / "site" / "_build" / "html"
+
+
+def site_build_outcome(work):
+    """The return code of the build of ``work`` (None when it timed out) and the end of its log."""
+    try:
+        result = build(work)
+    except subprocess.TimeoutExpired as timeout:  # recorded too: a failed build is not tried again
+        return {"returncode": None, "log": str(timeout)}
+    return {"returncode": result.returncode, "log": result.stdout[-3000:] + result.stderr[-3000:]}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` (``make test``): a module's tests on one worker, the longest modules first."""
+    if config.getvalue("dist") == "loadgroup":
+        from worker_schedule import ModuleScheduling
+
+        return ModuleScheduling(config, log)
+    return None

@@ -1,6 +1,5 @@
 """The gallery runs as plain scripts, and the executed site builds strictly."""
 
-import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -20,14 +19,6 @@ def test_gallery_script_runs_in_a_fresh_process(script):
     assert result.returncode == 0, result.stderr
 
 
-def test_gallery_scripts_share_one_process(capsys, monkeypatch):
-    """sphinx-gallery runs every example in the build process: each imports backend_pkg again."""
-    monkeypatch.syspath_prepend(str(ROOT / "gallery"))  # as sphinx-gallery does, for the helpers
-    for script in GALLERY:
-        runpy.run_path(str(script), run_name="__main__")
-    assert capsys.readouterr().out
-
-
 def test_site_has_every_page(built_site):
     for page in ["index.html", "quickstart.html", "auto_examples/index.html", "search.html"]:
         assert (built_site / page).is_file(), page
@@ -42,6 +33,7 @@ def test_quickstart_notebook_was_executed(built_site):
 
 
 def test_gallery_pages_show_outputs_and_offer_downloads(built_site):
+    """sphinx-gallery ran every example in the build process, one after another, each printing."""
     end_to_end = (built_site / "auto_examples" / "06_autograd_end_to_end.html").read_text()
     assert "gradients match CPU" in end_to_end
     downloads = {path.name for path in (built_site / "_downloads").rglob("*")}

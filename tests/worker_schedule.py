@@ -1,0 +1,52 @@
+"""How ``make test`` (``pytest -n 2 --dist loadgroup``) shares the tests between its workers.
+
+xdist's own loadgroup scheduler learns each test's ``xdist_group`` by appending
+the group to the test's node id, which pytest 9.2 no longer lets a plugin change
+(pytest-dev/pytest-xdist#1386): the marks are silently ignored, every test is a
+unit of its own, and a module-scoped fixture (the OpInfo run, the quick bench,
+the gradchecks) runs once on each worker. This scheduler groups by module from
+the node id alone, and hands out the longest units first so that the workers
+finish together: the last units are the many short modules.
+"""
+
+from xdist.scheduler import LoadScopeScheduling
+
+# Modules whose tests each run their own processes and share no module-scoped
+# fixture: each test is a unit, so both workers take some of them.
+ONE_UNIT_PER_TEST = ("tests/test_notebooks.py", "tests/test_docs.py")
+
+# The longest units, longest first (their times in a whole `make test`:
+# the executed site build that test_browser starts ~100 s, the OpInfo run
+# ~150 s, the quick bench ~50 s, the gradchecks ~35 s, the gallery's
+# notebooks and scripts 3 to 35 s each). The site build goes to the first
+# worker and the OpInfo run to the second; the site's readers come after
+# enough other work that the build is done when they start.
+LONGEST_FIRST = (
+    "tests/test_browser.py",
+    "tests/test_opinfo.py",
+    "tests/test_bench.py",
+    "tests/test_gradcheck.py",
+    "tests/test_build_breaks.py",
+    "tests/test_compile.py",
+    "tests/test_notebooks.py::test_downloaded_notebook_runs[15_",
+    "tests/test_notebooks.py::test_downloaded_notebook_runs[12_",
+    "tests/test_notebooks.py",
+    "tests/test_docs.py",
+    "tests/test_error_inputs.py",
+)
+
+
+class ModuleScheduling(LoadScopeScheduling):
+    """A module's tests on one worker; the units named in :data:`LONGEST_FIRST` handed out first."""
+
+    def _split_scope(self, nodeid):
+        module = nodeid.split("::", 1)[0]
+        return nodeid if module in ONE_UNIT_PER_TEST else module
+
+    def _assign_work_unit(self, node):
+        for prefix in LONGEST_FIRST:
+            scope = next((scope for scope in self.workqueue if scope.startswith(prefix)), None)
+            if scope is not None:
+                self.workqueue.move_to_end(scope, last=False)
+                break
+        super()._assign_work_unit(node)
