@@ -6,6 +6,7 @@ Where PyTorch 2.13 blocks a Python backend, a test pins down the failure
 limit the test fails, and the docs need updating.
 """
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -144,6 +145,16 @@ def test_what_the_python_device_guard_cannot_do(call, message):
 # ---- memory --------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def no_collection():
+    """Exact byte counts: earlier tests' garbage collected now, none collected during the test."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.mark.usefixtures("no_collection")
 def test_memory_counts_each_storage_once_until_it_is_freed():
     before = torch.npy.memory_allocated()
     tensor = torch.ones(1000, device="npy")
@@ -161,6 +172,7 @@ def test_memory_counts_each_storage_once_until_it_is_freed():
     assert torch.npy.memory_reserved() == before
 
 
+@pytest.mark.usefixtures("no_collection")
 def test_memory_of_a_backward_pass_is_freed_with_the_graph():
     before = torch.npy.memory_allocated()
     weight = torch.ones(64, 64, device="npy", requires_grad=True)
