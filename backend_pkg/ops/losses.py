@@ -268,10 +268,19 @@ def smooth_l1_loss_kernel(self, target, reduction=_MEAN, beta=1.0):
 # dtype input and target promote to (``common_dtype``).
 
 
-def smooth_l1_loss_backward(grad_output, a, target, reduction, beta, *, common_dtype):
-    x, y = computed(common_dtype, a, target, exact=True)
-    (grad,) = computed(common_dtype, grad_output, exact=True)
-    return smooth_l1_gradient(grad * _mean_scale(reduction, x.size), x, y, beta).astype(a.dtype, copy=False)
+def _distance_loss_backward(name, gradient):
+    """The backward of a distance loss whose elementwise gradient is ``gradient(grad, x, y, parameter)``."""
+
+    def backward(grad_output, a, target, reduction, parameter, *, common_dtype):
+        x, y = computed(common_dtype, a, target, exact=True)
+        (grad,) = computed(common_dtype, grad_output, exact=True)
+        return gradient(grad * _mean_scale(reduction, x.size), x, y, parameter).astype(a.dtype, copy=False)
+
+    backward.__name__ = backward.__qualname__ = name
+    return backward
+
+
+smooth_l1_loss_backward = _distance_loss_backward("smooth_l1_loss_backward", smooth_l1_gradient)
 
 
 @derived_out(aten.smooth_l1_loss_backward.default, aten.smooth_l1_loss_backward.grad_input)
@@ -293,10 +302,7 @@ def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
     return _check_distance("huber_cpu", self, target)
 
 
-def huber_loss_backward(grad_output, a, target, reduction, delta, *, common_dtype):
-    x, y = computed(common_dtype, a, target, exact=True)
-    (grad,) = computed(common_dtype, grad_output, exact=True)
-    return huber_gradient(grad * _mean_scale(reduction, x.size), x, y, delta).astype(a.dtype, copy=False)
+huber_loss_backward = _distance_loss_backward("huber_loss_backward", huber_gradient)
 
 
 @derived_out(aten.huber_loss_backward.default, aten.huber_loss_backward.out)
