@@ -145,6 +145,9 @@ def result_type(*values):
 
 def promoted(op, *tensors):
     """The inputs as NumPy arrays in PyTorch's compute dtype, and the result dtype."""
+    shapes = tensor_shapes(tensors)
+    if len(set(shapes)) > 1:
+        broadcast_shapes(*shapes)  # PyTorch's error for shapes that do not broadcast, not NumPy's
     dtypes = {getattr(tensor, "dtype", None) for tensor in tensors}
     # Tensors of one dtype promote to it: no need to ask torch.result_type.
     result = dtypes.pop() if len(dtypes) == 1 and None not in dtypes else torch.result_type(*tensors)
@@ -152,15 +155,15 @@ def promoted(op, *tensors):
     return arrays, result
 
 
-def check_alpha(op, dtype, alpha):
+def check_alpha(dtype, alpha):
     """PyTorch's checks of an ``alpha`` Scalar against the result dtype."""
     if isinstance(alpha, bool) and dtype != torch.bool:
-        raise RuntimeError(f"{op}: Boolean alpha only supported for Boolean results.")
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if not (dtype.is_floating_point or dtype.is_complex) and not isinstance(alpha, int):
         raise RuntimeError(
-            f"{op}: For integral input tensors, argument alpha must not be a floating point number."
+            "For integral input tensors, argument alpha must not be a floating point number."
         )
     if not dtype.is_complex and isinstance(alpha, complex):
         raise RuntimeError(
-            f"{op}: For non-complex input tensors, argument alpha must not be a complex number."
+            "For non-complex input tensors, argument alpha must not be a complex number."
         )

@@ -218,7 +218,7 @@ def sub(a, b, alpha=1, *, out_dtype):
 @computed_by(add)
 def add_kernel(self, other, *, alpha=1):
     dtype = torch.result_type(self, other)
-    check_alpha("add", dtype, alpha)
+    check_alpha(dtype, alpha)
     return dtype
 
 
@@ -229,7 +229,7 @@ def sub_kernel(self, other, *, alpha=1):
         # "Subtraction, the `-` operator, with a bool tensor is not supported..."
         check_on_cpu(aten.sub.Tensor, *(torch.as_tensor(value) for value in (self, other)))
     dtype = torch.result_type(self, other)
-    check_alpha("sub", dtype, alpha)
+    check_alpha(dtype, alpha)
     return dtype
 
 

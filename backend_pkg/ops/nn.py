@@ -21,7 +21,7 @@ from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._dims import single_axis
 from ._dtype_errors import not_implemented_for
-from ._operands import computed, numpy_compute_dtype, operand, promoted
+from ._operands import broadcast_shapes, computed, numpy_compute_dtype, operand, promoted
 from ._out_variants import derived_out
 from ._results import as_result
 from ._select import select
@@ -162,6 +162,8 @@ def threshold_backward(grad_output, a, threshold, *, out_dtype):
 @derived_out(aten.threshold_backward.default, aten.threshold_backward.grad_input)
 @computed_by(threshold_backward)
 def threshold_backward_kernel(grad_output, self, threshold):
+    if grad_output.shape != self.shape:
+        broadcast_shapes(self.shape, grad_output.shape)  # PyTorch's words, in its operand order
     dtype = self.dtype  # ReLU's backward: one dtype, nothing to promote
     if grad_output.dtype != dtype:
         dtype = torch.result_type(grad_output, self)
