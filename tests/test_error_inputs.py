@@ -1,5 +1,6 @@
 """PyTorch's error inputs (``OpInfo.error_inputs``) answered on npy as on the CPU."""
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import error_inputs  # noqa: E402
 import expected_failures  # noqa: E402
 import op_coverage  # noqa: E402
+from reference import gist  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +82,49 @@ def test_the_same_answer_on_npy_passes():
         [_Refusing(RuntimeError("The size of tensor a (3) must match the size of tensor b (4)"))]
     )
     assert counts["matched"] == 1 and not failures
+
+
+# Beyond PyTorch's own error inputs: every OpInfo whose first samples take a second operand of
+# the input's shape is called with that operand one column wider, which no broadcasting accepts.
+
+def _widened(sample):
+    """``sample`` with its first positional operand of the input's shape one column wider, or None."""
+    import torch
+
+    shape = getattr(sample.input, "shape", None)
+    for position, arg in enumerate(sample.args):
+        if isinstance(arg, torch.Tensor) and arg.shape == shape and arg.dim() and shape[-1] > 1:
+            wider = torch.ones(*shape[:-1], shape[-1] + 1, dtype=arg.dtype)
+            args = (*sample.args[:position], wider, *sample.args[position + 1:])
+            return type(sample)(sample.input, args=args, kwargs=sample.kwargs)
+    return None
+
+
+def _outcome(opinfo, sample):
+    try:
+        opinfo(sample.input, *sample.args, **sample.kwargs)
+    except Exception as error:  # noqa: BLE001 - the exception is what is compared
+        return type(error), gist(error)
+    return "no error"
+
+
+def test_operands_that_do_not_broadcast_fail_as_on_cpu():
+    import torch
+
+    compared, differing = 0, {}
+    for opinfo in op_coverage.load_op_db():
+        if opinfo.name.startswith("sparse."):
+            continue  # npy has no sparse layouts
+        if torch.float32 not in opinfo.dtypes:
+            continue
+        samples = itertools.islice(opinfo.sample_inputs("cpu", torch.float32), 3)
+        widened = next(filter(None, map(_widened, samples)), None)
+        if widened is None:
+            continue
+        npy_sample = error_inputs.on_npy(widened)
+        compared += 1
+        expected, actual = _outcome(opinfo, widened), _outcome(opinfo, npy_sample)
+        if actual != expected:
+            differing[op_coverage.full_name(opinfo)] = f"CPU: {expected}; npy: {actual}"
+    assert compared > 60, compared  # the sweep reached the binary ops
+    assert not differing, "\n".join(f"{name}: {what}" for name, what in differing.items())

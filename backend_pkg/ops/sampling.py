@@ -17,6 +17,7 @@ import torch
 from .. import device
 from ..dtypes import to_numpy_dtype
 from ..tensor import unwrap, wrap
+from ._operands import broadcast_shapes
 from ._results import write_in_place
 from .reductions import not_implemented_for
 from .registry import aten, implements
@@ -143,6 +144,8 @@ def native_dropout(input, p, train):
 @implements(aten.native_dropout_backward.default)
 def native_dropout_backward(grad_output, mask, scale):
     # grad_output * mask * scale, promoted as PyTorch promotes: an integer grad times a float scale is float.
+    if grad_output.shape != mask.shape:
+        broadcast_shapes(grad_output.shape, mask.shape)  # PyTorch's error for shapes that do not broadcast
     dtype = torch.result_type(grad_output, scale)
     np_dtype = to_numpy_dtype(dtype)
     grad = unwrap(grad_output).astype(np_dtype, copy=False)
