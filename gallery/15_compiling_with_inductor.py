@@ -155,6 +155,82 @@ for name, microseconds in routes.items():
     print(f"{name:38} {microseconds:8.0f} us")
 
 # %%
+# A view of an intermediate, under autograd: the first call fails
+# ---------------------------------------------------------------
+# AOTAutograd runs a compiled function's first call under a dispatch mode
+# that checks custom ops for aliasing (``_AnalyzeCustomOpInputOutputMode``,
+# entered by ``_FirstInvocationContext`` in
+# ``torch/_functorch/_aot_autograd/runtime_wrappers.py``) while
+# ``torch._functorch.config.check_custom_op_aliasing`` is on:
+
+show_setting(torch._functorch.config, "check_custom_op_aliasing")
+
+# %%
+# The mode gives up on every tensor whose class is not in ``HANDLED_TYPES``
+# (``torch/fx/experimental/proxy_tensor.py``) before it asks whether the op
+# is a custom one, and the runtime wrapper makes an output that views an
+# intermediate tensor again from that tensor (``gen_alias_from_base``), an
+# aten op on an npy tensor. So a function that returns such a view while
+# autograd records fails at its first call, and works from the second:
+
+print(torch.fx.experimental.proxy_tensor.HANDLED_TYPES)
+
+
+def doubled_and_flattened(t):
+    return (t * 2).view(-1)
+
+
+leaf = torch.ones(2, 3, device="npy", requires_grad=True)
+flattened = torch.compile(doubled_and_flattened)
+try:
+    flattened(leaf)
+except TypeError as error:
+    print("first call:", str(error).splitlines()[0])
+print("second call:", flattened(leaf).detach().cpu())
+
+# %%
+# Turning the check off before the first call avoids it. The package does
+# not: the setting is the process's, and it holds it only around the calls
+# of its own ``backend="npy"`` graphs, whose compiled function it wraps;
+# Inductor's it does not. A program that meets this sets it itself:
+
+
+def tripled_and_flattened(t):
+    return (t * 3).view(-1)
+
+
+with torch._functorch.config.patch(check_custom_op_aliasing=False):
+    print("check off, first call:", torch.compile(tripled_and_flattened)(leaf).detach().cpu())
+
+# %%
+# ``tests/test_compile.py`` runs the failing call and fails the day PyTorch
+# lets npy tensors through.
+#
+# .. dropdown:: Issue: the first-call custom-op check refuses aten ops on a Python backend's tensors
+#
+#    **What fails.** On a PrivateUse1 device registered from Python, whose
+#    tensors are a Python subclass without ``__torch_dispatch__``, the first
+#    call of ``torch.compile(fn)`` raises ``TypeError: Multiple dispatch
+#    failed for 'torch._ops.aten._unsafe_view.default'; all
+#    __torch_dispatch__ handlers returned NotImplemented`` when ``fn``
+#    returns a view of an intermediate tensor while autograd records
+#    (``(x * 2).view(-1)`` with ``x.requires_grad``; a GAN step's
+#    ``fake.detach()``). The second call works.
+#
+#    **Where.** ``_AnalyzeCustomOpInputOutputMode.__torch_dispatch__`` in
+#    ``torch/_functorch/_aot_autograd/runtime_wrappers.py`` returns
+#    ``NotImplemented`` when ``type(tensor) not in HANDLED_TYPES``, for
+#    every op, before ``is_builtin(func)`` is consulted; the runtime
+#    wrapper's ``gen_alias_from_base`` runs ``aten._unsafe_view`` on the
+#    device tensor inside the mode.
+#
+#    **Proposed change.** The check concerns custom ops only: for a builtin
+#    op, return ``func(*args, **kwargs)`` before looking at tensor types; and
+#    give up only on subclasses that define their own ``__torch_dispatch__``
+#    (``type(t).__torch_dispatch__ is not torch._C._disabled_torch_dispatch_impl``),
+#    which a subclass that only carries device memory does not.
+
+# %%
 # The private PyTorch compiling relies on
 # ---------------------------------------
 # PyTorch has no public API for a backend's Inductor code generation yet;

@@ -265,6 +265,30 @@ def test_outputs_that_are_views_alias_their_input():
     assert transposed[0, 1].item() == 100.0 and row[0].item() == 100.0
 
 
+def _doubled_and_flattened(t):
+    return (t * 2).view(-1)
+
+
+def test_a_view_of_an_intermediate_under_autograd_fails_the_first_call_as_page_15_says():
+    """A PyTorch limit (page 15): AOTAutograd remakes an output that views an intermediate
+    under its first-call check of custom ops, which refuses every tensor subclass, even for
+    aten ops. This test fails the day PyTorch lets npy tensors through: then lift the page's section."""
+    import torch._functorch.config
+
+    leaf = make((2, 3), torch.float32, 1).requires_grad_()
+    expected = _doubled_and_flattened(leaf)
+    assert_same(torch.compile(_doubled_and_flattened)(leaf), expected)  # CPU: fine
+    on_npy = leaf.detach().to("npy").requires_grad_()
+    torch._dynamo.reset()
+    compiled = torch.compile(_doubled_and_flattened)
+    with pytest.raises(TypeError, match=r"aten\._unsafe_view\.default'; all __torch_dispatch__ handlers returned"):
+        compiled(on_npy)
+    assert_same(compiled(on_npy).cpu(), expected)  # the check runs at the first call only
+    torch._dynamo.reset()
+    with torch._functorch.config.patch(check_custom_op_aliasing=False):
+        assert_same(torch.compile(_doubled_and_flattened)(on_npy).cpu(), expected)
+
+
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])
 def test_pytorch_debug_backends_trace_npy_tensors(backend):
     """aot_eager runs aten ops on npy tensors in its graph, which AOTAutograd's first-call
