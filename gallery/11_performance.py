@@ -259,13 +259,14 @@ print(f"npy {ddp_step['npy']['us'] / 1e3:.2f} ms | CPU {ddp_step['cpu']['us'] / 
 # %%
 # Targets
 # -------
-# The goals the backend is measured against, each a ratio of the times
-# above (lower is faster): a small ``add`` within a small factor of CPU
-# eager and of its unavoidable part (floor plus NumPy), a large matmul at
-# NumPy's speed, the compiled MLP at or near CPU eager, the MLP compiled by
-# default on npy near the same on CPU, a compute-bound MLP compiled by
-# default on npy at CPU eager's speed, the ResNet block within 3x of CPU
-# eager, and the DDP step within 4x of DDP on CPU.
+# The goals the backend is measured against (``benchmarks/targets.csv``),
+# each a ratio of the times above (lower is faster): a small ``add`` within
+# a small factor of CPU eager and of its unavoidable part (floor plus
+# NumPy), a large matmul at NumPy's speed, the compiled MLP at or near CPU
+# eager, the MLP compiled by default on npy near the same on CPU, a
+# compute-bound MLP compiled by default on npy at CPU eager's speed, and the
+# eager MLP step, the ResNet block and the DDP step within a few times CPU's
+# time; the table gives each target.
 
 print(f"{'':46}{'value':>7}  {'target':>7}  result")
 for ratio in results["ratios"].values():
@@ -281,9 +282,12 @@ for ratio in results["ratios"].values():
 
 add = timings["small"]["add"]
 unavoidable = add["floor_with_result"]["us"] + add["numpy"]["us"]
+cpu_target = results["ratios"]["small_add_npy_vs_cpu"]["target"]
+floor_target = results["ratios"]["small_add_npy_vs_floor_plus_numpy"]["target"]
 print(f"floor + result + NumPy add: {unavoidable:.1f} µs;"
-      f" 2.5 x CPU eager allows {2.5 * add['cpu']['us']:.1f} µs,"
-      f" 1.5 x (floor + NumPy) allows {1.5 * (add['floor']['us'] + add['numpy']['us']):.1f} µs")
+      f" {cpu_target} x CPU eager allows {cpu_target * add['cpu']['us']:.1f} µs,"
+      f" {floor_target} x (floor + NumPy) allows"
+      f" {floor_target * (add['floor']['us'] + add['numpy']['us']):.1f} µs")
 
 # %%
 # And a compiled forward cannot be cheaper than ``torch.compile``'s own

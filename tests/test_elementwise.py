@@ -74,7 +74,7 @@ def divisors(shape, dtype, seed):
 
 FLOAT_FUNCTIONS = [
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "logit",
 ]  # fmt: skip
 OTHER_UNARY = [
     "abs", "neg", "sign", "sgn", "floor", "ceil", "trunc", "round", "frac", "relu",
@@ -262,6 +262,7 @@ BINARY = {
     "maximum": torch.maximum,
     "minimum": torch.minimum,
     "atan2": torch.atan2,
+    "xlogy": torch.xlogy,
     "rsub": torch.rsub,
     "eq": torch.eq,
     "ne": torch.ne,
@@ -582,3 +583,13 @@ def test_gradients_flow_through_elementwise_kernels():
         fn(leaf).backward()
     assert leaves[1].grad.device.type == "npy"
     torch.testing.assert_close(leaves[1].grad.cpu(), leaves[0].grad)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES, ids=str)
+@pytest.mark.parametrize("left, right", [(torch.float32, torch.complex64), (torch.int32, torch.float32)], ids=str)
+def test_binary_out_of_another_dtype(name, left, right, out_dtype):
+    """PyTorch checks that the result casts into ``out=`` before it looks for the dtype's
+    loop: a complex ``atan2`` into a float ``out=`` is a cast error, not a missing kernel."""
+    write = with_out(ATEN_OUT.get(name, BINARY[name]), None, out_dtype)
+    check(write, values((3, 4), left, 1), divisors((3, 4), right, 2))

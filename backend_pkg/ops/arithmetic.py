@@ -139,6 +139,16 @@ def float_dtype(dtype):
     return dtype if dtype.is_floating_point or dtype.is_complex else torch.get_default_dtype()
 
 
+def real_float_dtype(kernel, dtype):
+    """The dtype a float op of real numbers gives (``atan2``, ``xlogy``, ``logit``): ``float_dtype``,
+    complex refused as CPU's kernel refuses it, after ``out=`` and in-place have checked
+    the cast (:class:`DtypeNotImplemented`)."""
+    dtype = float_dtype(dtype)
+    if dtype.is_complex:
+        raise DtypeNotImplemented(kernel, dtype)
+    return dtype
+
+
 def is_integral(dtype):
     return not (dtype.is_floating_point or dtype.is_complex or dtype == torch.bool)
 
@@ -447,7 +457,4 @@ def atan2(a, b, *, out_dtype):
 @elementwise(aten.atan2.default, aten.atan2.out, aten.atan2_.default)
 @computed_by(atan2)
 def atan2_kernel(self, other):
-    dtype = float_dtype(torch.result_type(self, other))
-    if dtype.is_complex:
-        raise DtypeNotImplemented("atan2", dtype)
-    return dtype
+    return real_float_dtype("atan2", torch.result_type(self, other))

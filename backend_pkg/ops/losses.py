@@ -48,7 +48,7 @@ from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
 from ._operands import broadcast_shapes, computed
 from ._out_variants import derived_out
-from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, float_dtype, is_integral
+from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
@@ -534,10 +534,7 @@ def xlogy(a, other, *, out_dtype):
 @computed_by(xlogy)
 def xlogy_kernel(self, other):
     """Integers and bools give the default float dtype, as in PyTorch."""
-    dtype = float_dtype(torch.result_type(self, other))
-    if dtype.is_complex:
-        raise not_implemented_for("xlogy", dtype)
-    return dtype
+    return real_float_dtype("xlogy", torch.result_type(self, other))
 
 
 def logit(a, eps=None, *, out_dtype):
@@ -558,10 +555,7 @@ def logit(a, eps=None, *, out_dtype):
 @computed_by(logit)
 def logit_kernel(self, eps=None):
     """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
-    dtype = float_dtype(self.dtype)
-    if dtype.is_complex:
-        raise not_implemented_for("logit", dtype)
-    return dtype
+    return real_float_dtype("logit", self.dtype)
 
 
 # --- CTC -------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ sum is divided by the window's divisor, as CPU divides.
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -584,35 +585,58 @@ def _avg_pool_backward_checks(
 # --- adaptive pooling checks -------------------------------------------------------
 
 
-def _check_adaptive(name, dims, self, output_size, size_message, tensor_message, checked_dims):
+@dataclass(frozen=True)
+class _AdaptiveWords:
+    """How CPU's adaptive pooling of one kind (``avg``, ``max``) words its errors: the two
+    kinds check the same things in the same order, each in its own words."""
+
+    output_size: str  # output_size of the wrong length: {name}, {dims}
+    rank: str  # an input of neither rank: {name}, {batched}, {unbatched}, {shape}
+    negative_size: str  # a negative output size: {size}, {shape} (the output's)
+    # For these spatial dims (2d average) only the spatial dims must be non-empty; else all but the first.
+    spatial_only: tuple
+    kernels: dict  # spatial dims -> the kernel its dtype error names
+
+
+_ADAPTIVE_WORDS = {
+    "avg": _AdaptiveWords(
+        output_size="{name}: output_size must be {dims}",
+        rank="{name}(): Expected {unbatched}D or {batched}D tensor, but got {shape}",
+        negative_size="numel: integer multiplication overflow",
+        spatial_only=(2,),
+        kernels={2: "adaptive_avg_pool2d", 3: "adaptive_avg_pool3d_cpu"},
+    ),
+    "max": _AdaptiveWords(
+        output_size="{name}(): internal error: output_size.size() must be {dims}",
+        rank="{name}(): Expected {unbatched}D or {batched}D tensor, but got: {shape}",
+        negative_size="Trying to create tensor with negative dimension {size}: {shape}",
+        spatial_only=(),
+        kernels={2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"},
+    ),
+}
+
+
+def _check_adaptive(kind, dims, self, output_size):
+    words, name = _ADAPTIVE_WORDS[kind], f"adaptive_{kind}_pool{dims}d"
     if len(output_size) != dims:
-        raise RuntimeError(size_message)
+        raise RuntimeError(words.output_size.format(name=name, dims=dims))
     if self.dim() not in (dims + 1, dims + 2):
-        raise RuntimeError(tensor_message.format(shape=list(self.shape)))
-    for dim in checked_dims:
+        raise RuntimeError(words.rank.format(name=name, unbatched=dims + 1, batched=dims + 2, shape=list(self.shape)))
+    first_checked = self.dim() - dims if dims in words.spatial_only else 1
+    for dim in range(first_checked, self.dim()):
         if self.shape[dim] == 0:
             raise RuntimeError(
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has "
                 f"sizes {list(self.shape)} with dimension {dim} being empty"
             )
-
-
-_ADAPTIVE_KERNEL_NAMES = {2: "adaptive_avg_pool2d", 3: "adaptive_avg_pool3d_cpu"}
-_ADAPTIVE_MAX_KERNEL_NAMES = {2: "adaptive_max_pool2d", 3: "adaptive_max_pool3d_cpu"}
+    if min(output_size) < 0:
+        shape = list(self.shape[:-dims]) + list(output_size)
+        raise RuntimeError(words.negative_size.format(size=min(output_size), shape=shape))
+    _refuse(words.kernels[dims], self, _floating)
 
 
 def _adaptive_avg_pool_checks(dims, self, output_size):
-    name = f"adaptive_avg_pool{dims}d"
-    _check_adaptive(
-        name, dims, self, output_size,
-        f"{name}: output_size must be {dims}",
-        f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got {{shape}}",
-        # adaptive_avg_pool2d checks only the spatial dims; the others every dim but the first.
-        range(self.dim() - 2, self.dim()) if dims == 2 else range(1, self.dim()),
-    )
-    if min(output_size) < 0:
-        raise RuntimeError("numel: integer multiplication overflow")
-    _refuse(_ADAPTIVE_KERNEL_NAMES[dims], self, _floating)
+    _check_adaptive("avg", dims, self, output_size)
 
 
 _ADAPTIVE_AVG_GRAD_DTYPE = {
@@ -624,21 +648,11 @@ _ADAPTIVE_AVG_GRAD_DTYPE = {
 def _adaptive_avg_pool_backward_checks(dims, grad_output, self):
     _check_grad(grad_output, self, _ADAPTIVE_AVG_GRAD_DTYPE[dims])
     _check_same_planes(f"adaptive_avg_pool{dims}d_backward", grad_output, self, dims)
-    _refuse(_ADAPTIVE_KERNEL_NAMES[dims] + "_backward", self, _floating)
+    _refuse(_ADAPTIVE_WORDS["avg"].kernels[dims] + "_backward", self, _floating)
 
 
 def _adaptive_max_pool_checks(dims, self, output_size):
-    name = f"adaptive_max_pool{dims}d"
-    _check_adaptive(
-        name, dims, self, output_size,
-        f"{name}(): internal error: output_size.size() must be {dims}",
-        f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {{shape}}",
-        range(1, self.dim()),
-    )
-    if min(output_size) < 0:
-        shape = list(self.shape[:-dims]) + list(output_size)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: {shape}")
-    _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims], self, _floating)
+    _check_adaptive("max", dims, self, output_size)
     return self.dtype, torch.int64
 
 
@@ -650,7 +664,7 @@ def _adaptive_max_pool_backward_checks(dims, grad_output, self, indices):
             f"expected sizes {list(indices.shape)} for {name} but got sizes {list(grad_output.shape)}"
         )
     _check_same_planes(f"adaptive_max_pool{dims}d_backward", grad_output, self, dims)
-    _refuse(_ADAPTIVE_MAX_KERNEL_NAMES[dims] + "_backward", self, _floating)
+    _refuse(_ADAPTIVE_WORDS["max"].kernels[dims] + "_backward", self, _floating)
 
 
 # --- registration: each op for 2 and 3 spatial dims, its out= overload derived ---------

@@ -10,7 +10,9 @@ from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._operands import computed
 from ._cpu_checks import check_on_cpu
 from ._results import write_in_place
-from .arithmetic import OUT_OF_SELF_DTYPE, check_convertible, elementwise, exact_dtype, float_dtype, is_integral
+from .arithmetic import (
+    OUT_OF_SELF_DTYPE, check_convertible, elementwise, exact_dtype, float_dtype, is_integral, real_float_dtype,
+)
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
@@ -31,10 +33,7 @@ def _float_function(name, function, *, complex_inputs=True):
         return function(x).astype(out_dtype, copy=False)
 
     def checks(self):
-        dtype = float_dtype(self.dtype)
-        if dtype.is_complex and not complex_inputs:
-            raise DtypeNotImplemented(name, dtype)
-        return dtype
+        return float_dtype(self.dtype) if complex_inputs else real_float_dtype(name, self.dtype)
 
     numpy_function.__name__ = checks.__name__ = name
     unary(name)(computed_by(numpy_function)(checks))
