@@ -7,7 +7,7 @@ the losses (or outputs) and final weights are compared with the zoo's
 tolerance. Each line printed is one case: ``PASS``, or ``FAIL`` and why.
 A CPU failure as well as npy's is PyTorch's, not the backend's.
 
-    PYTHONPATH=$PWD:$PWD/tests python tools/compile_zoo.py [recipe ...] [--ways model,step,...]
+    PYTHONPATH=$PWD:$PWD/tests python tools/compile_zoo.py [recipe ...] [--ways model,step,...] [--cpu-eager]
 
 This is a survey, slow (each compile costs seconds to a minute); the tests
 keep the findings (``tests/test_compile.py``).
@@ -154,14 +154,15 @@ OPTIMIZERS = {
 }
 
 
-def compare(run, name, recipe):
-    """One case on npy and on CPU: 'PASS', or 'FAIL' and why."""
+def compare(run, name, recipe, cpu_eager=False):
+    """One case on npy and on CPU (compiled the same way, or eager): 'PASS', or 'FAIL' and why."""
     results = {}
     for device in ("npy", "cpu"):
         torch._dynamo.reset()
         started = time.perf_counter()
         try:
-            results[device] = run(name, recipe, torch.device(device))
+            with torch._dynamo.config.patch(disable=cpu_eager and device == "cpu"):
+                results[device] = run(name, recipe, torch.device(device))
         except Exception as error:  # a survey: every failure is recorded, none stops it
             where = traceback.extract_tb(error.__traceback__)[-1]
             return f"FAIL on {device}: {type(error).__name__}: {str(error).splitlines()[0][:300]} ({where.filename}:{where.lineno})"
@@ -191,9 +192,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("recipes", nargs="*", default=list(zoo.RECIPES))
     parser.add_argument("--ways", default="model,step,inference")
+    parser.add_argument("--cpu-eager", action="store_true", help="compare with eager CPU (compiled CPU otherwise)")
     arguments = parser.parse_args()
     for way, name, recipe, run in cases(arguments.recipes, arguments.ways.split(",")):
-        print(f"{name:28} {way:22} {compare(run, name, recipe)}", flush=True)
+        print(f"{name:28} {way:22} {compare(run, name, recipe, arguments.cpu_eager)}", flush=True)
 
 
 if __name__ == "__main__":
