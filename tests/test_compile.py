@@ -580,7 +580,6 @@ def test_default_compile_of_the_zoo_lenet_trains_and_infers_as_cpu_eager():
         model = recipe.build().to(device)
         optimizers = recipe.optimizers(model)
         run = torch.compile(model) if compiled else model
-        images = None
         losses = []
         for images, labels in recipe.batches(device)[:2]:
             images, labels = images.to(device), labels.to(device)

@@ -54,11 +54,11 @@ def networks(model):
     return [model.generator, model.discriminator] if isinstance(model, zoo.DCGAN) else [model]
 
 
-def trained(recipe, device, step_of, **compile_options):
+def trained(recipe, device, step_of, compile_model=False, **compile_options):
     """Losses of STEPS steps and the final weights; ``step_of(optimizers)`` gives the step function.
-    With ``compile_options``, the model is compiled in place (``Module.compile``), its names unchanged."""
+    With ``compile_model``, the model is compiled in place (``Module.compile``), its names unchanged."""
     model, optimizers = built(recipe, device)
-    if compile_options:
+    if compile_model:
         for network in networks(model):
             network.compile(**compile_options)
     step = step_of(optimizers)
@@ -136,12 +136,12 @@ def optimizer_recipe(recipe, optimizer_class, **options):
 
 # Each way: (its recipes or None for all, a function of (name, recipe, device) -> (losses or outputs, weights)).
 WAYS = {
-    "model": lambda name, recipe, device: trained(recipe, device, eager_step(recipe), fullgraph=False),
+    "model": lambda name, recipe, device: trained(recipe, device, eager_step(recipe), compile_model=True),
     "step": lambda name, recipe, device: trained(recipe, device, compiled_step(recipe)),
     "inference": lambda name, recipe, device: inference(name, recipe, device),
-    "model-dynamic": lambda name, recipe, device: trained(recipe, device, eager_step(recipe), dynamic=True),
+    "model-dynamic": lambda name, recipe, device: trained(recipe, device, eager_step(recipe), True, dynamic=True),
     "model-reduce-overhead": lambda name, recipe, device: trained(
-        recipe, device, eager_step(recipe), mode="reduce-overhead"),
+        recipe, device, eager_step(recipe), True, mode="reduce-overhead"),
     "inference-dynamic": lambda name, recipe, device: inference(name, recipe, device, dynamic=True),
     "optimizer": lambda name, recipe, device: trained(recipe, device, with_compiled_optimizers(recipe)),
     "step-scheduler": lambda name, recipe, device: trained(recipe, device, with_scheduler(recipe, True)),
