@@ -258,6 +258,20 @@ except TypeError as error:
 #   will reuse is allocated as NumPy memory. Upstream: the same question as
 #   below, asked of the memory plan ("which allocations end up as graph
 #   outputs").
+# * The strides of an extern kernel's result: ``NpyWrapperCodegen`` extends
+#   ``_generate_extern_kernel_alloc_helper`` and ``codegen_multi_output``
+#   (``torch/_inductor/codegen/wrapper.py``) to give each result the strides
+#   its IR node was planned with (``host.in_layout``, a copy only when they
+#   differ). Inductor plans them with npy's fake kernels, and runs the CPU's:
+#   when it lays a conv net out channels-last (``GraphLowering.decide_layout_opt``
+#   in ``torch/_inductor/graph.py``; a LeNet in eval), the CPU's convolution
+#   and its backward return channels-last results, while npy's
+#   (``aten::convolution_overrideable``, whose fake answer comes from
+#   ``torch._C._conv_determine_backend_memory_format`` for the
+#   ``Overrideable`` backend, in ``torch/_subclasses/fake_impls.py``) are
+#   contiguous. Upstream: "let a device whose Inductor code runs another
+#   device's extern kernels say so, so that layouts are planned with that
+#   device's fake kernels".
 # * ``register_device_op_overrides`` with ``CpuDeviceOpOverrides``
 #   (``torch/_inductor/codegen/common.py``) and
 #   ``register_interface_for_device`` with ``CpuInterface``

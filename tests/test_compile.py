@@ -567,3 +567,49 @@ def test_default_compile_adam_training_step_equals_cpu_compiled_the_same_way():
     compiled = train("npy", torch.compile(classification_step), torch.optim.Adam)
     torch._dynamo.reset()
     assert_runs_equal(compiled, train("cpu", torch.compile(classification_step), torch.optim.Adam))
+
+
+def test_default_compile_convolutions_in_channels_last_give_npy_layouts():
+    """Inductor lays a conv net out channels-last when it expects that to be faster (a LeNet in
+    eval, wider convolutions in training; forced here): the CPU's convolution and its backward,
+    run on host views, then give channels-last results where npy's give contiguous ones, which
+    the graph was planned with."""
+    import torch._inductor.config
+
+    def conv_net(device):
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Conv2d(4, 5, 3)).to(device)
+
+    x = make((2, 3, 8, 8), torch.float32, 1)
+    runs = []
+    for device, compiled in (("npy", True), ("cpu", False)):
+        model = conv_net(device)
+        with torch._inductor.config.patch(force_layout_optimization=True):
+            out = (torch.compile(model) if compiled else model)(x.to(device))
+            out.sum().backward()
+        runs.append([out.detach().cpu()] + [p.grad.cpu() for p in model.parameters()])
+    assert_runs_equal(*runs)
+
+
+def test_default_compile_of_the_zoo_lenet_trains_and_infers_as_cpu_eager():
+    """``torch.compile(model)``, the usual call, on the zoo's LeNet (convolutions, max pooling, a
+    momentum SGD step left eager): two training steps, then inference in eval under ``no_grad``
+    (where Inductor lays the convolutions out channels-last), against eager CPU."""
+    import zoo
+
+    recipe = zoo.RECIPES["lenet"]
+    runs = []
+    for device, compiled in (("npy", True), ("cpu", False)):
+        torch.manual_seed(0)
+        model = recipe.build().to(device)
+        optimizers = recipe.optimizers(model)
+        run = torch.compile(model) if compiled else model
+        losses = []
+        for images, labels in recipe.batches(device)[:2]:
+            images, labels = images.to(device), labels.to(device)
+            losses.append(recipe.step(run, optimizers, (images, labels)).detach().cpu())
+        model.eval()
+        with torch.no_grad():
+            predictions = run(images).cpu()
+        runs.append([torch.stack(losses), predictions, *(p.detach().cpu() for p in model.parameters())])
+    assert_runs_equal(*runs, rtol=1e-4, atol=1e-5)  # the zoo's tolerance (tests/test_model_zoo.py)

@@ -66,6 +66,16 @@ def empty_host_strided(size, stride, dtype):
     return tensor
 
 
+def in_layout(tensor, size, stride):
+    """``tensor`` with ``stride`` (in elements): itself when its strides are those already (a
+    dimension of length 1 has any stride), otherwise a copy in new CPU memory laid out so."""
+    if tensor.numel() == 0 or all(
+        actual == expected for length, actual, expected in zip(size, tensor.stride(), stride) if length > 1
+    ):
+        return tensor
+    return torch.empty_strided(size, stride, dtype=tensor.dtype).copy_(tensor)
+
+
 def to_npy(tensor, buffer=None):
     """An npy tensor over a CPU tensor's memory, which it keeps alive, and which it keeps as its
     host view for the next graph that reads it (an optimizer's step reads the gradients).
@@ -92,4 +102,4 @@ def _covers(view, array):
             and view.numel() == array.size)
 
 
-__all__ = ["empty_host", "empty_host_strided", "to_host", "to_npy"]
+__all__ = ["empty_host", "empty_host_strided", "in_layout", "to_host", "to_npy"]

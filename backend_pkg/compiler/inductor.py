@@ -76,7 +76,7 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
 
     def write_header(self):
         super().write_header()
-        self.imports.writeline(f"from {__package__}.host import empty_host, empty_host_strided, to_host, to_npy")
+        self.imports.writeline(f"from {__package__}.host import empty_host, empty_host_strided, in_layout, to_host, to_npy")
 
     def write_args(self, input_names):
         super().write_args(input_names)
@@ -113,6 +113,23 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
             line += f".as_strided({self.codegen_python_shape_tuple(shape)}, {self.codegen_python_shape_tuple(stride)})"
         return line
+
+    def _generate_extern_kernel_alloc_helper(self, extern_kernel, args):
+        super()._generate_extern_kernel_alloc_helper(extern_kernel, args)
+        self._write_npy_layout(extern_kernel)
+
+    def codegen_multi_output(self, node):
+        super().codegen_multi_output(node)
+        self._write_npy_layout(node)
+
+    def _write_npy_layout(self, node):
+        """Give an extern kernel's result the strides npy's kernel would have: the CPU kernel that
+        ran in its place may choose others (a convolution of channels-last inputs is channels-last
+        on the CPU, contiguous on npy), and the graph was planned with npy's."""
+        if isinstance(node.layout, ir.Layout) and _on_npy(node):
+            name = node.get_name()
+            size, stride = (self.codegen_shape_tuple(shape) for shape in (node.get_size(), node.get_stride()))
+            self.writeline(f"{name} = in_layout({name}, {size}, {stride})")
 
     def _generate_kernel_call_helper(self, kernel_name, call_args, *, device=None, **kwargs):
         device = _on_host(device or V.graph.get_current_device_or_throw())
