@@ -77,6 +77,19 @@ CASES = {
         lambda x, y, i: (x.to(torch.float64), x.to(torch.int64), x.to(torch.bool), aten.copy.default(x, y)), ALL
     ),
     "gather": (lambda x, y, i: (x.gather(1, i), x.scatter(1, i[:, :2], y[:, :2]), x.scatter(0, i[:2] % 3, 1)), ALL),
+    "scatter_add": (lambda x, y, i: (x.scatter_add(1, i, y), x.scatter_reduce(0, i % 3, y, "amax")), NUMERIC),
+    "indexing": (
+        lambda x, y, i: (
+            x[i[0] % 3], x[:, i[0]], x[i % 3, i], torch.index_select(x, 1, i[0]), x.index_put((i[0, :1] % 3,), y[:1]),
+            x.put(i[0, :1], y[0, :1]),
+        ),
+        ALL,
+    ),
+    "index_put.accumulate": (
+        lambda x, y, i: (x.index_put((i[0] % 3,), y[:1], accumulate=True), x.put(i, y, accumulate=True)), NUMERIC
+    ),
+    "cat": (lambda x, y, i: (torch.cat([x, y]), torch.cat([x, y[:, :1]], 1), torch.stack([x, y]), torch.cat([x, i])), ALL),
+    "embedding": (lambda x, y, i: (F.embedding(i % 3, x), F.embedding(i[0] % 3, y, padding_idx=1)), ALL),
     "scalar overloads": (
         lambda x, y, i: (
             aten.add.Scalar(x, 2), aten.sub.Scalar(x, 1), aten.mul.Scalar(x, 3), aten.div.Scalar(x, 2),

@@ -12,12 +12,16 @@ def operand(op, value):
 
     npy tensors give their array and Python numbers themselves. A zero-dim
     CPU tensor (which PyTorch lets every device mix in, as a scalar) gives
-    its value; any other CPU tensor is the usual device mismatch.
+    its value; any other CPU tensor is the usual device mismatch. A list of
+    tensors (``Tensor[]``, ``Tensor?[]``) gives the list of their values.
     """
     array = getattr(value, "_npy_array", None)  # an npy tensor's kept view, without reading its device
     if array is not None:
         return array
     if not isinstance(value, torch.Tensor):
+        # The first item tells a list of tensors from a list of sizes, which stays as it is.
+        if type(value) is list and value and (value[0] is None or isinstance(value[0], torch.Tensor)):
+            return [None if item is None else operand(op, item) for item in value]
         return value
     if value.device.type == DEVICE_NAME:
         return unwrap(value)
