@@ -30,6 +30,13 @@ NUMERIC = (torch.float32, torch.float64, torch.int64)
 FLOATS = (torch.float32, torch.float64)
 aten = torch.ops.aten
 
+def _batch_norm_updating(x, y):
+    """A training batch norm's result, and the running statistics it updated."""
+    running_mean, running_var = torch.zeros_like(x[0]), torch.ones_like(x[0])
+    out = F.batch_norm(x, running_mean, running_var, y[0], y[1], training=True, momentum=0.2)
+    return out, running_mean, running_var
+
+
 # name -> (expression of x, y (the dtype under test, 3x4), i (int64 indices in [0, 4), 3x4)), dtypes
 CASES = {
     "add": (lambda x, y, i: (torch.add(x, y), x + 2, torch.add(x, y, alpha=3), x + 0.5), NUMERIC),
@@ -90,6 +97,7 @@ CASES = {
     ),
     "cat": (lambda x, y, i: (torch.cat([x, y]), torch.cat([x, y[:, :1]], 1), torch.stack([x, y]), torch.cat([x, i])), ALL),
     "embedding": (lambda x, y, i: (F.embedding(i % 3, x), F.embedding(i[0] % 3, y, padding_idx=1)), ALL),
+    "batch_norm": (lambda x, y, i: (*_batch_norm_updating(x, y), F.batch_norm(x[None], None, None, training=True)), FLOATS),
     "scalar overloads": (
         lambda x, y, i: (
             aten.add.Scalar(x, 2), aten.sub.Scalar(x, 1), aten.mul.Scalar(x, 3), aten.div.Scalar(x, 2),

@@ -1,4 +1,4 @@
-"""Embeddings: ``embedding_renorm_`` and the ``embedding_bag`` family.
+"""Embeddings: ``embedding``'s lowering, ``embedding_renorm_`` and the ``embedding_bag`` family.
 
 ``F.embedding`` is ``index_select`` forward and ``embedding_dense_backward``
 backward (both in :mod:`.indexing`); with ``max_norm`` it first rescales, in
@@ -33,7 +33,16 @@ from ..dtypes import SCALAR_TYPE_NAMES
 from ..tensor import unwrap
 from ._operands import numpy_compute_dtype, operand
 from ._out_variants import derived_out
-from .registry import aten, computed_by, implements, unchecked
+from .indexing import index_select
+from .registry import aten, computed_by, implements, lowers, unchecked
+
+@lowers(aten.embedding.default)
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """The rows of ``weight`` that ``indices`` name. Only a lowering: eagerly, PyTorch's own
+    ``embedding`` checks the tensors and calls ``index_select``, as this does."""
+    rows = index_select(weight, 0, indices.reshape(-1))
+    return rows.reshape(*indices.shape, *weight.shape[1:])
+
 
 # EmbeddingBagMode, as the ``mode`` argument numbers them.
 _SUM, _MEAN, _MAX = 0, 1, 2
