@@ -37,6 +37,17 @@ def _batch_norm_updating(x, y):
     return out, running_mean, running_var
 
 
+def _grad_scaler_steps(x, y):
+    """GradScaler's two ops: unscaling gradients (one with infs), and updating the scale after it."""
+    gradients, found_inf = [x.clone(), y / 0], torch.zeros(1, device=x.device)
+    torch._amp_foreach_non_finite_check_and_unscale_(gradients, found_inf, torch.full((1,), 0.5, device=x.device))
+    scales = [torch.full((1,), 4.0, device=x.device) for _ in range(2)]
+    trackers = [torch.zeros(1, dtype=torch.int32, device=x.device) for _ in range(2)]
+    torch._amp_update_scale_(scales[0], trackers[0], found_inf, 2.0, 0.5, 3)
+    torch._amp_update_scale_(scales[1], trackers[1], torch.zeros_like(found_inf), 2.0, 0.5, 1)
+    return (*gradients, found_inf, *scales, *trackers)
+
+
 # name -> (expression of x, y (the dtype under test, 3x4), i (int64 indices in [0, 4), 3x4)), dtypes
 CASES = {
     "add": (lambda x, y, i: (torch.add(x, y), x + 2, torch.add(x, y, alpha=3), x + 0.5), NUMERIC),
@@ -98,6 +109,7 @@ CASES = {
     "cat": (lambda x, y, i: (torch.cat([x, y]), torch.cat([x, y[:, :1]], 1), torch.stack([x, y]), torch.cat([x, i])), ALL),
     "embedding": (lambda x, y, i: (F.embedding(i % 3, x), F.embedding(i[0] % 3, y, padding_idx=1)), ALL),
     "batch_norm": (lambda x, y, i: (*_batch_norm_updating(x, y), F.batch_norm(x[None], None, None, training=True)), FLOATS),
+    "grad scaler": (lambda x, y, i: _grad_scaler_steps(x, y), FLOATS),
     "scalar overloads": (
         lambda x, y, i: (
             aten.add.Scalar(x, 2), aten.sub.Scalar(x, 1), aten.mul.Scalar(x, 3), aten.div.Scalar(x, 2),

@@ -113,7 +113,8 @@ def computed_by(numpy_function, name=None):
 
 def computed_in_place_by(numpy_function, name=None):
     """:func:`computed_by` for an in-place op whose ``numpy_function`` writes into the array
-    of its first argument, ``self``: the kernel returns ``self``.
+    of its first argument, ``self``, and returns it: the kernel returns ``self`` (or None,
+    for an op of no results, whose function returns None).
 
     For ops that write only the elements they select, straight into
     ``self`` (``index_put_``, ``masked_fill_``), as CPU's kernels do: an
@@ -143,7 +144,7 @@ def _computing(numpy_function, name, *, returns_self):
             finally:
                 ERROR_STATE.reset(token)
             if returns_self:
-                return args[0]
+                return None if result is None else args[0]
             return wrap(result) if not isinstance(result, tuple) else _wrapped(result)
 
         kernel.numpy_function = numpy_function
