@@ -79,6 +79,15 @@ CASES = {
     "sum": (lambda x, y, i: (x.sum(), x.sum(1, keepdim=True), x.sum(0, dtype=torch.float64)), ALL),
     "mean": (lambda x, y, i: (x.mean(), x.mean(0), x.mean(1, keepdim=True)), FLOATS),
     "amax": (lambda x, y, i: (x.amax(1), x.amin(0), x.amax((0, 1))), ALL),
+    "max.dim": (lambda x, y, i: (*x.max(1), *x.min(0, keepdim=True), x.cumsum(1), x.cumprod(0)), ALL),
+    "argmax": (lambda x, y, i: (x.argmax(), x.argmax(1), x.argmin(0, keepdim=True)), NUMERIC),
+    "var": (
+        lambda x, y, i: (
+            x.var(1), x.var((0, 1), correction=0), *torch.var_mean(x, 0, keepdim=True), torch.linalg.vector_norm(x),
+            torch.linalg.vector_norm(x, 1, dim=1), torch.linalg.vector_norm(x, float("inf"), dim=0, keepdim=True),
+        ),
+        FLOATS,
+    ),
     "softmax": (lambda x, y, i: (x.softmax(0), x.log_softmax(1)), FLOATS),
     "activations": (lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5)), FLOATS),
     "hardtanh.int": (lambda x, y, i: (F.hardtanh(x, -1, 2),), (torch.int64,)),
