@@ -89,7 +89,10 @@ CASES = {
         FLOATS,
     ),
     "softmax": (lambda x, y, i: (x.softmax(0), x.log_softmax(1)), FLOATS),
-    "activations": (lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5)), FLOATS),
+    "activations": (
+        lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5), F.gelu(x), F.gelu(x, approximate="tanh")),
+        FLOATS,
+    ),
     "hardtanh.int": (lambda x, y, i: (F.hardtanh(x, -1, 2),), (torch.int64,)),
     "products": (lambda x, y, i: (x[:, :3] @ y[:3], torch.bmm(x[None], y.t()[None]),
                                   torch.addmm(x[0, :3], x[:, :2], y[:2, :3], beta=2, alpha=3)), NUMERIC),

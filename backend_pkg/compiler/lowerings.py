@@ -177,11 +177,6 @@ def empty_with_layout(size, strides_or_order, *, out_dtype, **_placement):
     return np.empty(size, dtype=out_dtype)
 
 
-@lowers(aten.arange.start_step)
-def arange(start, end, step=1, *, out_dtype, **_placement):
-    return np.arange(start, end, step, dtype=out_dtype)
-
-
 @lowers(aten.scalar_tensor.default)
 def scalar_tensor(value, *, out_dtype, **_placement):
     return np.array(value, dtype=out_dtype)

@@ -17,7 +17,6 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._dims import single_axis
 from ._dtype_errors import not_implemented_for
@@ -204,28 +203,32 @@ def _erf(x):
     return np.asarray(_erf_objects(x), dtype=np.float64)
 
 
-def _gelu_input(op, self, approximate):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    if not self.dtype.is_floating_point:
-        raise not_implemented_for(op, self.dtype)
-    return unwrap(self).astype(np.float64)
+def _gelu_checks(op):
+    def checks(*tensors, approximate="none"):
+        self = tensors[-1]
+        if approximate not in ("none", "tanh"):
+            raise RuntimeError("approximate argument must be either none or tanh.")
+        if not self.dtype.is_floating_point:
+            raise not_implemented_for(op, self.dtype)
+        return torch.result_type(*tensors) if len(tensors) > 1 else self.dtype
+
+    checks.__name__ = op
+    return checks
 
 
-@derived_out(aten.gelu.default, aten.gelu.out)
-def gelu(self, *, approximate="none"):
-    x = _gelu_input("gelu", self, approximate)
+@lowers(aten.gelu.default)
+def gelu(a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
     if approximate == "tanh":
         cdf = 0.5 * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)))
     else:
         cdf = 0.5 * (1 + _erf(x / _SQRT_2))
-    return as_result(x * cdf, self.dtype)
+    return (x * cdf).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)
-def gelu_backward(grad_output, self, *, approximate="none"):
-    x = _gelu_input("gelu_backward", self, approximate)
-    (grad, _), dtype = promoted("gelu_backward", grad_output, self)
+def gelu_backward(grad_output, a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
+    grad = grad_output.astype(numpy_compute_dtype(out_dtype), copy=False).astype(np.float64)
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)
         tanh = np.tanh(inner)
@@ -234,7 +237,13 @@ def gelu_backward(grad_output, self, *, approximate="none"):
     else:
         pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
         slope = 0.5 * (1 + _erf(x / _SQRT_2)) + x * pdf
-    return as_result(grad.astype(np.float64) * slope, dtype)
+    return (grad * slope).astype(out_dtype, copy=False)
+
+
+derived_out(aten.gelu.default, aten.gelu.out)(computed_by(gelu)(_gelu_checks("gelu")))
+derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)(
+    computed_by(gelu_backward)(_gelu_checks("gelu_backward"))
+)
 
 
 # --- losses -------------------------------------------------------------------
