@@ -677,6 +677,8 @@ def masked_select(a, mask):
     Not lowered: its length depends on the mask's values, which a compiled
     graph's shapes cannot.
     """
+    if a.shape == mask.shape:  # the usual case, without broadcast_to's microseconds
+        return a[mask]
     shape = np.broadcast_shapes(a.shape, mask.shape)
     return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
 
