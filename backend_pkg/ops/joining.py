@@ -65,8 +65,14 @@ def _memory_format(array):
     """PyTorch's suggested memory format for a tensor laid out as ``array``."""
     if array.ndim not in (4, 5):  # channels-last needs 4 or 5 dims
         return torch.contiguous_format
-    strides = [step // array.itemsize for step in array.strides]
-    return suggest_memory_format(torch.empty_strided(array.shape, strides, dtype=torch.int8, device="meta"))
+    return _format_of_layout(array.shape, tuple(step // array.itemsize for step in array.strides))
+
+
+@functools.lru_cache(maxsize=256)
+def _format_of_layout(shape, strides):
+    """PyTorch owns the rules of channels-last strides: a meta tensor (no memory) is asked,
+    once per layout."""
+    return suggest_memory_format(torch.empty_strided(shape, strides, dtype=torch.int8, device="meta"))
 
 
 def _cat_memory_format(arrays):
@@ -83,7 +89,11 @@ def cat(arrays, dim=0, *, out_dtype):
     dim = wrap_dim(dim, joined[0].ndim)
     shape = list(joined[0].shape)
     shape[dim] = sum(array.shape[dim] for array in joined)
-    out = allocate_strided(shape, strides_for(shape, _cat_memory_format(joined)), to_torch_dtype(out_dtype))
+    memory_format = _cat_memory_format(joined)
+    if memory_format == torch.contiguous_format:
+        out = np.empty(shape, dtype=out_dtype)
+    else:
+        out = allocate_strided(shape, strides_for(shape, memory_format), to_torch_dtype(out_dtype))
     np.concatenate(joined, axis=dim, out=out, casting="unsafe")
     return out
 
