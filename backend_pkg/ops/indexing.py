@@ -178,12 +178,17 @@ def _index_key(a, indices):
 def _on_npy(indices):
     """The indices list with its CPU index tensors, which PyTorch takes for any device's
     tensor, as npy tensors (zero-dim ones are read as scalars anyway)."""
-    if all(index is None or index.device.type == DEVICE_NAME or index.dim() == 0 for index in indices):
+    if all(index is None or _is_npy(index) or index.dim() == 0 for index in indices):
         return indices
     return [
         wrap(index.numpy(force=True)) if index is not None and index.device.type == "cpu" else index
         for index in indices
     ]
+
+
+def _is_npy(tensor):
+    # An npy tensor's kept array answers without reading its device (a few hundred ns).
+    return getattr(tensor, "_npy_array", None) is not None or tensor.device.type == DEVICE_NAME
 
 
 @lowers(aten.index.Tensor)
