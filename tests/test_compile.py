@@ -212,12 +212,12 @@ def test_ops_without_a_lowering_run_eagerly(compiled_graphs):
     graphs, backend = compiled_graphs
 
     def unlowered(a):
-        return torch.cumsum(a, 1).erf() + torch.sort(a, 1).values * 2
+        return torch.flip(a, [1]).erf() + torch.sort(a, 1).values * 2
 
     a = make((3, 4), torch.float32, 1).to("npy")
     assert_same(torch.compile(unlowered, backend=backend)(a), unlowered(a))
     [graph] = graphs
-    assert set(graph.eager) == {"cumsum", "erf", "sort"}
+    assert set(graph.eager) == {"flip", "erf", "sort"}
     assert set(graph.lowered) == {"add.Tensor", "mul.Tensor"}
 
 

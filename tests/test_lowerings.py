@@ -30,6 +30,24 @@ NUMERIC = (torch.float32, torch.float64, torch.int64)
 FLOATS = (torch.float32, torch.float64)
 aten = torch.ops.aten
 
+def _batch_norm_updating(x, y):
+    """A training batch norm's result, and the running statistics it updated."""
+    running_mean, running_var = torch.zeros_like(x[0]), torch.ones_like(x[0])
+    out = F.batch_norm(x, running_mean, running_var, y[0], y[1], training=True, momentum=0.2)
+    return out, running_mean, running_var
+
+
+def _grad_scaler_steps(x, y):
+    """GradScaler's two ops: unscaling gradients (one with infs), and updating the scale after it."""
+    gradients, found_inf = [x.clone(), y / 0], torch.zeros(1, device=x.device)
+    torch._amp_foreach_non_finite_check_and_unscale_(gradients, found_inf, torch.full((1,), 0.5, device=x.device))
+    scales = [torch.full((1,), 4.0, device=x.device) for _ in range(2)]
+    trackers = [torch.zeros(1, dtype=torch.int32, device=x.device) for _ in range(2)]
+    torch._amp_update_scale_(scales[0], trackers[0], found_inf, 2.0, 0.5, 3)
+    torch._amp_update_scale_(scales[1], trackers[1], torch.zeros_like(found_inf), 2.0, 0.5, 1)
+    return (*gradients, found_inf, *scales, *trackers)
+
+
 # name -> (expression of x, y (the dtype under test, 3x4), i (int64 indices in [0, 4), 3x4)), dtypes
 CASES = {
     "add": (lambda x, y, i: (torch.add(x, y), x + 2, torch.add(x, y, alpha=3), x + 0.5), NUMERIC),
@@ -61,8 +79,20 @@ CASES = {
     "sum": (lambda x, y, i: (x.sum(), x.sum(1, keepdim=True), x.sum(0, dtype=torch.float64)), ALL),
     "mean": (lambda x, y, i: (x.mean(), x.mean(0), x.mean(1, keepdim=True)), FLOATS),
     "amax": (lambda x, y, i: (x.amax(1), x.amin(0), x.amax((0, 1))), ALL),
+    "max.dim": (lambda x, y, i: (*x.max(1), *x.min(0, keepdim=True), x.cumsum(1), x.cumprod(0)), ALL),
+    "argmax": (lambda x, y, i: (x.argmax(), x.argmax(1), x.argmin(0, keepdim=True)), NUMERIC),
+    "var": (
+        lambda x, y, i: (
+            x.var(1), x.var((0, 1), correction=0), *torch.var_mean(x, 0, keepdim=True), torch.linalg.vector_norm(x),
+            torch.linalg.vector_norm(x, 1, dim=1), torch.linalg.vector_norm(x, float("inf"), dim=0, keepdim=True),
+        ),
+        FLOATS,
+    ),
     "softmax": (lambda x, y, i: (x.softmax(0), x.log_softmax(1)), FLOATS),
-    "activations": (lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5)), FLOATS),
+    "activations": (
+        lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5), F.gelu(x), F.gelu(x, approximate="tanh")),
+        FLOATS,
+    ),
     "hardtanh.int": (lambda x, y, i: (F.hardtanh(x, -1, 2),), (torch.int64,)),
     "products": (lambda x, y, i: (x[:, :3] @ y[:3], torch.bmm(x[None], y.t()[None]),
                                   torch.addmm(x[0, :3], x[:, :2], y[:2, :3], beta=2, alpha=3)), NUMERIC),
@@ -77,6 +107,21 @@ CASES = {
         lambda x, y, i: (x.to(torch.float64), x.to(torch.int64), x.to(torch.bool), aten.copy.default(x, y)), ALL
     ),
     "gather": (lambda x, y, i: (x.gather(1, i), x.scatter(1, i[:, :2], y[:, :2]), x.scatter(0, i[:2] % 3, 1)), ALL),
+    "scatter_add": (lambda x, y, i: (x.scatter_add(1, i, y), x.scatter_reduce(0, i % 3, y, "amax")), NUMERIC),
+    "indexing": (
+        lambda x, y, i: (
+            x[i[0] % 3], x[:, i[0]], x[i % 3, i], torch.index_select(x, 1, i[0]), x.index_put((i[0, :1] % 3,), y[:1]),
+            x.put(i[0, :1], y[0, :1]),
+        ),
+        ALL,
+    ),
+    "index_put.accumulate": (
+        lambda x, y, i: (x.index_put((i[0] % 3,), y[:1], accumulate=True), x.put(i, y, accumulate=True)), NUMERIC
+    ),
+    "cat": (lambda x, y, i: (torch.cat([x, y]), torch.cat([x, y[:, :1]], 1), torch.stack([x, y]), torch.cat([x, i])), ALL),
+    "embedding": (lambda x, y, i: (F.embedding(i % 3, x), F.embedding(i[0] % 3, y, padding_idx=1)), ALL),
+    "batch_norm": (lambda x, y, i: (*_batch_norm_updating(x, y), F.batch_norm(x[None], None, None, training=True)), FLOATS),
+    "grad scaler": (lambda x, y, i: _grad_scaler_steps(x, y), FLOATS),
     "scalar overloads": (
         lambda x, y, i: (
             aten.add.Scalar(x, 2), aten.sub.Scalar(x, 1), aten.mul.Scalar(x, 3), aten.div.Scalar(x, 2),
@@ -210,6 +255,21 @@ DIRECT = {
 }
 
 
+def random_draws(x):
+    """Every random lowering, reached: each draws from torch.npy's generator."""
+    return (
+        F.dropout(x, 0.5, training=True), torch.rand(3, device=x.device),
+        torch.randn(2, 2, dtype=torch.float64, device=x.device), torch.rand_like(x), torch.randn_like(x),
+        torch.empty_like(x).uniform_(-1, 1), torch.empty_like(x).normal_(2, 3), torch.bernoulli(x, 0.3),
+    )
+
+
+RANDOM = {
+    aten.native_dropout.default, aten.rand.default, aten.randn.default, aten.rand_like.default,
+    aten.randn_like.default, aten.uniform.default, aten.normal_functional.default, aten.bernoulli.p,
+}
+
+
 def _foreach_arguments(op):
     """Arguments for a foreach overload, read from its schema: a list of two tensors for each
     tensor list, 0.5 for a number, [0.5, 2] for a list of numbers, a zero-dim tensor for a tensor."""
@@ -256,7 +316,7 @@ def test_eager_and_compiled_npy_agree_with_cpu_over_dtypes():
     assert_agree(compiled, run_cases(*npy_inputs), run_cases(*cpu_inputs))
     torch._dynamo.reset()
     lowered = set().union(*(graph.lowered for graph in graphs))
-    untested = [op for op in LOWERINGS if _name(op) not in lowered and op not in DIRECT]
+    untested = [op for op in LOWERINGS if _name(op) not in lowered and op not in DIRECT and op not in RANDOM]
     assert not untested, f"add an expression reaching these lowerings to CASES, or to DIRECT: {untested}"
 
 
@@ -325,3 +385,22 @@ def test_each_lowering_alone_agrees_with_eager_npy_and_cpu(dtype):
             compiled = compiled_alone(op, args, kwargs)
             eager, cpu = op(*args, **kwargs), op(*cpu_args, **cpu_kwargs)
             assert_agree(compiled, eager, cpu, values_defined=defined != [False], label=str(op))
+
+
+def test_random_lowerings_draw_what_eager_draws_from_one_seed():
+    """Compiled and eager code draw the same numbers after the same seed (CPU's differ: only
+    dtype and shape are compared with it)."""
+    torch._dynamo.reset()
+    graphs = []
+    backend = functools.partial(npy_backend, on_compiled=graphs.append)
+    x = inputs(torch.float32)[0]
+    torch.manual_seed(0)
+    compiled = torch.compile(random_draws, backend=backend, fullgraph=True)(x.to("npy"))
+    torch.manual_seed(0)
+    eager = random_draws(x.to("npy"))
+    torch._dynamo.reset()
+    for n, (got, want, want_cpu) in enumerate(zip(compiled, eager, random_draws(x), strict=True)):
+        torch.testing.assert_close(got, want, rtol=0, atol=0, msg=lambda text: f"result {n}: {text}")
+        assert (want.dtype, want.shape) == (want_cpu.dtype, want_cpu.shape), n
+    lowered = set().union(*(graph.lowered for graph in graphs))
+    assert {_name(op) for op in RANDOM} <= lowered

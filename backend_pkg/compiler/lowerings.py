@@ -4,8 +4,9 @@ The table is :data:`backend_pkg.ops.registry.LOWERINGS`. An op with an npy
 kernel is one NumPy function, defined with its kernel in :mod:`backend_pkg.ops`
 and registered there with ``@lowers``: eager kernel and compiled code run
 the same function (the arithmetic, comparisons, reductions, softmax,
-matrix products, ``where``, ``gather`` and ``scatter`` families, the
-activations and losses that compiled graphs keep). This
+matrix products, normalization, indexing (``index``, ``gather``,
+``scatter``, ``index_put``...), ``cat``, the random draws, the activations
+and losses that compiled graphs keep). This
 module adds the ops whose eager side is PyTorch's own composite or a
 metadata change rather than a computation: views, copies, factories, the
 checks and sizes of graphs with dynamic shapes, and the foreach ops the
@@ -175,11 +176,6 @@ def empty(size, *, out_dtype, **_placement):
 def empty_with_layout(size, strides_or_order, *, out_dtype, **_placement):
     """Uninitialised memory: the strides or physical layout asked for make no difference to values."""
     return np.empty(size, dtype=out_dtype)
-
-
-@lowers(aten.arange.start_step)
-def arange(start, end, step=1, *, out_dtype, **_placement):
-    return np.arange(start, end, step, dtype=out_dtype)
 
 
 @lowers(aten.scalar_tensor.default)

@@ -12,12 +12,16 @@ def operand(op, value):
 
     npy tensors give their array and Python numbers themselves. A zero-dim
     CPU tensor (which PyTorch lets every device mix in, as a scalar) gives
-    its value; any other CPU tensor is the usual device mismatch.
+    its value; any other CPU tensor is the usual device mismatch. A list of
+    tensors (``Tensor[]``, ``Tensor?[]``) gives the list of their values.
     """
     array = getattr(value, "_npy_array", None)  # an npy tensor's kept view, without reading its device
     if array is not None:
         return array
     if not isinstance(value, torch.Tensor):
+        # The first item tells a list of tensors from a list of sizes, which stays as it is.
+        if type(value) is list and value and (value[0] is None or isinstance(value[0], torch.Tensor)):
+            return [None if item is None else operand(op, item) for item in value]
         return value
     if value.device.type == DEVICE_NAME:
         return unwrap(value)
@@ -143,16 +147,12 @@ def result_type(*values):
     return _over(dimensioned, _over(zero_dim, numbers))
 
 
-def promoted(op, *tensors):
-    """The inputs as NumPy arrays in PyTorch's compute dtype, and the result dtype."""
+def check_broadcastable(*tensors):
+    """PyTorch's error, in its operand order, for tensors whose shapes do not broadcast
+    (NumPy would raise a ``ValueError`` of its own words)."""
     shapes = tensor_shapes(tensors)
     if len(set(shapes)) > 1:
-        broadcast_shapes(*shapes)  # PyTorch's error for shapes that do not broadcast, not NumPy's
-    dtypes = {getattr(tensor, "dtype", None) for tensor in tensors}
-    # Tensors of one dtype promote to it: no need to ask torch.result_type.
-    result = dtypes.pop() if len(dtypes) == 1 and None not in dtypes else torch.result_type(*tensors)
-    arrays = computed(to_numpy_dtype(result), *(operand(op, tensor) for tensor in tensors), exact=True)
-    return arrays, result
+        broadcast_shapes(*shapes)
 
 
 def check_alpha(dtype, alpha):

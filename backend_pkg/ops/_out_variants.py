@@ -1,9 +1,9 @@
-"""Registering an op's functional kernel together with the ``out=`` overload derived from it."""
+"""Registering an op's functional kernel together with the ``out=`` and in-place overloads derived from it."""
 
 import functools
 
 from ._numpy_errors import quietly
-from ._results import write_out, write_pair
+from ._results import write_in_place, write_out, write_pair
 from .registry import aten, implements
 
 
@@ -46,6 +46,25 @@ def derived_out(functional, out, *, check_out=None, name=None, reads=(), partial
         implements(functional)(kernel)
         readers = (_arguments(out, reads), _arguments(out, partial)) if reads or partial else None
         implements(out)(_out_kernel(name or functional._opname, kernel, out, check_out, readers))
+        return kernel
+
+    return decorator
+
+
+def derived_in_place(in_place, *, name=None):
+    """Register, for the in-place overload ``in_place``, the decorated functional kernel
+    with its result stored into ``self`` (:func:`~._results.write_in_place`); ``name``
+    is the op's name in errors, the overload's by default."""
+
+    def decorator(kernel):
+        op = name or in_place._opname
+
+        def in_place_kernel(self, *args, **kwargs):
+            return write_in_place(op, self, kernel(self, *args, **kwargs))
+
+        in_place_kernel.__name__ = f"{kernel.__name__}_in_place"
+        in_place_kernel.__wrapped__ = kernel
+        implements(in_place)(in_place_kernel)
         return kernel
 
     return decorator

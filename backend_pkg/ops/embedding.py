@@ -1,4 +1,4 @@
-"""Embeddings: ``embedding_renorm_`` and the ``embedding_bag`` family.
+"""Embeddings: ``embedding``'s lowering, ``embedding_renorm_`` and the ``embedding_bag`` family.
 
 ``F.embedding`` is ``index_select`` forward and ``embedding_dense_backward``
 backward (both in :mod:`.indexing`); with ``max_norm`` it first rescales, in
@@ -29,11 +29,20 @@ last offset then only says how many bags there are), as in the CPU kernel.
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES
+from ..dtypes import SCALAR_TYPE_NAMES, to_torch_dtype
 from ..tensor import unwrap
 from ._operands import numpy_compute_dtype, operand
 from ._out_variants import derived_out
-from .registry import aten, computed_by, implements, unchecked
+from .indexing import index_select
+from .registry import aten, computed_by, computed_in_place_by, implements, lowers, unchecked
+
+@lowers(aten.embedding.default)
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """The rows of ``weight`` that ``indices`` name. Only a lowering: eagerly, PyTorch's own
+    ``embedding`` checks the tensors and calls ``index_select``, as this does."""
+    rows = index_select(weight, 0, indices.reshape(-1))
+    return rows.reshape(*indices.shape, *weight.shape[1:])
+
 
 # EmbeddingBagMode, as the ``mode`` argument numbers them.
 _SUM, _MEAN, _MAX = 0, 1, 2
@@ -255,9 +264,22 @@ def _int64(array):
 
 def embedding_renorm_(weight, indices, max_norm, norm_type):
     """Scale, in place, the rows of ``weight`` that ``indices`` name whose norm exceeds ``max_norm``."""
-    requested = np.unique(indices % max(weight.shape[0], 1))
+    size = weight.shape[0]
+    out_of_range = np.unique(indices[(indices < -size) | (indices >= size)])  # CPU visits them sorted
+    if out_of_range.size:
+        raise IndexError(
+            f"select(): index {out_of_range[0]} out of range for tensor of size {list(weight.shape)} "
+            "at dimension 0"
+        )
+    if indices.size and weight.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. "
+            f"Got {SCALAR_TYPE_NAMES[to_torch_dtype(weight.dtype)]} instead."
+        )
+    requested = np.unique(indices % max(size, 1))
     rows, renormed = renormed_rows(weight, requested, max_norm, norm_type)
     weight[rows] = renormed
+    return weight
 
 
 def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
@@ -330,6 +352,7 @@ def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, of
 
 
 @implements(aten.embedding_renorm_.default)
+@computed_in_place_by(embedding_renorm_)
 def embedding_renorm_kernel(self, indices, max_norm, norm_type):
     if self.dim() != 2:
         raise RuntimeError(
@@ -337,21 +360,6 @@ def embedding_renorm_kernel(self, indices, max_norm, norm_type):
             "'self' (while checking arguments for embedding_renorm_)"
         )
     _check_scalar_types("embedding_renorm_", indices, "indices", 2, _INDEX_DTYPES)
-    size = self.shape[0]
-    requested = operand("embedding_renorm_", indices)
-    out_of_range = np.unique(requested[(requested < -size) | (requested >= size)])  # CPU visits them sorted
-    if out_of_range.size:
-        raise IndexError(
-            f"select(): index {out_of_range[0]} out of range for tensor of size {list(self.shape)} "
-            "at dimension 0"
-        )
-    if requested.size and not (self.dtype.is_floating_point or self.dtype.is_complex):
-        raise RuntimeError(
-            f"norm(): input dtype should be either floating point or complex. "
-            f"Got {SCALAR_TYPE_NAMES[self.dtype]} instead."
-        )
-    embedding_renorm_(unwrap(self), requested, max_norm, norm_type)
-    return self
 
 
 def _embedding_bag_checks(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,

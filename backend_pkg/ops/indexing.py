@@ -1,14 +1,18 @@
 """Indexing: reading and writing the elements that index tensors name.
 
-Each kernel turns PyTorch's arguments into a NumPy key (fancy indexing, or
-per-element coordinates for gather/scatter) and lets NumPy move the data;
-``np.ufunc.at`` does the accumulating writes, which add every duplicate
-index as PyTorch's ``accumulate=True`` does. Indices are checked before
-NumPy sees them, so errors are PyTorch's (exception type and wording),
-not NumPy's.
+Each op is a NumPy function that turns its index arrays into a NumPy key
+(fancy indexing, or per-element coordinates for gather/scatter) and lets
+NumPy move the data; ``np.ufunc.at`` does the accumulating writes, which add
+every duplicate index as PyTorch's ``accumulate=True`` does. The same
+function is the eager kernel's computation (after the checks of the
+tensors, :func:`~.registry.computed_by`) and, for the ops a compiled graph
+can hold, its lowering. Index values are checked before NumPy sees them, so
+errors are PyTorch's (exception type and wording), not NumPy's.
 
-Functional kernels compute into fresh memory; ``out=`` variants and in-place
-ops store that result with :mod:`._results`, under PyTorch's rules.
+Functional ops compute into fresh memory; their ``out=`` and in-place
+variants store that result under PyTorch's rules (:mod:`._out_variants`).
+``index_put_`` and ``masked_fill_`` write the elements they select straight
+into ``self``, as CPU's kernels do (an expanded ``self`` included).
 """
 
 import warnings
@@ -17,14 +21,14 @@ import numpy as np
 import torch
 
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype, to_torch_dtype
-from ..tensor import unwrap, wrap
+from ..tensor import DEVICE_NAME, wrap
 from ._dims import wrap_dim
-from ._operands import broadcast_shapes, computed, operand
-from ._out_variants import derived_out
-from ._results import check_apart, check_no_overlap, warn_if_expanded, write_in_place
+from ._operands import broadcast_shapes, computed
+from ._out_variants import derived_in_place, derived_out
+from ._results import check_apart, check_no_overlap, warn_if_expanded
 from ._warnings import warn_once
 from .arithmetic import check_convertible
-from .registry import aten, computed_by, implements, lowers
+from .registry import aten, computed_by, computed_in_place_by, implements, lowers, no_checks, unchecked
 
 _INT_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -39,21 +43,36 @@ def first_out_of_bounds(index, size, *, negative_ok):
     return int(bad.flat[0]) if bad.size else None
 
 
-def fill_value(op, value, dtype):
-    """A Scalar (or 0-dim tensor) as ``dtype``, converted as PyTorch's fill converts it:
-    integers wrap, floats truncate toward zero, complex into a real dtype is refused."""
-    if isinstance(value, torch.Tensor):
-        if value.dim() != 0:
-            raise RuntimeError(
-                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
-                f"{value.dim()} dimension(s)."
-            )
+def check_fill_tensor(op, value):
+    """A fill value given as a tensor must be zero-dim."""
+    if isinstance(value, torch.Tensor) and value.dim() != 0:
+        raise RuntimeError(
+            f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.dim()} dimension(s)."
+        )
+
+
+def filled(value, dtype):
+    """A Scalar (or zero-dim array) as a zero-dim array of NumPy's ``dtype``, converted as
+    PyTorch's fill converts it: integers wrap, floats truncate toward zero, complex into a
+    real dtype is refused."""
+    if isinstance(value, np.ndarray):
         value = value.item()
-    if isinstance(value, complex) and not dtype.is_complex:
+    if isinstance(value, complex) and dtype.kind != "c":
         if value.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {CPP_SCALAR_NAMES[dtype]} without overflow")
+            raise RuntimeError(
+                f"value cannot be converted to type {CPP_SCALAR_NAMES[to_torch_dtype(dtype)]} without overflow"
+            )
         value = value.real
-    return np.asarray(value).astype(to_numpy_dtype(dtype))
+    return np.asarray(value).astype(dtype)
+
+
+def fill_value(op, value, dtype):
+    """:func:`filled` for a Scalar or zero-dim tensor and a torch ``dtype``."""
+    check_fill_tensor(op, value)
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    return filled(value, to_numpy_dtype(dtype))
 
 
 def _size(shape, dim):
@@ -88,18 +107,17 @@ def _require_out_dtype(out, dtype, message):
 
 
 def _index_array(index):
-    """One entry of an indices list as an array; PyTorch accepts CPU index tensors too."""
-    array = index.numpy(force=True) if index.device.type == "cpu" else unwrap(index)
-    if array.dtype == np.uint8:
+    """One entry of an indices list, checked as PyTorch checks its dtype."""
+    if index.dtype == np.uint8:
         warnings.warn(
             "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=5,
         )
-        return array.astype(bool)
-    if array.dtype != np.bool_ and array.dtype not in _INT_INDEX:
+        return index.astype(bool)
+    if index.dtype != np.bool_ and index.dtype not in _INT_INDEX:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return array
+    return index
 
 
 def _check_mask(mask, shape, dim):
@@ -111,8 +129,9 @@ def _check_mask(mask, shape, dim):
             )
 
 
-def _index_key(self, indices):
-    """PyTorch's ``Tensor?[] indices`` as a NumPy key, checked as PyTorch checks them.
+def _index_key(a, indices):
+    """PyTorch's ``Tensor?[] indices`` (arrays here) as a NumPy key into ``a``, checked as
+    PyTorch checks them.
 
     ``None`` entries keep a dim whole; NumPy's rules for where the indexed
     dims land (in place if adjacent, first otherwise) are PyTorch's.
@@ -122,8 +141,8 @@ def _index_key(self, indices):
         raise IndexError("at least one index must be provided")
     arrays = [None if index is None else _index_array(index) for index in indices]
     used = sum(array.ndim if array is not None and array.dtype == np.bool_ else 1 for array in arrays)
-    if used > self.dim():
-        raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {used})")
+    if used > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim} (got {used})")
     key, broadcast = [], []
     dim = 0
     for array in arrays:
@@ -131,17 +150,17 @@ def _index_key(self, indices):
             key.append(slice(None))
             dim += 1
         elif array.dtype == np.bool_:
-            _check_mask(array, self.shape, dim)
+            _check_mask(array, a.shape, dim)
             # PyTorch turns a k-dim mask into k index tensors, one per dim.
             broadcast += [[int(array.sum())]] * array.ndim
             key.append(array)
             dim += array.ndim
         else:
             # CPU's bounds error numbers the index tensors, masks counted per dim.
-            bad = first_out_of_bounds(array, self.shape[dim], negative_ok=True)
+            bad = first_out_of_bounds(array, a.shape[dim], negative_ok=True)
             if bad is not None:
                 raise IndexError(
-                    f"index {bad} is out of bounds for dimension {len(broadcast)} with size {self.shape[dim]}"
+                    f"index {bad} is out of bounds for dimension {len(broadcast)} with size {a.shape[dim]}"
                 )
             broadcast.append(list(array.shape))
             key.append(array)
@@ -156,12 +175,36 @@ def _index_key(self, indices):
     return tuple(key)
 
 
-@derived_out(aten.index.Tensor, aten.index.Tensor_out)
-def index(self, indices):
+def _on_npy(indices):
+    """The indices list with its CPU index tensors, which PyTorch takes for any device's
+    tensor, as npy tensors (zero-dim ones are read as scalars anyway)."""
+    if all(index is None or _is_npy(index) or index.dim() == 0 for index in indices):
+        return indices
+    return [
+        wrap(index.numpy(force=True)) if index is not None and index.device.type == "cpu" else index
+        for index in indices
+    ]
+
+
+def _is_npy(tensor):
+    # An npy tensor's kept array answers without reading its device (a few hundred ns).
+    return getattr(tensor, "_npy_array", None) is not None or tensor.device.type == DEVICE_NAME
+
+
+@lowers(aten.index.Tensor)
+def index(a, indices):
     # Row-major, as CPU's result for a contiguous self; NumPy may put the
     # indexed dims' memory first. (For a permuted self, CPU's result follows
     # self's dim order instead.)
-    return wrap(np.asarray(unwrap(self)[_index_key(self, indices)], order="C"))
+    return np.asarray(a[_index_key(a, indices)], order="C")
+
+
+_index_of_npy_indices = unchecked(index)
+
+
+@derived_out(aten.index.Tensor, aten.index.Tensor_out)
+def index_kernel(self, indices):
+    return _index_of_npy_indices(self, _on_npy(indices))
 
 
 def _indexed_shape(shape, key):
@@ -176,8 +219,34 @@ def _is_masked_fill(indices, values):
     return values.numel() == 1 and len(masks) == 1 and masks[0].dtype in (torch.bool, torch.uint8)
 
 
+def index_put_(a, indices, values, accumulate=False, unsafe=False):
+    """Write ``values`` into ``a`` where ``indices`` say (adding them up, with ``accumulate``)."""
+    key = _index_key(a, indices)
+    target = _indexed_shape(a.shape, key)
+    try:
+        np.broadcast_shapes(np.shape(values), target)
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be broadcast to "
+            f"indexing result of shape {list(target)}"
+        ) from None
+    if accumulate:
+        np.add.at(a, key, values)
+    else:
+        a[key] = values
+    return a
+
+
+@lowers(aten.index_put.default)
+def index_put(a, indices, values, accumulate=False):
+    return index_put_(np.array(a, copy=True), indices, values, accumulate)
+
+
+_index_put_into_npy = computed_in_place_by(index_put_)(no_checks)
+
+
 @implements(aten._index_put_impl_.default)
-def index_put_(self, indices, values, accumulate=False, unsafe=False):
+def index_put_kernel(self, indices, values, accumulate=False, unsafe=False):
     warn_if_expanded("index_put_", self, "tensor[indices] = tensor")
     if not _is_masked_fill(indices, values):
         check_no_overlap(self, values, *indices)
@@ -187,32 +256,16 @@ def index_put_(self, indices, values, accumulate=False, unsafe=False):
             f"{SCALAR_TYPE_NAMES[self.dtype]} for the destination and "
             f"{SCALAR_TYPE_NAMES[values.dtype]} for the source."
         )
-    key = _index_key(self, indices)
-    target = _indexed_shape(self.shape, key)
-    source = operand("index_put_", values)
-    try:
-        np.broadcast_shapes(source.shape, target)
-    except ValueError:
-        raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(source.shape)} cannot be broadcast to "
-            f"indexing result of shape {list(target)}"
-        ) from None
-    target = unwrap(self)
-    if accumulate:
-        np.add.at(target, key, source)
-    else:
-        target[key] = source
-    return self
+    return _index_put_into_npy(self, _on_npy(indices), values, accumulate, unsafe)
 
 
 # --- along one dim: index_select, index_fill_, index_add, index_copy --------
 
 
-def _vector_index(op, index, error):
-    """A 0- or 1-dim index tensor as a 1-dim array; ``error`` is what a bigger one raises."""
+def _check_vector(index, error):
+    """A 0- or 1-dim index tensor passes; ``error`` is what a bigger one raises."""
     if index.dim() > 1:
         raise error
-    return operand(op, index).reshape(-1)
 
 
 def _check_positions_on_fast_paths(positions, size):
@@ -225,69 +278,95 @@ def _check_positions_on_fast_paths(positions, size):
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
 
 
+@lowers(aten.index_select.default)
+def index_select(a, dim, index):
+    dim = wrap_dim(dim, a.ndim)
+    positions = index.reshape(-1)
+    if positions.size and a.ndim > 1 and (a.size == 0 or dim == 1):
+        _check_positions_on_fast_paths(positions, a.shape[dim])
+    if first_out_of_bounds(positions, _size(a.shape, dim), negative_ok=False) is not None:
+        raise IndexError("index out of range in self")
+    picked = np.take(np.atleast_1d(a), positions, axis=dim)
+    return picked.reshape(()) if a.ndim == 0 else picked
+
+
 def _check_index_select_out(out, self, dim, index):
     check_apart(out, self, index)  # before the resize, as CPU checks
 
 
 @derived_out(aten.index_select.default, aten.index_select.out, check_out=_check_index_select_out)
-def index_select(self, dim, index):
-    dim = wrap_dim(dim, self.dim())
-    positions = _vector_index(
-        "index_select", index, IndexError("index_select(): Index is supposed to be a vector")
-    )
-    if positions.dtype not in _INT_INDEX:
+@computed_by(index_select)
+def index_select_kernel(self, dim, index):
+    wrap_dim(dim, self.dim())
+    _check_vector(index, IndexError("index_select(): Index is supposed to be a vector"))
+    if index.dtype not in (torch.int32, torch.int64):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    if self.dim() == 0 and positions.size != 1:
+    if self.dim() == 0 and index.numel() != 1:
         raise RuntimeError(
-            f"index_select(): Index to scalar can have only 1 value, got {positions.size} value(s)"
+            f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)"
         )
-    if positions.size and self.dim() > 1 and (self.numel() == 0 or dim == 1):
-        _check_positions_on_fast_paths(positions, self.shape[dim])
-    if first_out_of_bounds(positions, _size(self.shape, dim), negative_ok=False) is not None:
-        raise IndexError("index out of range in self")
-    picked = np.take(np.atleast_1d(unwrap(self)), positions, axis=dim)
-    return wrap(picked.reshape(()) if self.dim() == 0 else picked)
 
 
-def _fill_positions(self, dim, index):
-    positions = _vector_index("index_fill_", index, RuntimeError("Index has to be a vector/scalar"))
-    if positions.dtype != np.int64:
-        raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    size = _size(self.shape, dim)
+def index_fill(a, dim, index, value):
+    dim = wrap_dim(dim, a.ndim)
+    positions = index.reshape(-1)
+    size = _size(a.shape, dim)
     bad = first_out_of_bounds(positions, size, negative_ok=True)
     if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-    return positions
+    result = np.array(a, copy=True)
+    _along(result, dim)[positions] = filled(value, result.dtype)
+    return result
 
 
-@implements(aten.index_fill_.int_Scalar, aten.index_fill_.int_Tensor)
-def index_fill_(self, dim, index, value):
-    dim = wrap_dim(dim, self.dim())
+@derived_in_place(aten.index_fill_.int_Scalar)
+@derived_in_place(aten.index_fill_.int_Tensor)
+@computed_by(index_fill, name="index_fill_")
+def index_fill_kernel(self, dim, index, value):
+    wrap_dim(dim, self.dim())
     if isinstance(value, complex) and not self.dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
-    positions = _fill_positions(self, dim, index)
-    result = unwrap(self).copy()
-    _along(result, dim)[positions] = fill_value("index_fill_", value, self.dtype)
-    return write_in_place("index_fill_", self, wrap(result))
+    _check_vector(index, RuntimeError("Index has to be a vector/scalar"))
+    if index.dtype != torch.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    check_fill_tensor("index_fill_", value)
+
+
+def index_add(a, dim, index, source, *, alpha=1):
+    dim = wrap_dim(dim, a.ndim)
+    positions = index.reshape(-1)
+    size = _size(a.shape, dim)
+    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    # CPU's message depends on its path: the scatter_add one it takes for
+    # int64 indices, alpha 1 and 2+ dims names the index; the other does not.
+    if bad is not None and a.ndim > 1 and positions.dtype == np.int64 and alpha == 1:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    if bad is not None:
+        raise IndexError("index out of range in self")
+    result = np.array(a, copy=True)
+    # alpha is converted to self's dtype first, as CPU does (2.5 adds twice for ints).
+    added = _along(source, dim) * filled(alpha, result.dtype)
+    np.add.at(_along(result, dim), positions, added.astype(result.dtype, copy=False))
+    return result
 
 
 @derived_out(aten.index_add.default, aten.index_add.out)
-def index_add(self, dim, index, source, *, alpha=1):
+@computed_by(index_add)
+def index_add_kernel(self, dim, index, source, *, alpha=1):
     dim = wrap_dim(dim, self.dim())
-    positions = _vector_index(
-        "index_add",
+    _check_vector(
         index,
         IndexError(
             f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
             f"{SCALAR_TYPE_NAMES[index.dtype]} and size: {list(index.shape)}"
         ),
     )
-    if positions.dtype not in _INT_INDEX:
+    if index.dtype not in (torch.int32, torch.int64):
         raise RuntimeError("index_add_(): Expected dtype int32/int64 for index")
     _check_source_dtype(self, source, "index_add_(): self ({}) and source ({}) must have the same scalar type")
-    if positions.size != _size(source.shape, dim):
+    if index.numel() != _size(source.shape, dim):
         raise RuntimeError(
-            f"index_add_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
             f"({_size(source.shape, dim)}), for dim: {dim}"
         )
     if _without(self.shape, dim) != _without(source.shape, dim):
@@ -295,28 +374,26 @@ def index_add(self, dim, index, source, *, alpha=1):
             "source tensor shape must match self tensor shape, excluding the specified dimension. "
             f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}"
         )
-    size = _size(self.shape, dim)
+
+
+def index_copy(a, dim, index, source):
+    dim = wrap_dim(dim, a.ndim)
+    positions = index.reshape(-1)
+    size = _size(a.shape, dim)
     bad = first_out_of_bounds(positions, size, negative_ok=False)
-    # CPU's message depends on its path: the scatter_add one it takes for
-    # int64 indices, alpha 1 and 2+ dims names the index; the other does not.
-    if bad is not None and self.dim() > 1 and index.dtype == torch.int64 and alpha == 1:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     if bad is not None:
-        raise IndexError("index out of range in self")
-    result = unwrap(self).copy()
-    # alpha is converted to self's dtype first, as CPU does (2.5 adds twice for ints).
-    added = _along(unwrap(source), dim) * fill_value("index_add_", alpha, self.dtype)
-    np.add.at(_along(result, dim), positions, added.astype(result.dtype, copy=False))
-    return wrap(result)
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
+    result = np.array(a, copy=True)
+    _along(result, dim)[positions] = _along(source, dim)
+    return result
 
 
 @derived_out(aten.index_copy.default, aten.index_copy.out)
-def index_copy(self, dim, index, source):
+@computed_by(index_copy)
+def index_copy_kernel(self, dim, index, source):
     dim = wrap_dim(dim, self.dim())
-    positions = _vector_index(
-        "index_copy", index, IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
-    )
-    if positions.dtype != np.int64:
+    _check_vector(index, IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})"))
+    if index.dtype != torch.int64:
         raise RuntimeError(
             f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}"
         )
@@ -325,31 +402,28 @@ def index_copy(self, dim, index, source):
         source,
         "index_copy_(): self and source expected to have the same dtype, but got (self) {} and (source) {}",
     )
-    if positions.size != _size(source.shape, dim):
+    if index.numel() != _size(source.shape, dim):
         raise IndexError(
-            f"index_copy_(): Number of indices ({positions.size}) should be equal to source.size(dim) "
+            f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
             f"({_size(source.shape, dim)})"
         )
-    size = _size(self.shape, dim)
-    bad = first_out_of_bounds(positions, size, negative_ok=False)
-    if bad is not None:
-        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
-    result = unwrap(self).copy()
-    _along(result, dim)[positions] = _along(unwrap(source), dim)
-    return wrap(result)
 
 
-@implements(aten.embedding_dense_backward.default)
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     """The weight gradient of ``embedding``: each looked-up row's gradient, summed per row."""
-    rows = operand("embedding_backward", indices).reshape(-1)
-    grad = unwrap(grad_output).reshape(rows.size, -1)
+    rows = indices.reshape(-1)
+    grad = grad_output.reshape(rows.size, -1)
     if scale_grad_by_freq:
         grad = grad / np.bincount(rows, minlength=num_weights)[rows, None].astype(grad.dtype)
     keep = rows != padding_idx
     weight_grad = np.zeros((num_weights, grad.shape[1]), dtype=grad.dtype)
     np.add.at(weight_grad, rows[keep], grad[keep])
-    return wrap(weight_grad)
+    return weight_grad
+
+
+embedding_dense_backward_kernel = implements(aten.embedding_dense_backward.default)(
+    unchecked(embedding_dense_backward, name="embedding_backward")
+)
 
 
 # --- gather and scatter: one index per element ------------------------------
@@ -447,7 +521,7 @@ def _scattered(a, dim, index, src, update):
         if isinstance(src, np.ndarray):
             values = np.atleast_1d(src)[tuple(slice(length) for length in positions.shape)]
         else:
-            values = fill_value("scatter", src, to_torch_dtype(a.dtype))
+            values = filled(src, a.dtype)
         update(result, key, values)
     return result.reshape(a.shape)
 
@@ -478,10 +552,12 @@ def scatter_reduce_legacy(a, dim, index, src, *, reduce):
     return _scattered(a, dim, index, src, _SCATTER_REDUCE[reduce].at)
 
 
+@lowers(aten.scatter_add.default)
 def scatter_add(a, dim, index, src):
     return _scattered(a, dim, index, src, np.add.at)
 
 
+@lowers(aten.scatter_reduce.two)
 def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
     ufunc = _SCATTER_REDUCE_TWO.get(reduce, np.add)
 
@@ -540,22 +616,41 @@ def scatter_reduce_kernel(self, dim, index, src, reduce, *, include_self=True):
 # --- whole-tensor selections: take, put_, masked ops, nonzero, where --------
 
 
+def take(a, index):
+    if a.size == 0 and index.size:
+        raise IndexError("take(): tried to take from an empty tensor")
+    bad = first_out_of_bounds(index, a.size, negative_ok=True)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {a.size} elements.")
+    return np.take(a, index)
+
+
 @derived_out(aten.take.default, aten.take.out, reads=("self", "index"))
-def take(self, index):
+@computed_by(take)
+def take_kernel(self, index):
     if index.dtype != torch.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
-    positions = operand("take", index)
-    if self.numel() == 0 and positions.size:
-        raise IndexError("take(): tried to take from an empty tensor")
-    bad = first_out_of_bounds(positions, self.numel(), negative_ok=True)
+
+
+@lowers(aten.put.default)
+def put(a, index, source, accumulate=False):
+    """take's inverse: ``a`` with ``source`` written at its flat (row-major) positions."""
+    positions = index.reshape(-1)
+    bad = first_out_of_bounds(positions, a.size, negative_ok=True)
     if bad is not None:
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
-    return wrap(np.take(unwrap(self), positions))
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {a.size} elements.")
+    result = np.array(a, copy=True, order="C")  # row-major, so reshape(-1) below is a view of it
+    values = source.reshape(-1)
+    if accumulate:
+        np.add.at(result.reshape(-1), positions, values)
+    else:
+        result.reshape(-1)[positions] = values
+    return result
 
 
-@implements(aten.put_.default)
-def put_(self, index, source, accumulate=False):
-    """take's inverse: write ``source`` at flat (row-major) positions of ``self``."""
+@derived_in_place(aten.put_.default)
+@computed_by(put, name="put_")
+def put_kernel(self, index, source, accumulate=False):
     if index.dtype != torch.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
     _check_source_dtype(
@@ -570,69 +665,77 @@ def put_(self, index, source, accumulate=False):
         )
     if self.numel() == 0 and index.numel():
         raise IndexError("put_(): Tried to put elements into an empty tensor")
-    positions = operand("put_", index).reshape(-1)
-    bad = first_out_of_bounds(positions, self.numel(), negative_ok=True)
-    if bad is not None:
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
-    result = unwrap(self).copy()  # row-major, so reshape(-1) below is a view of it
-    values = operand("put_", source).reshape(-1)
-    if accumulate:
-        np.add.at(result.reshape(-1), positions, values)
-    else:
-        result.reshape(-1)[positions] = values
-    return write_in_place("put_", self, wrap(result))
 
 
-def _mask(op, mask, message):
+def _check_mask_dtype(mask, message):
     if mask.dtype != torch.bool:
         raise RuntimeError(message)
-    return operand(op, mask)
 
 
 def _check_masked_select_out(out, self, mask):
     _require_out_dtype(out, self.dtype, "masked_select(): self and result must have the same scalar type")
 
 
+def masked_select(a, mask):
+    """The elements of ``a`` where ``mask`` is set, ``a`` and ``mask`` broadcast together.
+
+    Not lowered: its length depends on the mask's values, which a compiled
+    graph's shapes cannot.
+    """
+    if a.shape == mask.shape:  # the usual case, without broadcast_to's microseconds
+        return a[mask]
+    shape = np.broadcast_shapes(a.shape, mask.shape)
+    return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
+
+
 @derived_out(
     aten.masked_select.default, aten.masked_select.out, check_out=_check_masked_select_out, reads=("self", "mask")
 )
-def masked_select(self, mask):
-    selector = _mask("masked_select", mask, "masked_select: expected BoolTensor for mask")
-    shape = broadcast_shapes(mask.shape, self.shape)
-    return wrap(np.broadcast_to(unwrap(self), shape)[np.broadcast_to(selector, shape)])
+@computed_by(masked_select)
+def masked_select_kernel(self, mask):
+    _check_mask_dtype(mask, "masked_select: expected BoolTensor for mask")
+    broadcast_shapes(mask.shape, self.shape)  # for PyTorch's message
+
+
+def masked_fill_(a, mask, value):
+    np.copyto(a, filled(value, a.dtype), where=mask)
+    return a
 
 
 @implements(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
-def masked_fill_(self, mask, value):
-    selector = _mask(
-        "masked_fill_", mask, f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}"
-    )
+@computed_in_place_by(masked_fill_)
+def masked_fill_kernel(self, mask, value):
+    _check_mask_dtype(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
     warn_if_expanded("masked_fill_", self, "tensor[mask] = scalar")
     shape = broadcast_shapes(self.shape, mask.shape)
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     if isinstance(value, (int, float)) or (isinstance(value, complex) and self.dtype.is_complex):
         check_convertible(value, self.dtype)
-    np.copyto(unwrap(self), fill_value("masked_fill_", value, self.dtype), where=selector)
-    return self
+    check_fill_tensor("masked_fill_", value)
 
 
-@implements(aten.masked_scatter_.default)
-def masked_scatter_(self, mask, source):
-    """Write ``source``'s leading elements, in order, where ``mask`` is set."""
+def masked_scatter(a, mask, source):
+    """``a`` with ``source``'s leading elements written, in order, where ``mask`` is set."""
+    selector = np.broadcast_to(mask, a.shape)
+    count = int(selector.sum())
+    if source.size < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    result = np.array(a, copy=True)
+    result[selector] = source.reshape(-1)[:count]
+    return result
+
+
+@derived_in_place(aten.masked_scatter_.default)
+@computed_by(masked_scatter, name="masked_scatter_")
+def masked_scatter_kernel(self, mask, source):
     if mask.dtype != torch.bool:
         raise RuntimeError(
             f"masked_scatter_ only supports boolean masks, but got mask with dtype {SCALAR_TYPE_NAMES[mask.dtype]}"
         )
     # CPU's message runs "got" into the first dtype name; so does this one.
     _check_source_dtype(self, source, "masked_scatter: expected self and source to have same dtypes but got{} and {}")
-    selector = operand("masked_scatter_", mask.expand(self.shape))  # expand's checks and message
-    count = int(selector.sum())
-    if source.numel() < count:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    result = unwrap(self).copy()
-    result[selector] = operand("masked_scatter_", source).reshape(-1)[:count]
-    return write_in_place("masked_scatter_", self, wrap(result))
+    mask.expand(self.shape)  # expand's checks and message
 
 
 def _check_nonzero_out(out, self):
@@ -644,9 +747,13 @@ def _check_nonzero_out(out, self):
     )
 
 
-@derived_out(aten.nonzero.default, aten.nonzero.out, check_out=_check_nonzero_out)
-def nonzero(self):
-    return wrap(np.argwhere(unwrap(self)))
+def nonzero(a):
+    """The positions of ``a``'s nonzero elements, one row each. Not lowered: how many there
+    are depends on the values."""
+    return np.argwhere(a)
+
+
+nonzero_kernel = derived_out(aten.nonzero.default, aten.nonzero.out, check_out=_check_nonzero_out)(unchecked(nonzero))
 
 
 @lowers(aten.where.self)

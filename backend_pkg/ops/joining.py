@@ -13,14 +13,12 @@ import numpy as np
 import torch
 from torch._prims_common import suggest_memory_format
 
-from ..dtypes import to_numpy_dtype
-from ..tensor import unwrap, wrap
+from ..dtypes import to_torch_dtype
 from ._dims import wrap_dim
 from ._layout import allocate_strided, strides_for
-from ._operands import operand
 from ._out_variants import derived_out
 from ._results import check_apart
-from .registry import aten, implements
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 
 def _wrap_dims(dims, ndim):
@@ -41,7 +39,7 @@ def _check_cat_shapes(tensors, dim):
             raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
     first_index, first = next(((i, t) for i, t in enumerate(tensors) if not _skipped(t)), (None, None))
     if first is None:
-        return dim  # every tensor is left out: PyTorch checks no dim (legacy_cat_wrap_dim)
+        return  # every tensor is left out: PyTorch checks no dim (legacy_cat_wrap_dim)
     dim = wrap_dim(dim, first.dim())
     for number, tensor in enumerate(tensors):
         if _skipped(tensor) or number == first_index:
@@ -56,18 +54,48 @@ def _check_cat_shapes(tensors, dim):
                     f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} "
                     f"but got size {got} for tensor number {number} in the list."
                 )
-    return dim
 
 
 def _skipped(tensor):
-    """cat's legacy rule: a 1-dim empty tensor joins anything, by being left out."""
-    return tensor.dim() == 1 and tensor.shape[0] == 0
+    """cat's legacy rule: a 1-dim empty tensor (or array) joins anything, by being left out."""
+    return tensor.ndim == 1 and tensor.shape[0] == 0
 
 
-def _cat_memory_format(tensors):
+def _memory_format(array):
+    """PyTorch's suggested memory format for a tensor laid out as ``array``."""
+    if array.ndim not in (4, 5):  # channels-last needs 4 or 5 dims
+        return torch.contiguous_format
+    return _format_of_layout(array.shape, tuple(step // array.itemsize for step in array.strides))
+
+
+@functools.lru_cache(maxsize=256)
+def _format_of_layout(shape, strides):
+    """PyTorch owns the rules of channels-last strides: a meta tensor (no memory) is asked,
+    once per layout."""
+    return suggest_memory_format(torch.empty_strided(shape, strides, dtype=torch.int8, device="meta"))
+
+
+def _cat_memory_format(arrays):
     """PyTorch's layout for cat's result: the inputs' memory format if they share one."""
-    formats = {suggest_memory_format(t) for t in tensors}
+    formats = {_memory_format(array) for array in arrays}
     return formats.pop() if len(formats) == 1 else torch.contiguous_format
+
+
+@lowers(aten.cat.default)
+def cat(arrays, dim=0, *, out_dtype):
+    joined = [array for array in arrays if not _skipped(array)]
+    if not joined:
+        return np.empty((0,), dtype=out_dtype)
+    dim = wrap_dim(dim, joined[0].ndim)
+    shape = list(joined[0].shape)
+    shape[dim] = sum(array.shape[dim] for array in joined)
+    memory_format = _cat_memory_format(joined)
+    if memory_format == torch.contiguous_format:
+        out = np.empty(shape, dtype=out_dtype)
+    else:
+        out = allocate_strided(shape, strides_for(shape, memory_format), to_torch_dtype(out_dtype))
+    np.concatenate(joined, axis=dim, out=out, casting="unsafe")
+    return out
 
 
 def _check_cat_out(out, tensors, dim=0):
@@ -75,52 +103,60 @@ def _check_cat_out(out, tensors, dim=0):
 
 
 @derived_out(aten.cat.default, aten.cat.out, check_out=_check_cat_out)
-def cat(tensors, dim=0):
-    dim = _check_cat_shapes(tensors, dim)
-    dtype = functools.reduce(torch.promote_types, (t.dtype for t in tensors))
-    joined = [t for t in tensors if not _skipped(t)]
-    if not joined:
-        return wrap(np.empty((0,), dtype=to_numpy_dtype(dtype)))
-    shape = list(joined[0].shape)
-    shape[dim] = sum(t.shape[dim] for t in joined)
-    out = allocate_strided(shape, strides_for(shape, _cat_memory_format(joined)), dtype)
-    np.concatenate([operand("cat", t) for t in joined], axis=dim, out=out)
-    return wrap(out)
+@computed_by(cat)
+def cat_kernel(tensors, dim=0):
+    _check_cat_shapes(tensors, dim)
+    return functools.reduce(torch.promote_types, (t.dtype for t in tensors))
 
 
-@implements(aten.flip.default)
-def flip(self, dims):
-    axes = _wrap_dims(dims, self.dim())
+def flip(a, dims):
+    axes = _wrap_dims(dims, a.ndim)
     # NumPy has no axis 0 on a 0-dim array, whose flip is a copy. Order "K"
     # keeps self's layout, as CPU's empty_like(self) does.
-    return wrap(np.flip(unwrap(self), axes if self.dim() else ()).copy(order="K"))
+    return np.flip(a, axes if a.ndim else ()).copy(order="K")
+
+
+flip_kernel = implements(aten.flip.default)(unchecked(flip))
+
+
+def roll(a, shifts, dims=()):
+    # No dims rolls the flattened tensor, as np.roll does for axis=None.
+    axes = _wrap_dims(dims, a.ndim) if dims else None
+    rolled = np.roll(a, tuple(shifts) if dims else shifts[0], axes)
+    return np.asarray(rolled, order="C")  # CPU's roll result is contiguous
 
 
 @implements(aten.roll.default)
-def roll(self, shifts, dims=()):
+@computed_by(roll)
+def roll_kernel(self, shifts, dims=()):
     if not shifts:
         raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if dims and self.dim() == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    # No dims rolls the flattened tensor, as np.roll does for axis=None.
-    axes = _wrap_dims(dims, self.dim()) if dims else None
-    rolled = np.roll(unwrap(self), tuple(shifts) if dims else shifts[0], axes)
-    return wrap(np.asarray(rolled, order="C"))  # CPU's roll result is contiguous
 
 
-def _triangle(name, keep, self, diagonal):
+def _check_triangle(name, self):
     if self.dim() < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    return wrap(np.asarray(keep(unwrap(self), diagonal), order="C"))  # contiguous, as on CPU
+
+
+def tril(a, diagonal=0):
+    return np.asarray(np.tril(a, diagonal), order="C")  # contiguous, as on CPU
+
+
+def triu(a, diagonal=0):
+    return np.asarray(np.triu(a, diagonal), order="C")  # contiguous, as on CPU
 
 
 @derived_out(aten.tril.default, aten.tril.out)
-def tril(self, diagonal=0):
-    return _triangle("tril", np.tril, self, diagonal)
+@computed_by(tril)
+def tril_kernel(self, diagonal=0):
+    _check_triangle("tril", self)
 
 
 @derived_out(aten.triu.default, aten.triu.out)
-def triu(self, diagonal=0):
-    return _triangle("triu", np.triu, self, diagonal)
+@computed_by(triu)
+def triu_kernel(self, diagonal=0):
+    _check_triangle("triu", self)

@@ -17,11 +17,10 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap
 from ._numpy_errors import quietly
 from ._dims import single_axis
 from ._dtype_errors import not_implemented_for
-from ._operands import broadcast_shapes, computed, numpy_compute_dtype, operand, promoted
+from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_compute_dtype, operand
 from ._out_variants import derived_out
 from ._results import as_result
 from ._select import select
@@ -34,14 +33,6 @@ _NONE, _MEAN, _SUM = 0, 1, 2
 def _computed(op, tensor):
     """``tensor``'s array (a zero-dim CPU tensor's value) in its compute dtype: float32 for half."""
     return np.asarray(operand(op, tensor), dtype=to_numpy_dtype(compute_dtype(tensor.dtype)))
-
-
-def _floating(op, *tensors):
-    """The tensors' arrays, promoted as PyTorch promotes them, and their (floating) result dtype."""
-    arrays, dtype = promoted(op, *tensors)
-    if not dtype.is_floating_point:
-        raise not_implemented_for(op, dtype)
-    return arrays, dtype
 
 
 def _check_dtype(expected, tensor):
@@ -114,37 +105,48 @@ derived_out(aten._log_softmax.default, aten._log_softmax.out, name="log_softmax"
 )
 
 
-def _softmax_grad_input(op, grad_output, output, dim, input_dtype):
-    """The arrays of a softmax backward and its axis, checked as PyTorch's CPU kernels check them."""
-    shape, dtype = grad_output.shape, grad_output.dtype
-    if shape != output.shape:
-        raise RuntimeError(
-            f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
-            f"'output'; but {list(shape)} does not equal {list(output.shape)} "
-            f"(while checking arguments for {op})"
-        )
-    axis = single_axis(op, dim, len(shape))
-    if not dtype.is_floating_point:
-        raise not_implemented_for(op, dtype)
-    _check_dtype(grad_output, output)
-    if dtype == torch.float32 and input_dtype == torch.float16:
-        # The backward of a half-to-float softmax, which CPU (and npy) cannot run forward.
-        raise RuntimeError("expected scalar type Float but found Half")
-    return _computed(op, grad_output), _computed(op, output), axis
+def _softmax_backward_checks(op):
+    """The checks of a softmax backward, as PyTorch's CPU kernels make them."""
+
+    def checks(grad_output, output, dim, input_dtype):
+        shape, dtype = grad_output.shape, grad_output.dtype
+        if shape != output.shape:
+            raise RuntimeError(
+                f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
+                f"'output'; but {list(shape)} does not equal {list(output.shape)} "
+                f"(while checking arguments for {op})"
+            )
+        single_axis(op, dim, len(shape))
+        if not dtype.is_floating_point:
+            raise not_implemented_for(op, dtype)
+        _check_dtype(grad_output, output)
+        if dtype == torch.float32 and input_dtype == torch.float16:
+            # The backward of a half-to-float softmax, which CPU (and npy) cannot run forward.
+            raise RuntimeError("expected scalar type Float but found Half")
+        return dtype
+
+    checks.__name__ = op
+    return checks
 
 
-@derived_out(aten._softmax_backward_data.default, aten._softmax_backward_data.out, name="softmax_backward")
-def softmax_backward(grad_output, output, dim, input_dtype):
-    grad, y, axis = _softmax_grad_input("softmax_backward", grad_output, output, dim, input_dtype)
-    return as_result(y * (grad - np.sum(grad * y, axis=axis, keepdims=True)), grad_output.dtype)
+def softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
+    grad, y = in_compute_dtype(out_dtype, grad_output, output)
+    axis = single_axis("softmax_backward", dim, grad.ndim)
+    return (y * (grad - np.sum(grad * y, axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
 
-@derived_out(
-    aten._log_softmax_backward_data.default, aten._log_softmax_backward_data.out, name="log_softmax_backward"
+def log_softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
+    grad, y = in_compute_dtype(out_dtype, grad_output, output)
+    axis = single_axis("log_softmax_backward", dim, grad.ndim)
+    return (grad - np.exp(y) * grad.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+
+
+derived_out(aten._softmax_backward_data.default, aten._softmax_backward_data.out, name="softmax_backward")(
+    computed_by(softmax_backward)(_softmax_backward_checks("softmax_backward"))
 )
-def log_softmax_backward(grad_output, output, dim, input_dtype):
-    grad, y, axis = _softmax_grad_input("log_softmax_backward", grad_output, output, dim, input_dtype)
-    return as_result(grad - np.exp(y) * grad.sum(axis=axis, keepdims=True), grad_output.dtype)
+derived_out(
+    aten._log_softmax_backward_data.default, aten._log_softmax_backward_data.out, name="log_softmax_backward"
+)(computed_by(log_softmax_backward)(_softmax_backward_checks("log_softmax_backward")))
 
 
 # --- activations and their backward -----------------------------------------
@@ -162,8 +164,7 @@ def threshold_backward(grad_output, a, threshold, *, out_dtype):
 @derived_out(aten.threshold_backward.default, aten.threshold_backward.grad_input)
 @computed_by(threshold_backward)
 def threshold_backward_kernel(grad_output, self, threshold):
-    if grad_output.shape != self.shape:
-        broadcast_shapes(self.shape, grad_output.shape)  # PyTorch's words, in its operand order
+    check_broadcastable(self, grad_output)  # in the operand order of CPU's kernel
     dtype = self.dtype  # ReLU's backward: one dtype, nothing to promote
     if grad_output.dtype != dtype:
         dtype = torch.result_type(grad_output, self)
@@ -172,24 +173,42 @@ def threshold_backward_kernel(grad_output, self, threshold):
     return dtype
 
 
-def _differentiable(op, grad_output, output):
-    """The arrays of an activation backward, promoted; integers have no gradient kernel."""
-    (grad, y), dtype = promoted(op, grad_output, output)
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise not_implemented_for(op, dtype)
-    return grad, y, dtype
+def _promoted_dtype(a, b):
+    """``torch.result_type(a, b)``, without asking it when the dtypes are one (the usual case)."""
+    dtype = a.dtype
+    return dtype if b.dtype == dtype else torch.result_type(a, b)
 
 
-@derived_out(aten.sigmoid_backward.default, aten.sigmoid_backward.grad_input)
-def sigmoid_backward(grad_output, output):
-    grad, y, dtype = _differentiable("sigmoid_backward", grad_output, output)
-    return as_result(grad * np.conj((1 - y) * y), dtype)
+def _differentiable_checks(op):
+    """The checks of an activation backward: integers have no gradient kernel."""
+
+    def checks(grad_output, output):
+        check_broadcastable(grad_output, output)
+        dtype = _promoted_dtype(grad_output, output)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise not_implemented_for(op, dtype)
+        return dtype
+
+    checks.__name__ = op
+    return checks
 
 
-@derived_out(aten.tanh_backward.default, aten.tanh_backward.grad_input)
-def tanh_backward(grad_output, output):
-    grad, y, dtype = _differentiable("tanh_backward", grad_output, output)
-    return as_result(grad * np.conj(1 - y * y), dtype)
+def sigmoid_backward(grad_output, output, *, out_dtype):
+    grad, y = computed(out_dtype, grad_output, output, exact=True)
+    return (grad * np.conj((1 - y) * y)).astype(out_dtype, copy=False)
+
+
+def tanh_backward(grad_output, output, *, out_dtype):
+    grad, y = computed(out_dtype, grad_output, output, exact=True)
+    return (grad * np.conj(1 - y * y)).astype(out_dtype, copy=False)
+
+
+derived_out(aten.sigmoid_backward.default, aten.sigmoid_backward.grad_input)(
+    computed_by(sigmoid_backward)(_differentiable_checks("sigmoid_backward"))
+)
+derived_out(aten.tanh_backward.default, aten.tanh_backward.grad_input)(
+    computed_by(tanh_backward)(_differentiable_checks("tanh_backward"))
+)
 
 
 # NumPy has no erf; math.erf is accurate to double precision, so mapping it
@@ -206,28 +225,33 @@ def _erf(x):
     return np.asarray(_erf_objects(x), dtype=np.float64)
 
 
-def _gelu_input(op, self, approximate):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    if not self.dtype.is_floating_point:
-        raise not_implemented_for(op, self.dtype)
-    return unwrap(self).astype(np.float64)
+def _gelu_checks(op):
+    def checks(*tensors, approximate="none"):
+        self = tensors[-1]
+        if approximate not in ("none", "tanh"):
+            raise RuntimeError("approximate argument must be either none or tanh.")
+        if not self.dtype.is_floating_point:
+            raise not_implemented_for(op, self.dtype)
+        check_broadcastable(*tensors)
+        return torch.result_type(*tensors) if len(tensors) > 1 else self.dtype
+
+    checks.__name__ = op
+    return checks
 
 
-@derived_out(aten.gelu.default, aten.gelu.out)
-def gelu(self, *, approximate="none"):
-    x = _gelu_input("gelu", self, approximate)
+@lowers(aten.gelu.default)
+def gelu(a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
     if approximate == "tanh":
         cdf = 0.5 * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)))
     else:
         cdf = 0.5 * (1 + _erf(x / _SQRT_2))
-    return as_result(x * cdf, self.dtype)
+    return (x * cdf).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)
-def gelu_backward(grad_output, self, *, approximate="none"):
-    x = _gelu_input("gelu_backward", self, approximate)
-    (grad, _), dtype = promoted("gelu_backward", grad_output, self)
+def gelu_backward(grad_output, a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
+    grad = grad_output.astype(numpy_compute_dtype(out_dtype), copy=False).astype(np.float64)
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)
         tanh = np.tanh(inner)
@@ -236,7 +260,13 @@ def gelu_backward(grad_output, self, *, approximate="none"):
     else:
         pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
         slope = 0.5 * (1 + _erf(x / _SQRT_2)) + x * pdf
-    return as_result(grad.astype(np.float64) * slope, dtype)
+    return (grad * slope).astype(out_dtype, copy=False)
+
+
+derived_out(aten.gelu.default, aten.gelu.out)(computed_by(gelu)(_gelu_checks("gelu")))
+derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)(
+    computed_by(gelu_backward)(_gelu_checks("gelu_backward"))
+)
 
 
 # --- losses -------------------------------------------------------------------
@@ -253,22 +283,36 @@ def _reduced_loss(terms, reduction):
         return total / terms.size
 
 
+def mse_loss(a, target, reduction=_MEAN, *, out_dtype):
+    x, y = computed(out_dtype, a, target, exact=True)
+    return np.asarray(_reduced_loss((x - y) ** 2, reduction)).astype(out_dtype, copy=False)
+
+
 @derived_out(aten.mse_loss.default, aten.mse_loss.out)
-def mse_loss(self, target, reduction=_MEAN):
-    (x, y), dtype = _floating("mse_loss", self, target)
-    return as_result(_reduced_loss((x - y) ** 2, reduction), dtype)
+@computed_by(mse_loss)
+def mse_loss_kernel(self, target, reduction=_MEAN):
+    dtype = _promoted_dtype(self, target)
+    if not dtype.is_floating_point:
+        raise not_implemented_for("mse_loss", dtype)
+    return dtype
+
+
+def mse_loss_backward(grad_output, a, target, reduction, *, common_dtype):
+    # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
+    # the result is self's dtype, as PyTorch computes it into a tensor like self.
+    x, y = computed(common_dtype, a, target, exact=True)
+    grad = np.asarray(grad_output, dtype=x.dtype)
+    scale = np.asarray(2 / a.size if reduction == _MEAN else 2, dtype=x.dtype)
+    return ((x - y) * scale * grad).astype(a.dtype, copy=False)
 
 
 @derived_out(aten.mse_loss_backward.default, aten.mse_loss_backward.grad_input)
-def mse_loss_backward(grad_output, self, target, reduction):
-    # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
-    # the result is self's dtype, as PyTorch computes it into a tensor like self.
-    (x, y), dtype = promoted("mse_loss_backward", self, target)
+@computed_by(mse_loss_backward)
+def mse_loss_backward_kernel(grad_output, self, target, reduction):
+    dtype = _promoted_dtype(self, target)
     if dtype == torch.bool or dtype.is_complex:
         raise not_implemented_for("mse_loss_backward", dtype)
-    grad = np.asarray(operand("mse_loss_backward", grad_output), dtype=x.dtype)
-    scale = np.asarray(2 / self.numel() if reduction == _MEAN else 2, dtype=x.dtype)
-    return as_result((x - y) * scale * grad, self.dtype)
+    return dtype
 
 
 # nll_loss picks, for each sample, minus the input at its target class, scaled

@@ -265,6 +265,17 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _results((batch_norm(x, w, b, mean, invstd), mean, invstd), out_dtype)
 
 
+@lowers(aten._native_batch_norm_legit_functional.default)
+def native_batch_norm_functional(input, weight, bias, running_mean, running_var, training, momentum, eps, *,
+                                 out_dtype):
+    """:func:`native_batch_norm` with the running statistics' new values returned, not written
+    (the form of batch norm in compiled training graphs)."""
+    new_mean, new_var = np.array(running_mean, copy=True), np.array(running_var, copy=True)
+    results = native_batch_norm(input, weight, bias, new_mean, new_var, training, momentum, eps,
+                                out_dtype=out_dtype[:3])
+    return (*results, new_mean.astype(out_dtype[3], copy=False), new_var.astype(out_dtype[4], copy=False))
+
+
 def native_batch_norm_no_stats(input, weight, bias, training, momentum, eps, *, out_dtype):
     return native_batch_norm(input, weight, bias, None, None, training, momentum, eps, out_dtype=out_dtype)
 
@@ -407,6 +418,11 @@ def _batch_norm_checks(input, weight, bias, running_mean, running_var, training,
     return input.dtype, dtype, dtype
 
 
+def _batch_norm_functional_checks(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return (*_batch_norm_checks(input, weight, bias, running_mean, running_var, training), running_mean.dtype,
+            running_var.dtype)
+
+
 def _batch_norm_no_stats_checks(input, weight, bias, training, momentum, eps):
     return _batch_norm_checks(input, weight, bias, None, None, training)
 
@@ -545,6 +561,11 @@ for _ops, _function, _checks in [
         _batch_norm_checks,
     ),
     ((aten._native_batch_norm_legit.no_stats,), native_batch_norm_no_stats, _batch_norm_no_stats_checks),
+    (
+        (aten._native_batch_norm_legit_functional.default,),
+        native_batch_norm_functional,
+        _batch_norm_functional_checks,
+    ),
     ((aten._batch_norm_with_update.default,), batch_norm_with_update, _batch_norm_with_update_checks),
     # Its CompositeExplicitAutograd kernel calls CPU's batch_norm_cpu, which refuses npy tensors.
     ((aten._batch_norm_no_update.default,), batch_norm_no_update, _batch_norm_no_update_checks),

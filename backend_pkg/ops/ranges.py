@@ -10,7 +10,8 @@ input's device (``torch/nn/utils/rnn.py``, ``invert_permutation``).
 The length and the values follow ``compute_arange_size`` and the CPU
 ``arange_kernel``: each value is ``start + step * index`` in the dtype's
 accumulate type (int64 for integers, float32 for half, float64 otherwise),
-then converted once.
+then converted once. ``torch.compile`` runs the same function for the
+``arange.start_step`` its graphs keep.
 """
 
 import math
@@ -19,10 +20,10 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
+from ..dtypes import to_numpy_dtype, to_torch_dtype
 from ..tensor import unwrap
 from ._dtype_errors import not_implemented_for
-from .registry import aten, implements
+from .registry import aten, implements, lowers
 
 _OP = "arange_cpu"
 _INT64_MAX = 2**63 - 1
@@ -93,9 +94,10 @@ def arange_values(start, step, length, accumulate, result):
         return values.astype(result)
 
 
-@implements(aten.arange.start_out)
-def arange_out(start, end, step=1, *, out):
-    dtype = out.dtype
+@lowers(aten.arange.start_step)
+def arange(start, end, step=1, *, out_dtype, **_placement):
+    """The range's values in NumPy's ``out_dtype``, counted and computed as CPU's kernel does."""
+    dtype = to_torch_dtype(out_dtype)
     if dtype == torch.bool or dtype.is_complex:
         raise not_implemented_for(_OP, dtype)
     check_range(float(start), float(end), float(step))
@@ -106,8 +108,16 @@ def arange_out(start, end, step=1, *, out):
         length = arange_length(first, last, stride, exact=True)
     else:
         length = arange_length(start, end, step, exact=False)
-    _resize_for(out, length)
-    unwrap(out)[...] = arange_values(first, stride, length, to_numpy_dtype(accumulate), to_numpy_dtype(dtype))
+    return arange_values(first, stride, length, to_numpy_dtype(accumulate), out_dtype)
+
+
+@implements(aten.arange.start_out)
+def arange_out(start, end, step=1, *, out):
+    """The only npy kernel of the range factories: ``out`` resized as CPU resizes it, then
+    written (a memory op, so not made with ``computed_by``)."""
+    values = arange(start, end, step, out_dtype=to_numpy_dtype(out.dtype))
+    _resize_for(out, values.size)
+    unwrap(out)[...] = values
     return out
 
 

@@ -13,14 +13,12 @@ import warnings
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
-from ..tensor import unwrap, wrap
+from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype, to_torch_dtype
 from ._dims import reduced_axes, single_axis
 from ._dtype_errors import not_implemented_for
-from ._numpy_errors import quietly
 from ._operands import numpy_compute_dtype
 from ._out_variants import derived_out
-from ._results import as_result, check_out_dtype
+from ._results import check_out_dtype
 from ._warnings import warn_once
 from .registry import aten, computed_by, lowers, unchecked
 
@@ -211,52 +209,73 @@ derived_out(aten.max.default, aten.max.unary_out)(computed_by(amax, name="max")(
 derived_out(aten.min.default, aten.min.unary_out)(computed_by(amin, name="min")(_extreme_checks("min")))
 
 
-def _extreme_along(op, np_arg, self, dim, keepdim):
+def _extreme_along(op, np_arg, a, dim, keepdim):
     """Values and int64 indices of the max/min along ``dim``: the first on ties, NaN winning."""
-    axis = single_axis(op, dim, self.dim())
-    _check_nonempty_reduction(f"{op}()", self, [axis])
-    _refuse_input(op, self, torch.complex64, torch.complex128)
-    array = unwrap(self)
+    axis = single_axis(op, dim, a.ndim)
     if axis is None:  # a zero-dim tensor is its own extreme, at index 0
-        return wrap(array.copy()), wrap(np.zeros((), np.int64))
-    indices = np.expand_dims(np_arg(array, axis=axis), axis)
-    values = np.take_along_axis(array, indices, axis)
+        return np.array(a, copy=True), np.zeros((), np.int64)
+    indices = np.expand_dims(np_arg(a, axis=axis), axis)
+    values = np.take_along_axis(a, indices, axis)
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
-    return wrap(values), as_result(indices, torch.int64)
+    return values, indices.astype(np.int64, copy=False)
 
 
-@derived_out(aten.max.dim, aten.max.dim_max)
-def max_dim(self, dim, keepdim=False):
-    return _extreme_along("max", np.argmax, self, dim, keepdim)
+@lowers(aten.max.dim)
+def max_dim(a, dim, keepdim=False):
+    return _extreme_along("max", np.argmax, a, dim, keepdim)
 
 
-@derived_out(aten.min.dim, aten.min.dim_min)
-def min_dim(self, dim, keepdim=False):
-    return _extreme_along("min", np.argmin, self, dim, keepdim)
+@lowers(aten.min.dim)
+def min_dim(a, dim, keepdim=False):
+    return _extreme_along("min", np.argmin, a, dim, keepdim)
 
 
-def _position(op, np_arg, self, dim, keepdim):
-    """argmax/argmin: int64 positions along ``dim``, or in the flattened tensor if None."""
-    _refuse_input(op, self, torch.bool, torch.complex64, torch.complex128)
-    if dim is None:
-        if self.numel() == 0:
-            raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
-        axis = None
-    else:
+def _extreme_along_checks(op):
+    def checks(self, dim, keepdim=False):
         axis = single_axis(op, dim, self.dim())
         _check_nonempty_reduction(f"{op}()", self, [axis])
-    return as_result(np_arg(unwrap(self), axis=axis, keepdims=keepdim), torch.int64)
+        _refuse_input(op, self, torch.complex64, torch.complex128)
+
+    checks.__name__ = f"{op}_dim"
+    return checks
 
 
-@derived_out(aten.argmax.default, aten.argmax.out)
-def argmax(self, dim=None, keepdim=False):
-    return _position("argmax", np.argmax, self, dim, keepdim)
+derived_out(aten.max.dim, aten.max.dim_max)(computed_by(max_dim)(_extreme_along_checks("max")))
+derived_out(aten.min.dim, aten.min.dim_min)(computed_by(min_dim)(_extreme_along_checks("min")))
 
 
-@derived_out(aten.argmin.default, aten.argmin.out)
-def argmin(self, dim=None, keepdim=False):
-    return _position("argmin", np.argmin, self, dim, keepdim)
+def _position(op, np_arg, a, dim, keepdim):
+    """argmax/argmin: int64 positions along ``dim``, or in the flattened tensor if None."""
+    axis = None if dim is None else single_axis(op, dim, a.ndim)
+    return np.asarray(np_arg(a, axis=axis, keepdims=keepdim)).astype(np.int64, copy=False)
+
+
+@lowers(aten.argmax.default)
+def argmax(a, dim=None, keepdim=False):
+    return _position("argmax", np.argmax, a, dim, keepdim)
+
+
+@lowers(aten.argmin.default)
+def argmin(a, dim=None, keepdim=False):
+    return _position("argmin", np.argmin, a, dim, keepdim)
+
+
+def _position_checks(op):
+    def checks(self, dim=None, keepdim=False):
+        _refuse_input(op, self, torch.bool, torch.complex64, torch.complex128)
+        if dim is None:
+            if self.numel() == 0:
+                raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+        else:
+            _check_nonempty_reduction(f"{op}()", self, [single_axis(op, dim, self.dim())])
+
+    checks.__name__ = op
+    return checks
+
+
+derived_out(aten.argmax.default, aten.argmax.out)(computed_by(argmax)(_position_checks("argmax")))
+derived_out(aten.argmin.default, aten.argmin.out)(computed_by(argmin)(_position_checks("argmin")))
 
 
 # --- variance and standard deviation ----------------------------------------
@@ -273,46 +292,65 @@ def _warn_if_no_degrees_of_freedom(op, dof):
         )
 
 
-def _moments(op, self, dim, correction, keepdim, take_sqrt):
+def _moments(op, a, dim, correction, keepdim, take_sqrt, out_dtypes):
     """(Variance or std, mean) over ``dim``, in double as PyTorch's CPU Welford kernel, rounded once."""
-    if not is_inexact(self.dtype):
-        names = op if op.endswith("_mean") else "std and var"
-        raise RuntimeError(f"{names} only support floating point and complex dtypes")
-    axes = reduced_axes(op, dim, self.dim())
-    array = unwrap(self).astype(np.complex128 if self.dtype.is_complex else np.float64)
+    axes = reduced_axes(op, dim, a.ndim)
+    array = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     count = _reduced_count(array.shape, axes)
     dof = count - (1 if correction is None else correction)
-    _warn_if_no_degrees_of_freedom(op, dof if array.size else dof - count)
     # Too few degrees of freedom (or no elements) divide by zero: inf or nan, as in PyTorch.
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.sum(array, axis=axes, keepdims=True) / count
-        deviation = array - mean
-        squares = (deviation * deviation.conj()).real
-        spread = np.sum(squares, axis=axes, keepdims=keepdim) / max(dof, 0)
+    mean = np.sum(array, axis=axes, keepdims=True) / count
+    deviation = array - mean
+    squares = (deviation * deviation.conj()).real
+    spread = np.sum(squares, axis=axes, keepdims=keepdim) / max(dof, 0)
     if take_sqrt:
         spread = np.sqrt(spread)
     mean = mean.reshape(spread.shape)
-    return as_result(spread, self.dtype.to_real()), as_result(mean, self.dtype)
+    return spread.astype(out_dtypes[0], copy=False), mean.astype(out_dtypes[1], copy=False)
 
 
-@derived_out(aten.var.correction, aten.var.correction_out)
-def var(self, dim=None, *, correction=None, keepdim=False):
-    return _moments("var", self, dim, correction, keepdim, take_sqrt=False)[0]
+@lowers(aten.var.correction)
+def var(a, dim=None, *, correction=None, keepdim=False, out_dtype):
+    return _moments("var", a, dim, correction, keepdim, False, (out_dtype, a.dtype))[0]
 
 
-@derived_out(aten.std.correction, aten.std.correction_out)
-def std(self, dim=None, *, correction=None, keepdim=False):
-    return _moments("std", self, dim, correction, keepdim, take_sqrt=True)[0]
+def std(a, dim=None, *, correction=None, keepdim=False, out_dtype):
+    return _moments("std", a, dim, correction, keepdim, True, (out_dtype, a.dtype))[0]
 
 
-@derived_out(aten.var_mean.correction, aten.var_mean.correction_out)
-def var_mean(self, dim=None, *, correction=None, keepdim=False):
-    return _moments("var_mean", self, dim, correction, keepdim, take_sqrt=False)
+@lowers(aten.var_mean.correction)
+def var_mean(a, dim=None, *, correction=None, keepdim=False, out_dtype):
+    return _moments("var_mean", a, dim, correction, keepdim, False, out_dtype)
 
 
-@derived_out(aten.std_mean.correction, aten.std_mean.correction_out)
-def std_mean(self, dim=None, *, correction=None, keepdim=False):
-    return _moments("std_mean", self, dim, correction, keepdim, take_sqrt=True)
+def std_mean(a, dim=None, *, correction=None, keepdim=False, out_dtype):
+    return _moments("std_mean", a, dim, correction, keepdim, True, out_dtype)
+
+
+def _moments_checks(op):
+    """The checks of a variance or standard deviation (with its mean, for ``*_mean``)."""
+
+    def checks(self, dim=None, *, correction=None, keepdim=False):
+        if not is_inexact(self.dtype):
+            names = op if op.endswith("_mean") else "std and var"
+            raise RuntimeError(f"{names} only support floating point and complex dtypes")
+        count = _reduced_count(self.shape, reduced_axes(op, dim, self.dim()))
+        dof = count - (1 if correction is None else correction)
+        _warn_if_no_degrees_of_freedom(op, dof if self.numel() else dof - count)
+        real = self.dtype.to_real()
+        return (real, self.dtype) if op.endswith("_mean") else real
+
+    checks.__name__ = op
+    return checks
+
+
+for _function, _functional, _out in [
+    (var, aten.var.correction, aten.var.correction_out),
+    (std, aten.std.correction, aten.std.correction_out),
+    (var_mean, aten.var_mean.correction, aten.var_mean.correction_out),
+    (std_mean, aten.std_mean.correction, aten.std_mean.correction_out),
+]:
+    derived_out(_functional, _out)(computed_by(_function)(_moments_checks(_function.__name__)))
 
 
 # --- all, any ---------------------------------------------------------------
@@ -347,40 +385,48 @@ for _functional, _out in (("dims", "dims_out"), ("dim", "out"), ("default", "all
 # --- cumulative sums and products -------------------------------------------
 
 
-def _scan(op, np_scan, self, dim, dtype):
+def _scan(op, np_scan, a, dim, out_dtype):
     """cumsum/cumprod along ``dim``: input cast to the result dtype, running value kept wider."""
-    result = _sum_dtype(self, dtype)
-    axis = single_axis(op, dim, self.dim())
-    array = _converted(unwrap(self), to_numpy_dtype(result))
-    scanned = quietly(np_scan, array, axis=axis, dtype=to_numpy_dtype(_running_dtype(result)))
-    return as_result(scanned.reshape(array.shape), result)  # a zero-dim input scans flattened
+    axis = single_axis(op, dim, a.ndim)
+    array = _converted(a, out_dtype)
+    running = to_numpy_dtype(_running_dtype(to_torch_dtype(out_dtype)))
+    scanned = np_scan(array, axis=axis, dtype=running)
+    return scanned.reshape(array.shape).astype(out_dtype, copy=False)  # a zero-dim input scans flattened
 
 
-@derived_out(aten.cumsum.default, aten.cumsum.out)
-def cumsum(self, dim, *, dtype=None):
-    return _scan("cumsum", np.cumsum, self, dim, dtype)
+@lowers(aten.cumsum.default)
+def cumsum(a, dim, *, dtype=None, out_dtype):
+    return _scan("cumsum", np.cumsum, a, dim, out_dtype)
 
 
-@derived_out(aten.cumprod.default, aten.cumprod.out)
-def cumprod(self, dim, *, dtype=None):
-    return _scan("cumprod", np.cumprod, self, dim, dtype)
+@lowers(aten.cumprod.default)
+def cumprod(a, dim, *, dtype=None, out_dtype):
+    return _scan("cumprod", np.cumprod, a, dim, out_dtype)
+
+
+derived_out(aten.cumsum.default, aten.cumsum.out)(computed_by(cumsum)(_sum_checks))
+derived_out(aten.cumprod.default, aten.cumprod.out)(computed_by(cumprod)(_sum_checks))
 
 
 # --- logsumexp and norms -----------------------------------------------------
 
 
-@derived_out(aten.logsumexp.default, aten.logsumexp.out)
-def logsumexp(self, dim, keepdim=False):
-    result = self.dtype if is_inexact(self.dtype) else torch.get_default_dtype()
-    axes = reduced_axes("logsumexp", dim, self.dim())
-    array = unwrap(self).astype(to_numpy_dtype(compute_dtype(result)), copy=False)
+def logsumexp(a, dim, keepdim=False, *, out_dtype):
+    axes = reduced_axes("logsumexp", dim, a.ndim)
+    array = a.astype(numpy_compute_dtype(out_dtype), copy=False)
     # Shift by the largest real part so exp cannot overflow; an infinite (or
     # empty, -inf) maximum would make inf - inf = nan, so those shift by 0.
     shift = np.max(array.real, axis=axes, keepdims=True, initial=-np.inf)
     shift = np.where(np.isfinite(shift), shift, 0).astype(array.real.dtype)
-    with np.errstate(divide="ignore"):  # log(0) = -inf for empty or all -inf slices
-        total = np.log(np.sum(np.exp(array - shift), axis=axes, keepdims=True)) + shift
-    return as_result(total if keepdim else np.squeeze(total, axis=axes), result)
+    total = np.log(np.sum(np.exp(array - shift), axis=axes, keepdims=True)) + shift  # log(0) = -inf
+    return (total if keepdim else np.squeeze(total, axis=axes)).astype(out_dtype, copy=False)
+
+
+@derived_out(aten.logsumexp.default, aten.logsumexp.out)
+@computed_by(logsumexp)
+def logsumexp_kernel(self, dim, keepdim=False):
+    reduced_axes("logsumexp", dim, self.dim())
+    return self.dtype if is_inexact(self.dtype) else torch.get_default_dtype()
 
 
 def _norm_dtype(self, dtype):
@@ -433,8 +479,20 @@ def _p_norm(magnitude, ord, axes, keepdim):
         return np.sum(magnitude**ord, **reduce) ** (1 / ord)
 
 
+@lowers(aten.linalg_vector_norm.default)
+def vector_norm(a, ord=2, dim=None, keepdim=False, *, dtype=None, out_dtype):
+    """The ``ord``-norm over ``dim``, computed in ``dtype`` (or ``a``'s), complex if ``a`` is."""
+    np_compute = numpy_compute_dtype(out_dtype)
+    if a.dtype.kind == "c":
+        np_compute = np.result_type(np_compute, np.complex64)
+    axes = reduced_axes("linalg.vector_norm", dim, a.ndim)
+    magnitude = np.abs(a.astype(np_compute, copy=False))
+    return np.asarray(_p_norm(magnitude, float(ord), axes, keepdim)).astype(out_dtype, copy=False)
+
+
 @derived_out(aten.linalg_vector_norm.default, aten.linalg_vector_norm.out, name="linalg.vector_norm")
-def vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+@computed_by(vector_norm, name="linalg.vector_norm")
+def vector_norm_kernel(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not is_inexact(self.dtype):
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
@@ -442,9 +500,8 @@ def vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         )
     _check_norm_identity(self, ord, dim)
     computed = _norm_dtype(self, dtype)
-    axes = reduced_axes("linalg.vector_norm", dim, self.dim())
-    magnitude = np.abs(unwrap(self).astype(to_numpy_dtype(compute_dtype(computed)), copy=False))
-    return as_result(_p_norm(magnitude, float(ord), axes, keepdim), computed.to_real())
+    reduced_axes("linalg.vector_norm", dim, self.dim())
+    return computed.to_real()
 
 
 def _check_norm_input(self):
@@ -458,9 +515,9 @@ def _check_norm_input(self):
 @derived_out(aten.norm.ScalarOpt_dim, aten.norm.out)
 def norm(self, p, dim, keepdim=False):
     _check_norm_input(self)
-    return vector_norm(self, 2 if p is None else p, dim, keepdim)
+    return vector_norm_kernel(self, 2 if p is None else p, dim, keepdim)
 
 
 @derived_out(aten.norm.ScalarOpt_dim_dtype, aten.norm.dtype_out)
 def norm_dtype(self, p, dim, keepdim, *, dtype):
-    return vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+    return vector_norm_kernel(self, 2 if p is None else p, dim, keepdim, dtype=dtype)

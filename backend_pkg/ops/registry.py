@@ -108,6 +108,23 @@ def computed_by(numpy_function, name=None):
     made so must still be registered (``tests/test_kernel_registry.py``
     fails on one that is not).
     """
+    return _computing(numpy_function, name, returns_self=False)
+
+
+def computed_in_place_by(numpy_function, name=None):
+    """:func:`computed_by` for an in-place op whose ``numpy_function`` writes into the array
+    of its first argument, ``self``, and returns it: the kernel returns ``self`` (or None,
+    for an op of no results, whose function returns None).
+
+    For ops that write only the elements they select, straight into
+    ``self`` (``index_put_``, ``masked_fill_``), as CPU's kernels do: an
+    expanded ``self`` is written element by element, never refused.
+    """
+    return _computing(numpy_function, name, returns_self=True)
+
+
+def _computing(numpy_function, name, *, returns_self):
+    """The decorator of :func:`computed_by` (``returns_self``: of :func:`computed_in_place_by`)."""
 
     def decorator(checks):
         op = name or numpy_function.__name__
@@ -126,6 +143,8 @@ def computed_by(numpy_function, name=None):
                 result = numpy_function(*arrays, **kwargs)
             finally:
                 ERROR_STATE.reset(token)
+            if returns_self:
+                return None if result is None else args[0]
             return wrap(result) if not isinstance(result, tuple) else _wrapped(result)
 
         kernel.numpy_function = numpy_function
@@ -145,13 +164,14 @@ def _wrapped(results):
 
 def unchecked(numpy_function, name=None):
     """The eager kernel of an op that PyTorch checks nothing of, computed by ``numpy_function``."""
-    kernel = computed_by(numpy_function, name)(_no_checks)
+    kernel = computed_by(numpy_function, name)(no_checks)
     kernel.__name__ = f"{numpy_function.__name__}_kernel"
     kernel.__module__ = numpy_function.__module__
     return kernel
 
 
-def _no_checks(*args, **kwargs):
+def no_checks(*args, **kwargs):
+    """The checks of an op that PyTorch checks nothing of before computing."""
     return None
 
 

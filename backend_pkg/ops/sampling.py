@@ -6,7 +6,13 @@ streams differ from the CPU generator's: the same seed gives different
 numbers on npy and on CPU, as it does on CUDA.
 
 The factories (``rand``, ``randn``, ``randint``) are composites that fill an
-``empty`` tensor with the in-place ops below.
+``empty`` tensor with the in-place ops below. Each op is one NumPy function
+drawing an array like its input; the in-place ops store it into ``self``
+(:func:`~._out_variants.derived_in_place`), and a compiled graph calls the
+same function for the functional op (``uniform``, ``normal_functional``,
+``bernoulli.p``, ``native_dropout``). ``rand``, ``randn`` and their ``_like``
+forms, which compiled graphs keep, draw as the composites do, so a seed
+gives compiled and eager code the same numbers.
 """
 
 import math
@@ -15,12 +21,11 @@ import numpy as np
 import torch
 
 from .. import device
-from ..dtypes import to_numpy_dtype
-from ..tensor import unwrap, wrap
-from ._operands import broadcast_shapes
-from ._results import write_in_place
-from .reductions import not_implemented_for
-from .registry import aten, implements
+from ..dtypes import to_torch_dtype
+from ._dtype_errors import not_implemented_for
+from ._operands import check_broadcastable
+from ._out_variants import derived_in_place
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 
 def _check_generator(op, generator):
@@ -31,11 +36,6 @@ def _check_generator(op, generator):
         )
 
 
-def _fill(op, self, values):
-    """Store freshly drawn ``values`` into ``self`` (always writes whole elements)."""
-    return write_in_place(op, self, wrap(np.asarray(values).astype(to_numpy_dtype(self.dtype))))
-
-
 def _check_inexact(kernel, self):
     """uniform_ and normal_ fill floating-point and complex tensors; CPU's dispatch names its
     kernel for any other dtype."""
@@ -43,35 +43,79 @@ def _check_inexact(kernel, self):
         raise not_implemented_for(kernel, self.dtype)
 
 
-def _draw(self, draw, *parameters):
-    """``draw(*parameters, shape)`` for each element; a complex tensor gets one draw for its real
-    part and one for its imaginary part, as CPU fills the tensor's ``view_as_real``."""
-    if not self.dtype.is_complex:
-        return draw(*parameters, self.shape)
-    parts = draw(*parameters, (*self.shape, 2))
-    return parts[..., 0] + 1j * parts[..., 1]
+def _drawn(dtype, shape, draw, *parameters):
+    """``draw(*parameters, shape)`` as NumPy's ``dtype``; a complex dtype gets one draw for each
+    element's real part and one for its imaginary part, as CPU fills the tensor's ``view_as_real``."""
+    if np.dtype(dtype).kind != "c":
+        return np.asarray(draw(*parameters, shape)).astype(dtype)
+    parts = draw(*parameters, (*shape, 2))
+    return (parts[..., 0] + 1j * parts[..., 1]).astype(dtype)
 
 
-@implements(aten.uniform_.default)
-def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+def _uniform(dtype, shape, low, high):
+    return _drawn(dtype, tuple(shape), device.generator.uniform, low, high)
+
+
+def _normal(dtype, shape, mean, std):
+    if np.dtype(dtype).kind == "c":
+        std /= math.sqrt(2)  # each part gets half the variance (normal_impl_ in DistributionTemplates.h)
+    return _drawn(dtype, tuple(shape), device.generator.normal, mean, std)
+
+
+# The functions below draw from torch.npy's generator: an op's ``generator`` argument,
+# which the eager checks refuse unless None, is not read.
+
+
+@lowers(aten.uniform.default)
+def uniform(a, from_=0.0, to=1.0, *, generator=None):
+    """An array like ``a`` drawn uniformly from [from_, to)."""
+    return _uniform(a.dtype, a.shape, from_, to)
+
+
+@derived_in_place(aten.uniform_.default)
+@computed_by(uniform, name="uniform_")
+def uniform_kernel(self, from_=0.0, to=1.0, *, generator=None):
     _check_generator("uniform_", generator)
     _check_inexact("check_uniform_bounds", self)
     if from_ > to:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
         )
-    return _fill("uniform_", self, _draw(self, device.generator.uniform, from_, to))
 
 
-@implements(aten.normal_.default)
-def normal_(self, mean=0.0, std=1.0, *, generator=None):
+@lowers(aten.normal_functional.default)
+def normal(a, mean=0.0, std=1.0, *, generator=None):
+    """An array like ``a`` drawn from the normal distribution of ``mean`` and ``std``."""
+    return _normal(a.dtype, a.shape, mean, std)
+
+
+@derived_in_place(aten.normal_.default)
+@computed_by(normal, name="normal_")
+def normal_kernel(self, mean=0.0, std=1.0, *, generator=None):
     _check_generator("normal_", generator)
     _check_inexact("normal_kernel_npy", self)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    if self.dtype.is_complex:
-        std /= math.sqrt(2)  # each part gets half the variance (normal_impl_ in DistributionTemplates.h)
-    return _fill("normal_", self, _draw(self, device.generator.normal, mean, std))
+
+
+@lowers(aten.rand.default)
+def rand(size, *, out_dtype, **_placement):
+    return _uniform(out_dtype, size, 0.0, 1.0)
+
+
+@lowers(aten.rand_like.default)
+def rand_like(a, *, out_dtype, **_placement):
+    return _uniform(out_dtype, a.shape, 0.0, 1.0)
+
+
+@lowers(aten.randn.default)
+def randn(size, *, out_dtype, **_placement):
+    return _normal(out_dtype, size, 0.0, 1.0)
+
+
+@lowers(aten.randn_like.default)
+def randn_like(a, *, out_dtype, **_placement):
+    return _normal(out_dtype, a.shape, 0.0, 1.0)
 
 
 def _default_upper(dtype):
@@ -84,69 +128,90 @@ def _default_upper(dtype):
     return torch.iinfo(dtype).max + 1
 
 
-@implements(getattr(aten.random_, "from"))  # "from" is a Python keyword
-def random_from(self, from_, to=None, *, generator=None):
-    _check_generator("random_", generator)
-    high = _default_upper(self.dtype) if to is None else to
+def random_from(a, from_, to=None, *, generator=None):
+    """An array like ``a`` of integers drawn uniformly from [from_, to), ``to`` by default the
+    largest ``a``'s dtype holds."""
+    high = _default_upper(to_torch_dtype(a.dtype)) if to is None else to
     if from_ >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={high}")
-    return _fill("random_", self, device.generator.integers(from_, high, self.shape))
+    return device.generator.integers(from_, high, a.shape).astype(a.dtype)
 
 
-@implements(aten.random_.to)
-def random_to(self, to, *, generator=None):
-    return random_from(self, 0, to, generator=generator)
+def random_to(a, to, *, generator=None):
+    return random_from(a, 0, to)
 
 
-@implements(aten.random_.default)
-def random_(self, *, generator=None):
-    return random_from(self, 0, None, generator=generator)
+def random(a, *, generator=None):
+    return random_from(a, 0)
 
 
-def _draw_bernoulli(probability, shape):
+def _random_checks(self, *bounds, generator=None):
+    _check_generator("random_", generator)
+
+
+for _in_place, _function in [
+    (getattr(aten.random_, "from"), random_from),  # "from" is a Python keyword
+    (aten.random_.to, random_to),
+    (aten.random_.default, random),
+]:
+    derived_in_place(_in_place)(computed_by(_function, name="random_")(_random_checks))
+
+
+def _bernoulli_draws(probability, shape):
     probability = np.asarray(probability, dtype=np.float64)
     if ((probability < 0) | (probability > 1)).any():
         raise RuntimeError("bernoulli: p must be in the range [0, 1]")
     return device.generator.random(shape) < probability
 
 
-@implements(aten.bernoulli_.float)
-def bernoulli_float_(self, p=0.5, *, generator=None):
-    _check_generator("bernoulli_", generator)
-    return _fill("bernoulli_", self, _draw_bernoulli(p, self.shape))
+@lowers(aten.bernoulli.p)
+def bernoulli_p(a, p=0.5, *, generator=None):
+    """An array like ``a`` of ones, each with probability ``p`` (a number or an array), and zeros."""
+    return _bernoulli_draws(p, a.shape).astype(a.dtype)
 
 
-@implements(aten.bernoulli_.Tensor)
-def bernoulli_tensor_(self, p, *, generator=None):
+def _bernoulli_checks(self, p=0.5, *, generator=None):
     _check_generator("bernoulli_", generator)
-    return _fill("bernoulli_", self, _draw_bernoulli(unwrap(p), self.shape))
+
+
+derived_in_place(aten.bernoulli_.float)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
+derived_in_place(aten.bernoulli_.Tensor)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
+
+
+def bernoulli(a, *, generator=None):
+    """Each element of ``a`` is the probability of a 1 at its place."""
+    return _bernoulli_draws(a, a.shape).astype(a.dtype)
 
 
 @implements(aten.bernoulli.default)
-def bernoulli(self, *, generator=None):
-    """Each element of ``self`` is the probability of a 1 at its place."""
+@computed_by(bernoulli)
+def bernoulli_kernel(self, *, generator=None):
     _check_generator("bernoulli", generator)
-    return wrap(_draw_bernoulli(unwrap(self), self.shape).astype(to_numpy_dtype(self.dtype)))
 
 
-@implements(aten.native_dropout.default)
+@lowers(aten.native_dropout.default)
 def native_dropout(input, p, train):
     """Dropout's forward: zero each element with probability ``p``, scale the rest by 1/(1-p)."""
-    array = unwrap(input)
+    input = np.asarray(input)
     if not train or p == 0:
-        return wrap(array.copy()), wrap(np.ones(array.shape, dtype=np.bool_))
-    keep = device.generator.random(array.shape) >= p
+        return input.copy(), np.ones(input.shape, dtype=np.bool_)
+    keep = device.generator.random(input.shape) >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    output = np.where(keep, array * np.asarray(scale, dtype=array.dtype), np.zeros((), dtype=array.dtype))
-    return wrap(output.astype(array.dtype, copy=False)), wrap(keep)
+    output = np.where(keep, input * np.asarray(scale, dtype=input.dtype), np.zeros((), dtype=input.dtype))
+    return output.astype(input.dtype, copy=False), keep
+
+
+native_dropout_kernel = implements(aten.native_dropout.default)(unchecked(native_dropout))
+
+
+def native_dropout_backward(grad_output, mask, scale, *, out_dtype):
+    # grad_output * mask * scale, promoted as PyTorch promotes: an integer grad times a float scale is float.
+    grad = grad_output.astype(out_dtype, copy=False)
+    return (grad * mask * np.asarray(scale, dtype=out_dtype)).astype(out_dtype, copy=False)
 
 
 @implements(aten.native_dropout_backward.default)
-def native_dropout_backward(grad_output, mask, scale):
-    # grad_output * mask * scale, promoted as PyTorch promotes: an integer grad times a float scale is float.
-    if grad_output.shape != mask.shape:
-        broadcast_shapes(grad_output.shape, mask.shape)  # PyTorch's error for shapes that do not broadcast
-    dtype = torch.result_type(grad_output, scale)
-    np_dtype = to_numpy_dtype(dtype)
-    grad = unwrap(grad_output).astype(np_dtype, copy=False)
-    return wrap((grad * unwrap(mask) * np.asarray(scale, dtype=np_dtype)).astype(np_dtype, copy=False))
+@computed_by(native_dropout_backward)
+def native_dropout_backward_kernel(grad_output, mask, scale):
+    check_broadcastable(grad_output, mask)
+    return torch.result_type(grad_output, scale)
