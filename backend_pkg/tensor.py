@@ -155,7 +155,12 @@ class NpyTensor(torch.Tensor):
         only during this call, has the calling thread run the whole backward,
         as it always does for CPU tensors. (``torch.autograd.backward`` and
         ``torch.autograd.grad`` keep the engine's default.)
+
+        The gradient of a loss, when none is given, is made here (see
+        :func:`_seed_gradient`).
         """
+        if gradient is None:
+            gradient = _seed_gradient(self)
         with torch.autograd.set_multithreading_enabled(False):
             super().backward(gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -176,6 +181,25 @@ class NpyTensor(torch.Tensor):
     def data(self, value):
         _DATA.__set__(self, value)
         forget_array(self)
+
+
+def _seed_gradient(loss):
+    """The gradient ``backward()`` starts from when given none: ones like a real 0-dim
+    ``loss`` that requires grad, or None, for PyTorch to make or refuse.
+
+    PyTorch makes it with ``torch.ones_like(loss, memory_format=torch.preserve_format)``
+    (``_make_grads`` in torch/autograd/__init__.py), a trip through the
+    dispatcher into npy's ``ones_like`` kernel that costs about a third of a
+    small compiled training step's backward beyond the CPU's; the tensor made here is
+    the same. Any other tensor (more dims, an integer or complex dtype, no
+    autograd history) is left to PyTorch, whose errors it then gets.
+    """
+    array = unwrap(loss)
+    if array.ndim or array.dtype.kind != "f" or not loss.requires_grad:
+        return None
+    ones = np.empty((), array.dtype)
+    ones.fill(1)
+    return wrap_new(ones)
 
 
 def storage_root(array):
@@ -303,10 +327,17 @@ def alias_of(base):
     ``alias``'s CPU kernel makes it in C++ with nothing to check, so a fresh
     result's storage can stay without its data pointer (see
     :func:`materialized`); the NumPy view is ``base``'s own, which no kernel
-    changes in place.
+    changes in place, and so is the host view a compiled graph gave ``base``
+    (``_npy_host_view``, see :mod:`backend_pkg.compiler.host`): the gradient
+    a compiled backward returns reaches ``.grad`` through ``detach``, and the
+    compiled optimizer step then reads it without making another.
     """
     tensor = _ALIAS.redispatch_boxed(_METADATA_ONLY_KEYS, base)
-    return _as_npy_tensor(tensor, unwrap(base))
+    alias = _as_npy_tensor(tensor, unwrap(base))
+    host_view = base.__dict__.get("_npy_host_view")
+    if host_view is not None:
+        alias._npy_host_view = host_view
+    return alias
 
 
 def _has_contiguous_strides(array):
@@ -354,6 +385,15 @@ def _wrap_fresh(array, root):
     if memory.counting:
         memory.count(root)
     return _as_npy_tensor(tensor, array)
+
+
+def wrap_new(array):
+    """:func:`wrap` for an array just allocated by NumPy (``np.empty``): C-ordered,
+    owning its memory, with the strides PyTorch gives a new tensor whenever it has
+    elements. Such an array passes all of ``wrap``'s checks, which this skips."""
+    if array.size == 0:
+        return _wrap_empty(array)
+    return _wrap_fresh(array, array)
 
 
 def _wrap_empty(array):
