@@ -318,10 +318,14 @@ def test_default_compile_follows_an_input_whose_memory_changes_between_calls():
     assert_same(compiled(a), torch.full((3,), 16.0, device="npy"))
 
 
-def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_next_graph():
+def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_next_graph(monkeypatch):
     """A training forward's loss lives in a buffer Inductor allocated for another; the
-    backward's gradients are read by the compiled optimizer step."""
+    backward's gradients are read by the compiled optimizer step, through the host views
+    the graphs before it gave them: the parameters' from the forward, the gradients' from
+    the backward (which ``.grad`` keeps through AccumulateGrad's ``detach``)."""
     from torch._inductor.utils import run_and_get_code
+
+    from backend_pkg.compiler import host
 
     model, (x, y) = mlp("npy"), data(16, "npy")
     loss_of = torch.compile(lambda: torch.nn.functional.cross_entropy(model(x), y))
@@ -329,7 +333,9 @@ def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_nex
     assert "empty_host((), torch.float32)" in forward_code  # the buffer the loss reuses is NumPy memory
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     expected = [(p - 0.5 * p.grad).cpu() for p in model.parameters()]
+    monkeypatch.setattr(host, "_host_view_of", lambda tensor: pytest.fail("the step made a host view"))
     torch.compile(optimizer.step)()
+    monkeypatch.undo()
     for parameter, want in zip(model.parameters(), expected):
         assert_same(parameter.cpu(), want)
 
