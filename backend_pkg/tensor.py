@@ -58,6 +58,10 @@ _ALIAS = torch.ops.aten.alias.default._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 # The PrivateUse1 device keeps this identity through the rename to "npy".
 _DEVICE = torch.device("privateuseone", 0)
+# What an NpyTensor keeps of its memory between calls, as attributes: its NumPy view, and
+# the CPU tensor over it that compiled graphs read (see backend_pkg.compiler.host). Caches:
+# never pickled or copied.
+KEPT_VIEWS = ("_npy_array", "_npy_host_view")
 
 
 class NpyTensor(torch.Tensor):
@@ -95,11 +99,11 @@ class NpyTensor(torch.Tensor):
         rebuild functions, and loading onto npy makes an NpyTensor again anyway.
         An npy parameter is an NpyTensor marked ``_is_param`` (``nn.Parameter``
         keeps the class of a tensor subclass); it pickles as ``nn.Parameter``
-        does, so that ``map_location="cpu"`` gives real parameters. The NumPy
-        view kept on the tensor (``_npy_array``) is left out: it is a cache,
+        does, so that ``map_location="cpu"`` gives real parameters. The views
+        kept on the tensor (:data:`KEPT_VIEWS`) are left out: they are caches,
         and the state PyTorch pickles is the tensor's live ``__dict__``.
         """
-        state = {name: value for name, value in self.__dict__.items() if name not in ("_npy_array", "_is_param")}
+        state = {name: value for name, value in self.__dict__.items() if name not in (*KEPT_VIEWS, "_is_param")}
         if self.__dict__.get("_is_param"):
             data = self.detach()
             if state:
@@ -125,7 +129,7 @@ class NpyTensor(torch.Tensor):
             if self.grad is not None:
                 copied.grad = copy.deepcopy(self.grad, memo)
             # Python attributes too: npy parameters are marked by one (``_is_param``).
-            attributes = {key: value for key, value in self.__dict__.items() if key != "_npy_array"}
+            attributes = {key: value for key, value in self.__dict__.items() if key not in KEPT_VIEWS}
             copied.__dict__.update(copy.deepcopy(attributes, memo))
         return memo[id(self)]
 

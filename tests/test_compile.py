@@ -340,6 +340,26 @@ def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_nex
         assert_same(parameter.cpu(), want)
 
 
+def test_default_compile_leaves_tensors_pickled_and_copied_as_before(tmp_path):
+    """The host views compiled graphs keep on npy tensors (parameters, inputs, gradients and
+    their ``detach``) are caches: ``torch.save`` leaves them out, so that
+    ``torch.load(weights_only=True)`` reads the file, and ``copy.deepcopy`` does too."""
+    import copy
+
+    model, (x, y) = mlp("npy"), data(16, "npy")
+    torch.nn.functional.cross_entropy(torch.compile(model)(x), y).backward()
+    weight = model[0].weight
+    saved = {"model": model.state_dict(), "parameter": weight, "grad": weight.grad, "detached": weight.detach()}
+    torch.save(saved, tmp_path / "saved.pt")
+    assert b"numpy" not in (tmp_path / "saved.pt").read_bytes()
+    loaded = torch.load(tmp_path / "saved.pt", weights_only=True)
+    assert_same(loaded["model"]["0.weight"], weight.detach())
+    assert_same(loaded["parameter"], weight)
+    assert_same(loaded["grad"], weight.grad)
+    copied = copy.deepcopy(model)
+    assert_same(copied(x), model(x))
+
+
 def test_default_compile_large_output_is_npy_memory_aligned_as_the_cpus():
     """A large output is computed in memory of the CPU's allocator (64-byte aligned), which
     the npy tensor then owns: it outlives the compiled call and takes writes and views."""
