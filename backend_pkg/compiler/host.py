@@ -53,7 +53,7 @@ def _host_view_of(tensor):
 
 def empty_host(size, dtype):
     """A contiguous CPU tensor over new NumPy memory, which it remembers for :func:`to_npy`."""
-    array = np.empty(size, TORCH_TO_NUMPY[dtype])  # a dtype Inductor compiled for npy: one NumPy has
+    array = np.empty(size, TORCH_TO_NUMPY[dtype])  # an npy graph's dtype: one NumPy holds
     tensor = torch.from_numpy(array)
     tensor._npy_host_array = array
     return tensor
