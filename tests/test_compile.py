@@ -342,10 +342,14 @@ def test_default_compile_follows_an_input_whose_memory_changes_between_calls():
     assert_same(compiled(a), torch.full((3,), 16.0, device="npy"))
 
 
-def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_next_graph():
+def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_next_graph(monkeypatch):
     """A training forward's loss lives in a buffer Inductor allocated for another; the
-    backward's gradients are read by the compiled optimizer step."""
+    backward's gradients are read by the compiled optimizer step, through the host views
+    the graphs before it gave them: the parameters' from the forward, the gradients' from
+    the backward (which ``.grad`` keeps through AccumulateGrad's ``detach``)."""
     from torch._inductor.utils import run_and_get_code
+
+    from backend_pkg.compiler import host
 
     model, (x, y) = mlp("npy"), data(16, "npy")
     loss_of = torch.compile(lambda: torch.nn.functional.cross_entropy(model(x), y))
@@ -353,9 +357,31 @@ def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_nex
     assert "empty_host((), torch.float32)" in forward_code  # the buffer the loss reuses is NumPy memory
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     expected = [(p - 0.5 * p.grad).cpu() for p in model.parameters()]
+    monkeypatch.setattr(host, "_host_view_of", lambda tensor: pytest.fail("the step made a host view"))
     torch.compile(optimizer.step)()
+    monkeypatch.undo()
     for parameter, want in zip(model.parameters(), expected):
         assert_same(parameter.cpu(), want)
+
+
+def test_default_compile_leaves_tensors_pickled_and_copied_as_before(tmp_path):
+    """The host views compiled graphs keep on npy tensors (parameters, inputs, gradients and
+    their ``detach``) are caches: ``torch.save`` leaves them out, so that
+    ``torch.load(weights_only=True)`` reads the file, and ``copy.deepcopy`` does too."""
+    import copy
+
+    model, (x, y) = mlp("npy"), data(16, "npy")
+    torch.nn.functional.cross_entropy(torch.compile(model)(x), y).backward()
+    weight = model[0].weight
+    saved = {"model": model.state_dict(), "parameter": weight, "grad": weight.grad, "detached": weight.detach()}
+    torch.save(saved, tmp_path / "saved.pt")
+    assert b"numpy" not in (tmp_path / "saved.pt").read_bytes()
+    loaded = torch.load(tmp_path / "saved.pt", weights_only=True)
+    assert_same(loaded["model"]["0.weight"], weight.detach())
+    assert_same(loaded["parameter"], weight)
+    assert_same(loaded["grad"], weight.grad)
+    copied = copy.deepcopy(model)
+    assert_same(copied(x), model(x))
 
 
 def test_default_compile_large_output_is_npy_memory_aligned_as_the_cpus():

@@ -19,16 +19,19 @@ compiled graph pays for them, so each does the least it can:
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
+from ..dtypes import TORCH_TO_NUMPY
 from ..ops._layout import allocate_strided
 from ..ops.copies import host_view
-from ..tensor import NpyTensor, unwrap, wrap
+from ..tensor import NpyTensor, unwrap, wrap, wrap_new
 
 
 def to_host(*tensors):
     """CPU tensors over the memory of ``tensors`` (npy tensors, or CPU tensors saved for a backward, kept as they are)."""
     views = []
     for tensor in tensors:
+        if type(tensor) is not NpyTensor and tensor.is_cpu:
+            views.append(tensor)  # saved for a backward: a host view already
+            continue
         attributes = tensor.__dict__
         kept = attributes.get("_npy_host_view")
         # The NumPy view is dropped whenever the tensor's metadata changes in place (set_, resize_,
@@ -40,9 +43,7 @@ def to_host(*tensors):
 
 
 def _host_view_of(tensor):
-    """``tensor``'s NumPy view (``None`` for a CPU tensor) and host view, kept on an :class:`NpyTensor`."""
-    if tensor.is_cpu:
-        return None, tensor
+    """An npy ``tensor``'s NumPy view and host view, kept on an :class:`NpyTensor`."""
     array = unwrap(tensor)
     kept = array, (host_view(tensor) if tensor.is_conj() or tensor.is_neg() else torch.from_numpy(array))
     if type(tensor) is NpyTensor:  # PyTorch gives some npy tensors a plain Tensor object, whose NumPy view is not kept
@@ -52,7 +53,7 @@ def _host_view_of(tensor):
 
 def empty_host(size, dtype):
     """A contiguous CPU tensor over new NumPy memory, which it remembers for :func:`to_npy`."""
-    array = np.empty(size, to_numpy_dtype(dtype))
+    array = np.empty(size, TORCH_TO_NUMPY[dtype])  # an npy graph's dtype: one NumPy holds
     tensor = torch.from_numpy(array)
     tensor._npy_host_array = array
     return tensor
@@ -85,6 +86,11 @@ def to_npy(tensor, buffer=None):
     as cheaply as a fresh result. Other memory NumPy sees through ``tensor``.
     """
     array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
+    if buffer is None and array is not None and array.base is None:
+        # All of a buffer as NumPy allocated it: what wrap_new takes, without wrap's checks.
+        result = wrap_new(array)
+        result._npy_host_view = (array, tensor)
+        return result
     if array is not None and buffer is not None:
         array = array.reshape(tensor.shape) if _covers(tensor, array) else None
     if array is None:

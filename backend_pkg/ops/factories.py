@@ -119,8 +119,11 @@ def ones_like(
     defaults = (dtype, layout, device) == (None,) * 3 and not pin_memory and memory_format in _KEEPS_CONTIGUOUS
     if defaults and self.stride() == contiguous_strides(self.shape):
         # backward()'s seed (torch.autograd's _make_grads asks for preserve_format): the same
-        # tensor as below, without a second trip through the dispatcher.
-        return new_tensor(np.ones(tuple(self.shape), to_numpy_dtype(self.dtype)))
+        # tensor as below, without a second trip through the dispatcher. (np.ones is Python
+        # code around the same two calls, and costs as much as they do.)
+        ones = np.empty(tuple(self.shape), to_numpy_dtype(self.dtype))
+        ones.fill(1)
+        return new_tensor(ones)
     out = torch.empty_like(
         self,
         dtype=dtype,
