@@ -307,11 +307,17 @@ def index_select_kernel(self, dim, index):
         )
 
 
-def index_fill(a, dim, index, value):
+def _positions_along(a, dim, index, *, negative_ok):
+    """``dim`` wrapped, ``index`` as flat positions along it, its size, and the first position
+    out of bounds (None if none): what index_fill, index_add and index_copy check first."""
     dim = wrap_dim(dim, a.ndim)
     positions = index.reshape(-1)
     size = _size(a.shape, dim)
-    bad = first_out_of_bounds(positions, size, negative_ok=True)
+    return dim, positions, size, first_out_of_bounds(positions, size, negative_ok=negative_ok)
+
+
+def index_fill(a, dim, index, value):
+    dim, positions, size, bad = _positions_along(a, dim, index, negative_ok=True)
     if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     result = np.array(a, copy=True)
@@ -333,10 +339,7 @@ def index_fill_kernel(self, dim, index, value):
 
 
 def index_add(a, dim, index, source, *, alpha=1):
-    dim = wrap_dim(dim, a.ndim)
-    positions = index.reshape(-1)
-    size = _size(a.shape, dim)
-    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    dim, positions, size, bad = _positions_along(a, dim, index, negative_ok=False)
     # CPU's message depends on its path: the scatter_add one it takes for
     # int64 indices, alpha 1 and 2+ dims names the index; the other does not.
     if bad is not None and a.ndim > 1 and positions.dtype == np.int64 and alpha == 1:
@@ -377,10 +380,7 @@ def index_add_kernel(self, dim, index, source, *, alpha=1):
 
 
 def index_copy(a, dim, index, source):
-    dim = wrap_dim(dim, a.ndim)
-    positions = index.reshape(-1)
-    size = _size(a.shape, dim)
-    bad = first_out_of_bounds(positions, size, negative_ok=False)
+    dim, positions, size, bad = _positions_along(a, dim, index, negative_ok=False)
     if bad is not None:
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
     result = np.array(a, copy=True)
