@@ -215,6 +215,7 @@ steps = {
     "x.expand(2, 3)": lambda: state["x"].expand(2, 3),
     "x.requires_grad_(); (x * 2).sum().backward()":
         lambda: (state["x"].requires_grad_() * 2).sum().backward(),
+    "torch.autograd.backward((x * 2).sum())": lambda: torch.autograd.backward((state["x"] * 2).sum()),
 }
 # A dispatch mode in the autograd engine's thread aborts the process when a kernel is missing, so
 # backward runs unwatched.
@@ -243,11 +244,14 @@ for step, needed in found.items():
 # * ``print(x)`` needs nothing new: ``NpyTensor.__repr__`` formats a CPU copy.
 # * ``expand`` has a default implementation at the PrivateUse1 key
 #   (``CompositeExplicitAutograd``), which is a call to ``as_strided``.
-# * ``backward()`` seeds the gradient with ``ones_like``, whose default is
-#   ``empty_like`` and ``fill_``. Everything else it runs (page
+# * ``backward()`` needs nothing new: what it runs (page
 #   :ref:`sphx_glr_auto_examples_06_autograd_end_to_end.py` traces it:
 #   ``mul``, and the ``expand`` that spreads the gradient of ``sum``) was
-#   registered by the steps above.
+#   registered by the steps above, and ``NpyTensor.backward`` makes the
+#   gradient's seed itself, a NumPy array of ones.
+# * ``torch.autograd.backward(loss)`` does not go through that method:
+#   PyTorch seeds the gradient with ``ones_like``, whose default is
+#   ``empty_like`` and ``fill_``.
 #
 # So the example this site started from (eleven ops: ``empty.memory_format``,
 # ``empty_strided``, ``_copy_from``, ``detach``, ``view``, ``as_strided``,
@@ -263,7 +267,8 @@ assert found == {
     "x.sum()": [["aten::sum.IntList_out", "aten::sum"]],
     "print(x)": [],
     "x.expand(2, 3)": [["aten::as_strided", "aten::expand"]],
-    "x.requires_grad_(); (x * 2).sum().backward()": [["aten::fill_.Scalar", None]],
+    "x.requires_grad_(); (x * 2).sum().backward()": [],
+    "torch.autograd.backward((x * 2).sum())": [["aten::fill_.Scalar", None]],
 }, "the dispatcher asks for other ops now: update the reading above"
 families = {}
 for op, kernel in backend_pkg.ops.KERNELS.items():

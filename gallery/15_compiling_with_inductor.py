@@ -214,9 +214,9 @@ except TypeError as error:
 #
 #    **What fails.** On a PrivateUse1 device registered from Python, whose
 #    tensors are a Python subclass without ``__torch_dispatch__``, the first
-#    call of ``torch.compile(fn)`` raises ``TypeError: Multiple dispatch
-#    failed for 'torch._ops.aten._unsafe_view.default'; all
-#    __torch_dispatch__ handlers returned NotImplemented`` when ``fn``
+#    call of ``torch.compile(fn)`` raises a ``TypeError`` ("Multiple
+#    dispatch failed for" ``aten._unsafe_view.default``, "all
+#    __torch_dispatch__ handlers returned NotImplemented") when ``fn``
 #    returns a view of an intermediate tensor while autograd records
 #    (``nn.Linear`` over 3-D input, ``(x * 2).view(-1)`` with
 #    ``x.requires_grad``), or when the runtime wrapper detaches an input
