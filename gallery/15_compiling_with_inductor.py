@@ -155,8 +155,8 @@ for name, microseconds in routes.items():
     print(f"{name:38} {microseconds:8.0f} us")
 
 # %%
-# A view of an intermediate, under autograd: the first call fails
-# ---------------------------------------------------------------
+# The first call of a compiled function, under autograd
+# ------------------------------------------------------
 # AOTAutograd runs a compiled function's first call under a dispatch mode
 # that checks custom ops for aliasing (``_AnalyzeCustomOpInputOutputMode``,
 # entered by ``_FirstInvocationContext`` in
@@ -168,26 +168,53 @@ show_setting(torch._functorch.config, "check_custom_op_aliasing")
 # %%
 # The mode gives up on every tensor whose class is not in ``HANDLED_TYPES``
 # (``torch/fx/experimental/proxy_tensor.py``) before it asks whether the op
-# is a custom one, and the runtime wrapper makes an output that views an
-# intermediate tensor again from that tensor (``gen_alias_from_base``), an
-# aten op on an npy tensor:
+# is a custom one, so an aten op on an :class:`~backend_pkg.NpyTensor`
+# fails under it:
 
 print(torch.fx.experimental.proxy_tensor.HANDLED_TYPES)
 
 # %%
-# Such outputs are common: a ``Linear`` layer over a batch of sequences
-# multiplies a 2-D view of its input and returns the product viewed in 3-D,
-# so a transformer compiled for training meets this at its first call. The
-# call after it works:
+# Around the graph, the runtime wrapper runs aten ops of its own. An output
+# that views an intermediate tensor of the graph is made again from the
+# graph's result (``aten._unsafe_view``, in ``_transform_raw_returns``):
+# a ``Linear`` layer over a batch of sequences multiplies a 2-D view of its
+# input and returns the product viewed in 3-D, so every transformer compiled
+# for training has such outputs. npy's wrapper code hands those results to
+# AOTAutograd as plain ``torch.Tensor`` objects (``plain=True``; the
+# forward's metadata says which they are), which the mode lets through; the
+# view the caller gets is made by npy's kernel, an ``NpyTensor`` as usual.
+# The first call works:
 
 layer = torch.nn.Linear(4, 3).to("npy")
 sequences = torch.randn(2, 5, 4).to("npy")  # 2 sequences of 5 tokens
-compiled_layer = torch.compile(layer)
+torch._dynamo.reset()
+outputs, (layer_forward, *_) = run_and_get_code(torch.compile(layer), sequences)
+print("first call:", type(outputs).__name__, tuple(outputs.shape))
+print(next(line.strip() for line in layer_forward.splitlines() if "plain=True" in line))
+
+# %%
+# The wrapper also detaches, before the graph runs, each input that is not
+# a leaf and whose gradient the graph never computes (see "Detaching inputs
+# that never need gradients" in
+# ``torch/_functorch/_aot_autograd/graph_compile.py``). That input is the
+# caller's own tensor, which npy's code never sees first: a function
+# compiled by itself that detaches a computed input (a GAN's step, compiled
+# whole, passes the generator's output to a graph of its own) fails at its
+# first call. The call after it works:
+
+
+def loss_of_detached(x, w):
+    return (x.detach() * w).sum()
+
+
+w = torch.randn(3).to("npy").requires_grad_()
+computed = torch.randn(3).to("npy").requires_grad_() * 2  # not a leaf
+compiled_loss = torch.compile(loss_of_detached)
 try:
-    compiled_layer(sequences)
+    compiled_loss(computed, w)
 except TypeError as error:
     print("first call:", str(error).splitlines()[0])
-print("second call:", tuple(compiled_layer(sequences).shape))
+print("second call:", compiled_loss(computed, w).item() == loss_of_detached(computed, w).item())
 
 # %%
 # The check runs at the first call made with it on, so turning it off for
@@ -197,12 +224,12 @@ print("second call:", tuple(compiled_layer(sequences).shape))
 # that imports it (it holds it off only around the calls of its own
 # ``backend="npy"`` graphs, whose compiled function it wraps):
 
-torch._dynamo.reset()  # compile afresh: the graph above has had its first call
-fresh_layer = torch.compile(torch.nn.Linear(4, 3).to("npy"))
+torch._dynamo.reset()  # compile afresh: the function above has had its first call
+fresh_loss = torch.compile(loss_of_detached)
 with torch._functorch.config.patch(check_custom_op_aliasing=False):
-    print("check off, first call:", tuple(fresh_layer(sequences).shape))
+    print("check off, first call:", fresh_loss(computed, w).item() == loss_of_detached(computed, w).item())
 try:
-    fresh_layer(sequences)
+    fresh_loss(computed, w)
 except TypeError as error:
     print("check on again, second call:", str(error).splitlines()[0][:60], "...")
 
@@ -215,19 +242,21 @@ except TypeError as error:
 #    **What fails.** On a PrivateUse1 device registered from Python, whose
 #    tensors are a Python subclass without ``__torch_dispatch__``, the first
 #    call of ``torch.compile(fn)`` raises a ``TypeError`` ("Multiple
-#    dispatch failed for" ``aten._unsafe_view.default``, "all
-#    __torch_dispatch__ handlers returned NotImplemented") when ``fn``
-#    returns a view of an intermediate tensor while autograd records
-#    (``nn.Linear`` over 3-D input, ``(x * 2).view(-1)`` with
-#    ``x.requires_grad``), or when the runtime wrapper detaches an input
-#    (a GAN step's ``fake.detach()``). The second call works.
+#    dispatch failed for" ``aten.detach.default``, "all
+#    __torch_dispatch__ handlers returned NotImplemented") when the runtime
+#    wrapper detaches an input whose gradient the graph never computes (a
+#    GAN step compiled whole), and, unless the backend's generated code
+#    returns plain ``torch.Tensor`` objects for them, when it remakes an
+#    output that views an intermediate (``aten._unsafe_view``; ``nn.Linear``
+#    over 3-D input). The second call works.
 #
 #    **Where.** ``_AnalyzeCustomOpInputOutputMode.__torch_dispatch__`` in
 #    ``torch/_functorch/_aot_autograd/runtime_wrappers.py`` returns
 #    ``NotImplemented`` when ``type(tensor) not in HANDLED_TYPES``, for
 #    every op, before ``is_builtin(func)`` is consulted; the runtime
-#    wrapper's ``gen_alias_from_base`` runs ``aten._unsafe_view`` on the
-#    device tensor inside the mode.
+#    wrapper's ``detach`` of ``indices_of_inps_to_detach`` and its
+#    ``_unsafe_view`` of ``unsafe_view_out_indices`` run on the device
+#    tensors inside the mode.
 #
 #    **Proposed change.** The check concerns custom ops only: for a builtin
 #    op, return ``func(*args, **kwargs)`` before looking at tensor types; and
@@ -278,15 +307,21 @@ except TypeError as error:
 #   (``torch/_dynamo/device_interface.py``). Upstream: the same registration
 #   function as above.
 # * Which outputs of a training forward are saved for the backward (kept on
-#   the host): ``TracingContext.try_get().fw_metadata`` (``torch/_guards.py``),
-#   its ``tokens`` and ``num_forward`` (``ViewAndMutationMeta`` in
+#   the host), and which the runtime wrapper remakes as views (left as plain
+#   ``torch.Tensor`` objects): ``TracingContext.try_get().fw_metadata``
+#   (``torch/_guards.py``), its ``tokens``, ``num_forward``,
+#   ``num_forward_returns``, ``num_mutated_inp_runtime_indices``,
+#   ``unsafe_view_out_indices`` and ``num_intermediate_bases``
+#   (``ViewAndMutationMeta`` in
 #   ``torch/_functorch/_aot_autograd/schemas.py``), read while
 #   ``V.graph.is_inference`` and ``is_backward`` say which graph is being
 #   written; and ``ir.ReinterpretView`` (``torch/_inductor/ir.py``) for an
 #   output that views a buffer. Upstream: "let a wrapper codegen ask which
 #   graph outputs are user-visible and which are saved activations (the
 #   ``user_visible_output_idxs`` compile_fx already records), so an
-#   out-of-tree device can keep activations in its host representation".
+#   out-of-tree device can keep activations in its host representation";
+#   the outputs the wrapper remakes need no reading once the first-call
+#   check lets aten ops through (the issue above).
 # * ``config.patch(cuda_backend="cpp")`` while ``NpyScheduling`` generates a
 #   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
 #   "cpp" for the device type "cpu" only. Upstream: ask the device's

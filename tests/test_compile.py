@@ -269,24 +269,74 @@ def _doubled_and_flattened(t):
     return (t * 2).view(-1)
 
 
-def test_a_view_of_an_intermediate_under_autograd_fails_the_first_call_as_page_15_says():
-    """A PyTorch limit (page 15): AOTAutograd remakes an output that views an intermediate
-    under its first-call check of custom ops, which refuses every tensor subclass, even for
-    aten ops. This test fails the day PyTorch lets npy tensors through: then lift the page's section."""
+def _two_views_of_one_intermediate(t):
+    doubled = t * 2
+    return doubled.view(-1), doubled.t()
+
+
+def _an_intermediate_and_its_view(t):
+    doubled = t * 2
+    return doubled, doubled.view(-1)
+
+
+def _linear_over_sequences(sequences, weight, bias):
+    """``nn.Linear`` over 3-D input: a matrix product of a 2-D view, viewed back in 3-D."""
+    return torch.nn.functional.linear(sequences, weight, bias)
+
+
+@pytest.mark.parametrize("function, shapes", [
+    (_doubled_and_flattened, [(2, 3)]),
+    (_two_views_of_one_intermediate, [(2, 3)]),
+    (_an_intermediate_and_its_view, [(2, 3)]),
+    (_linear_over_sequences, [(2, 5, 4), (3, 4), (3,)]),
+], ids=lambda case: getattr(case, "__name__", ""))
+def test_outputs_that_view_an_intermediate_under_autograd_work_from_the_first_call(function, shapes):
+    """AOTAutograd remakes an output that views an intermediate with ``_unsafe_view``, under its
+    first-call check of custom ops, which refuses every tensor subclass: the graph hands it a
+    plain Tensor object (``to_npy(..., plain=True)``), and the caller gets an npy tensor, with
+    CPU's values and gradients. (Outputs sharing a base are remade through functionalization's
+    view replay, which the check does not see: those cases guard the results.)"""
+    leaves = [make(shape, torch.float32, seed).requires_grad_() for seed, shape in enumerate(shapes, 1)]
+    expected = _as_tuple(function(*leaves))
+    on_npy = [leaf.detach().to("npy").requires_grad_() for leaf in leaves]
+    torch._dynamo.reset()
+    outputs = _as_tuple(torch.compile(function)(*on_npy))
+    for output, cpu_output in zip(outputs, expected, strict=True):
+        assert type(output) is backend_pkg.NpyTensor
+        assert_same(output.cpu(), cpu_output)
+    sum(output.sum() for output in outputs).backward()
+    sum(output.sum() for output in expected).backward()
+    for npy_leaf, leaf in zip(on_npy, leaves):
+        assert_same(npy_leaf.grad.cpu(), leaf.grad)
+
+
+def _as_tuple(outputs):
+    return outputs if isinstance(outputs, tuple) else (outputs,)
+
+
+def _loss_of_detached(x, w):
+    return (x.detach() * w).sum()
+
+
+def test_an_input_whose_gradient_the_graph_never_needs_fails_the_first_call_as_page_15_says():
+    """A PyTorch limit (page 15): AOTAutograd detaches a non-leaf input whose gradient the
+    compiled graph never computes under its first-call check of custom ops, which refuses every
+    tensor subclass, even for aten ops. This test fails the day PyTorch lets npy tensors
+    through: then lift the page's section."""
     import torch._functorch.config
 
-    leaf = make((2, 3), torch.float32, 1).requires_grad_()
-    expected = _doubled_and_flattened(leaf)
-    assert_same(torch.compile(_doubled_and_flattened)(leaf), expected)  # CPU: fine
-    on_npy = leaf.detach().to("npy").requires_grad_()
+    leaf, w = make((3,), torch.float32, 1).requires_grad_(), make((3,), torch.float32, 2).requires_grad_()
+    expected = _loss_of_detached(leaf * 1.0, w)
+    assert_same(torch.compile(_loss_of_detached)(leaf * 1.0, w), expected)  # CPU: fine
+    on_npy, w_on_npy = (t.detach().to("npy").requires_grad_() for t in (leaf, w))
     torch._dynamo.reset()
-    compiled = torch.compile(_doubled_and_flattened)
-    with pytest.raises(TypeError, match=r"aten\._unsafe_view\.default'; all __torch_dispatch__ handlers returned"):
-        compiled(on_npy)
-    assert_same(compiled(on_npy).cpu(), expected)  # the check runs at the first call only
+    compiled = torch.compile(_loss_of_detached)
+    with pytest.raises(TypeError, match=r"aten\.detach\.default'; all __torch_dispatch__ handlers returned"):
+        compiled(on_npy * 1.0, w_on_npy)
+    assert_same(compiled(on_npy * 1.0, w_on_npy).cpu(), expected)  # the check runs at the first call only
     torch._dynamo.reset()
     with torch._functorch.config.patch(check_custom_op_aliasing=False):
-        assert_same(torch.compile(_doubled_and_flattened)(on_npy).cpu(), expected)
+        assert_same(torch.compile(_loss_of_detached)(on_npy * 1.0, w_on_npy).cpu(), expected)
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])

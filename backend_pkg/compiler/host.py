@@ -77,14 +77,28 @@ def in_layout(tensor, size, stride):
     return torch.empty_strided(size, stride, dtype=tensor.dtype).copy_(tensor)
 
 
-def to_npy(tensor, buffer=None):
+def to_npy(tensor, buffer=None, plain=False):
     """An npy tensor over a CPU tensor's memory, which it keeps alive, and which it keeps as its
     host view for the next graph that reads it (an optimizer's step reads the gradients).
 
     ``tensor`` may be a view of a ``buffer`` made by :func:`empty_host`; when
     it covers all of it, the npy tensor is made from the buffer's NumPy array,
     as cheaply as a fresh result. Other memory NumPy sees through ``tensor``.
+
+    With ``plain``, the npy tensor's Python object is a plain ``torch.Tensor``
+    (as PyTorch gives ``.data``): AOTAutograd's runtime wrapper makes a view
+    of such an output with an aten op on its first call under a dispatch
+    mode that refuses every tensor subclass (see
+    ``inductor._remade_by_runtime_wrapper``); the view, which the caller
+    gets, is an :class:`~backend_pkg.NpyTensor` as any kernel's result.
     """
+    result = _over_host_memory(tensor, buffer)
+    if plain:
+        result.__class__ = torch.Tensor
+    return result
+
+
+def _over_host_memory(tensor, buffer):
     array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
     if buffer is None and array is not None and array.base is None:
         # All of a buffer as NumPy allocated it: what wrap_new takes, without wrap's checks.

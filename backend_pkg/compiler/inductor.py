@@ -92,10 +92,13 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         self._output_allocations = _allocations_behind(_buffer_names(_leaving_as_npy(V.graph.graph_outputs)), self.lines)
 
     def generate_return(self, output_refs):
-        leaving = _leaving_as_npy(V.graph.graph_outputs)
-        super().generate_return(
-            [_to_npy_call(ref, node) if node in leaving else ref for ref, node in zip(output_refs, V.graph.graph_outputs)]
-        )
+        outputs = V.graph.graph_outputs
+        leaving = _leaving_as_npy(outputs)
+        remade = {index for index in _remade_by_runtime_wrapper() if outputs[index] in leaving}
+        super().generate_return([
+            _to_npy_call(ref, node, plain=index in remade) if node in leaving else ref
+            for index, (ref, node) in enumerate(zip(output_refs, outputs))
+        ])
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
         if device.type != DEVICE_NAME:
@@ -182,12 +185,31 @@ def _restore_reindexing(callback_args):
         setting.__exit__(None, None, None)
 
 
-def _to_npy_call(ref, node):
+def _to_npy_call(ref, node, plain=False):
     """The code that turns output ``ref`` into an npy tensor; a view names its buffer as well,
     whose NumPy memory the npy tensor then shares."""
+    arguments = [ref]
     if isinstance(node, ir.ReinterpretView) and isinstance(node.data, (ir.Buffer, ir.StorageBox)):
-        return f"to_npy({ref}, {node.data.get_name()})"
-    return f"to_npy({ref})"
+        arguments.append(node.data.get_name())
+    if plain:
+        arguments.append("plain=True")
+    return f"to_npy({', '.join(arguments)})"
+
+
+def _remade_by_runtime_wrapper():
+    """The indices of a training forward's outputs that AOTAutograd's runtime wrapper replaces by
+    a view it makes of them with an aten op, before the caller sees any: outputs that view an
+    intermediate of the graph (made again with ``_unsafe_view``) and the intermediates that
+    other outputs view (``gen_alias_from_base``), in the order of
+    ``ViewAndMutationMeta`` (``torch/_functorch/_aot_autograd/schemas.py``)."""
+    context = TracingContext.try_get()
+    if V.graph.is_inference or V.graph.is_backward or context is None or context.fw_metadata is None:
+        return []
+    meta = context.fw_metadata
+    first_output = len(meta.tokens) + meta.num_mutated_inp_runtime_indices
+    bases_end = len(meta.tokens) + meta.num_forward_returns
+    return [first_output + index for index in meta.unsafe_view_out_indices] + list(
+        range(bases_end - meta.num_intermediate_bases, bases_end))
 
 
 def _leaving_as_npy(outputs):
