@@ -310,8 +310,7 @@ except TypeError as error:
 #   the host), and which the runtime wrapper remakes as views (left as plain
 #   ``torch.Tensor`` objects): ``TracingContext.try_get().fw_metadata``
 #   (``torch/_guards.py``), its ``tokens``, ``num_forward``,
-#   ``num_forward_returns``, ``num_mutated_inp_runtime_indices``,
-#   ``unsafe_view_out_indices`` and ``num_intermediate_bases``
+#   ``num_mutated_inp_runtime_indices`` and ``unsafe_view_out_indices``
 #   (``ViewAndMutationMeta`` in
 #   ``torch/_functorch/_aot_autograd/schemas.py``), read while
 #   ``V.graph.is_inference`` and ``is_backward`` say which graph is being

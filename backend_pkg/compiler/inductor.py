@@ -94,7 +94,7 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
     def generate_return(self, output_refs):
         outputs = V.graph.graph_outputs
         leaving = _leaving_as_npy(outputs)
-        remade = {index for index in _remade_by_runtime_wrapper() if outputs[index] in leaving}
+        remade = set(_remade_by_runtime_wrapper())
         super().generate_return([
             _to_npy_call(ref, node, plain=index in remade) if node in leaving else ref
             for index, (ref, node) in enumerate(zip(output_refs, outputs))
@@ -197,19 +197,17 @@ def _to_npy_call(ref, node, plain=False):
 
 
 def _remade_by_runtime_wrapper():
-    """The indices of a training forward's outputs that AOTAutograd's runtime wrapper replaces by
-    a view it makes of them with an aten op, before the caller sees any: outputs that view an
-    intermediate of the graph (made again with ``_unsafe_view``) and the intermediates that
-    other outputs view (``gen_alias_from_base``), in the order of
-    ``ViewAndMutationMeta`` (``torch/_functorch/_aot_autograd/schemas.py``)."""
+    """The indices of a training forward's outputs that AOTAutograd's runtime wrapper replaces,
+    before the caller sees them, by a view it makes with ``aten._unsafe_view``: the outputs that
+    view an intermediate of the graph (``unsafe_view_out_indices``, among the user outputs, which
+    follow the tokens and the updated inputs: ``ViewAndMutationMeta`` in
+    ``torch/_functorch/_aot_autograd/schemas.py``)."""
     context = TracingContext.try_get()
     if V.graph.is_inference or V.graph.is_backward or context is None or context.fw_metadata is None:
         return []
     meta = context.fw_metadata
     first_output = len(meta.tokens) + meta.num_mutated_inp_runtime_indices
-    bases_end = len(meta.tokens) + meta.num_forward_returns
-    return [first_output + index for index in meta.unsafe_view_out_indices] + list(
-        range(bases_end - meta.num_intermediate_bases, bases_end))
+    return [first_output + index for index in meta.unsafe_view_out_indices]
 
 
 def _leaving_as_npy(outputs):
