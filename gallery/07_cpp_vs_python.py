@@ -203,9 +203,15 @@ table
 #   twin runs ``aot_eager``, and Inductor stops at its table of code
 #   generation per device, which has no ``twin``
 #   (``get_device_op_overrides`` in ``torch/_inductor/codegen/common.py``).
-#   ``backend_pkg`` runs all of them: its device module hands Inductor the
-#   CPU code generation, and it registers a ``backend="npy"`` of its own
-#   (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`).
+#   ``backend_pkg`` runs Inductor, whose CPU code generation its device
+#   module hands over, ``eager``, and a ``backend="npy"`` of its own
+#   (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`). Its
+#   ``aot_eager`` raises at the first call: that backend runs the graph's
+#   aten ops on npy tensors under AOTAutograd's first-call check of custom
+#   ops, which refuses every tensor subclass
+#   (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py`); a
+#   program that turns ``torch._functorch.config.check_custom_op_aliasing``
+#   off runs it.
 # * **API status**: the Python route is built on private, experimental
 #   names (``_setup_privateuseone_for_python_backend``,
 #   ``torch._C._acc``); the twin's C++ uses PyTorch's C++ registration API,
