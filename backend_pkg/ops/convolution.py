@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES
+from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
 from .registry import aten, computed_by, implements, lowers
@@ -304,14 +305,13 @@ def _by(sizes):
     return " x ".join(map(str, sizes))
 
 
-def _check_same_type_for_onednn(input, weight, bias):
-    """CPU runs float32 convolutions with oneDNN, which first checks the parameters' dtypes."""
-    for name, parameter in (("weight", weight), ("bias", bias)):
-        if parameter is not None and parameter.dtype != input.dtype:
-            raise RuntimeError(
-                f"Input type ({_legacy_type(input.dtype)}) and {name} type ({_legacy_type(parameter.dtype)}) "
-                f"should be the same or input should be a MKLDNN tensor and {name} is a dense tensor"
-            )
+def _check_bias_type_for_onednn(input, bias):
+    """CPU runs float32 convolutions with oneDNN, which first checks the bias's dtype."""
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(
+            f"Input type ({_legacy_type(input.dtype)}) and bias type ({_legacy_type(bias.dtype)}) "
+            f"should be the same or input should be a MKLDNN tensor and bias is a dense tensor"
+        )
 
 
 def _check_direct(kernel_shape, dilation):
@@ -361,27 +361,30 @@ def _check_transposed(input, weight, stride, padding, dilation, output_padding):
         )
 
 
-def _check_dtypes(input, weight, transposed, dilation):
-    """The dtypes CPU's kernels refuse, and a weight of another dtype than the input."""
+def _check_dtypes(input, transposed, dilation):
+    """The dtypes CPU's kernels refuse."""
     dtype = input.dtype
     dilated = any(d != 1 for d in dilation)
     if dtype not in _ALWAYS and (dtype not in _PLAIN_ONLY or transposed or dilated):
         raise not_implemented_for("convolution_overrideable", dtype)
-    if weight.dtype != dtype:
-        raise RuntimeError(
-            f"expected scalar type {SCALAR_TYPE_NAMES[dtype]} but found {SCALAR_TYPE_NAMES[weight.dtype]}"
-        )
 
 
 def _convolution_checks(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """CPU's checks of a convolution's arguments, in CPU's order."""
+    if weight.dtype != input.dtype:
+        # Refused on the CPU, in the words of the backend it picks for the input's dtype on this
+        # machine: oneDNN's for float32, and for float16 where the processor has avx_ne_convert or
+        # avx512_fp16 (mkldnn_fp16_device_check, aten/src/ATen/native/mkldnn/Utils.h); the
+        # direct kernels' otherwise.
+        check_on_cpu(aten.convolution.default, input, weight, bias, stride, padding, dilation, transposed,
+                     output_padding, groups)
     if input.dtype == torch.float32:
-        _check_same_type_for_onednn(input, weight, bias)
+        _check_bias_type_for_onednn(input, bias)
     if transposed:
         _check_transposed(input, weight, stride, padding, dilation, output_padding)
     else:
         _check_direct(weight.shape[2:], dilation)
-    _check_dtypes(input, weight, transposed, dilation)
+    _check_dtypes(input, transposed, dilation)
     if bias is not None:  # it is added (as ``add_`` would add it) into a result of the input's dtype
         result_type = torch.promote_types(input.dtype, bias.dtype)
         if not torch.can_cast(result_type, input.dtype):
