@@ -116,6 +116,7 @@ from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 import backend_pkg
 import error_inputs
 import expected_failures
+import opinfo_inputs
 from backend_pkg import fallback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -420,7 +421,7 @@ def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE, requires_grad=False):
     """At most ``limit`` ``(cpu sample, stay_on_cpu)`` pairs of ``opinfo`` for ``dtype``, and
     whether more were left out."""
     taken = []
-    for sample in opinfo.sample_inputs("cpu", dtype, requires_grad=requires_grad):
+    for sample in opinfo_inputs.sample_inputs(opinfo, "cpu", dtype, requires_grad):
         if limit is not None and len(taken) >= limit:
             return _with_placement(opinfo, dtype, taken, requires_grad), True
         taken.append(sample)
@@ -430,7 +431,7 @@ def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE, requires_grad=False):
 def _with_placement(opinfo, dtype, taken, requires_grad):
     metas = []
     try:
-        for sample in opinfo.sample_inputs("meta", dtype, requires_grad=requires_grad):
+        for sample in opinfo_inputs.sample_inputs(opinfo, "meta", dtype, requires_grad):
             if len(metas) == len(taken):
                 break
             metas.append(sample)
@@ -445,7 +446,7 @@ def probe(opinfo):
     """Whether some dtype's first CPU-accepted sample runs on npy in strict mode without a refusal."""
     for dtype in supported_dtypes(opinfo):
         try:
-            generator = iter(opinfo.sample_inputs("cpu", dtype))
+            generator = opinfo_inputs.sample_inputs(opinfo, "cpu", dtype)
             for sample in generator:
                 pristine = sample_parts(sample, _clone)
                 try:
