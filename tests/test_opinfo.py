@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from torch.testing._internal.opinfo.core import SampleInput
+from torch.utils._pytree import tree_flatten
 
 import backend_pkg
 
@@ -17,6 +18,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import expected_failures  # noqa: E402
 import op_coverage  # noqa: E402
+import opinfo_inputs  # noqa: E402
 
 FAST_SUBSET = ["add", "mul", "sum", "view", "expand", "index_select", "cat"]
 
@@ -96,6 +98,41 @@ def test_skip_list_entries_have_reasons(op_db):
     for name, reason in op_coverage.SKIP.items():
         assert isinstance(reason, str) and reason.strip(), name
         assert name in names, f"skip list names {name!r}, which is no OpInfo"
+
+
+def _leaves(sample):
+    return tree_flatten(op_coverage.sample_parts(sample, lambda value: value))[0]
+
+
+def _same_samples(ours, theirs):
+    assert len(ours) == len(theirs) > 0
+    for our_sample, their_sample in zip(ours, theirs):
+        for ours_leaf, theirs_leaf in zip(_leaves(our_sample), _leaves(their_sample), strict=True):
+            if isinstance(theirs_leaf, torch.Tensor):
+                torch.testing.assert_close(ours_leaf, theirs_leaf, rtol=0, atol=0, equal_nan=True)
+            elif not callable(theirs_leaf):
+                assert ours_leaf == theirs_leaf
+
+
+@pytest.mark.parametrize("name, dtype", [
+    ("add", torch.float32),  # random values: the seed before each sample
+    ("tensor_split", torch.float64),  # an argument the sample puts on the CPU
+    ("cumsum", torch.float64),
+    ("nn.functional.conv2d", torch.complex64),
+])
+def test_samples_are_those_sample_inputs_gives(op_db, name, dtype):
+    [opinfo] = op_coverage.select(op_db, [name])
+    for requires_grad in (False, True):
+        ours = list(opinfo_inputs.sample_inputs(opinfo, "cpu", dtype, requires_grad))
+        _same_samples(ours, list(opinfo.sample_inputs("cpu", dtype, requires_grad=requires_grad)))
+
+
+def test_error_inputs_are_those_error_inputs_gives(op_db):
+    [opinfo] = op_coverage.select(op_db, ["index_select"])
+    ours, theirs = list(opinfo_inputs.error_inputs(opinfo, "cpu")), list(opinfo.error_inputs("cpu"))
+    _same_samples([case.sample_input for case in ours], [case.sample_input for case in theirs])
+    assert [(case.error_type, case.error_regex) for case in ours] == [
+        (case.error_type, case.error_regex) for case in theirs]
 
 
 # The harness itself must be able to say no.

@@ -5,10 +5,12 @@ Both wrap the OpInfo's generator (``sample_inputs_func``, ``error_inputs_func``)
 in ``TrackedInputIter`` (``torch/testing/_internal/common_utils.py``), made for
 PyTorch's unittest suites, which costs more than running most samples:
 
-* each call looks for the running ``unittest.TestCase`` by crawling the call
-  stack with ``inspect.stack()`` (twice for ``sample_inputs``), which reads
-  every frame's source file and scans ``sys.modules`` for the frame's module:
-  under pytest, some forty frames deep, about 0.1 s a call;
+* it looks for the running ``unittest.TestCase`` by crawling the call stack
+  with ``inspect.stack()`` (``extract_test_fn``: twice for each call of
+  ``sample_inputs``, once for each call of ``error_inputs`` and again for each
+  error input), which reads every frame's source lines and looks up its
+  module, scanning ``sys.modules``: under pytest, whose stack is deep, about
+  0.1 s for each call of ``sample_inputs``;
 * before each sample it calls ``torch.manual_seed``, which seeds CUDA's, XPU's
   and MTIA's generators too; on a build without them each seed is queued for
   later with a formatted traceback of the whole stack.
