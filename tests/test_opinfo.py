@@ -150,6 +150,31 @@ def test_a_wrong_npy_result_fails():
     assert "not close" in result["message"]
 
 
+def test_the_summation_tolerance_passes_reordered_sums_and_fails_a_wrong_element():
+    """Matrix products compare within SUMMATION_TOLERANCE in float32: a sum in another order
+    passes, an element off by a thousandth of its value does not."""
+    tolerance = expected_failures.tolerance("matmul", "float32")
+    assert tolerance == expected_failures.SUMMATION_TOLERANCE
+    assert expected_failures.tolerance("matmul", "float64") == {}
+    a, b = torch.randn(8, 64, generator=torch.Generator().manual_seed(0)), torch.randn(64, 8)
+
+    def reordered_on_npy(x, y):
+        if x.device.type != backend_pkg.DEVICE_NAME:
+            return x @ y
+        products = x.cpu()[:, :, None] * y.cpu()[None]
+        return products.flip(1).cumsum(1)[:, -1].to(x.device)  # the same sums, last term first
+
+    def one_wrong_element_on_npy(x, y):
+        product = x @ y
+        return product.index_add(0, torch.tensor([0], device=x.device), product[:1] * 1e-3) \
+            if x.device.type == backend_pkg.DEVICE_NAME else product
+
+    sample = SampleInput(a, args=(b,))
+    assert op_coverage.run_sample(_opinfo(reordered_on_npy), sample, tolerance=tolerance)["outcome"] == "passed"
+    wrong = op_coverage.run_sample(_opinfo(one_wrong_element_on_npy), sample, tolerance=tolerance)
+    assert wrong["outcome"] == "failed" and "not close" in wrong["message"]
+
+
 def test_a_result_left_on_cpu_fails():
     result = op_coverage.run_sample(_opinfo(lambda x: x.cpu() * 2), SampleInput(torch.ones(3)))
     assert result["outcome"] == "failed"
