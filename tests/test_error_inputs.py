@@ -12,6 +12,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import error_inputs  # noqa: E402
 import expected_failures  # noqa: E402
 import op_coverage  # noqa: E402
+import opinfo_inputs  # noqa: E402
 from reference import gist  # noqa: E402
 
 
@@ -59,7 +60,8 @@ class _Refusing:
         if self.npy_error is not None:
             raise self.npy_error
 
-    def error_inputs(self, device):
+    @staticmethod
+    def error_inputs_func(opinfo, device):
         import torch
         from torch.testing._internal.opinfo.core import ErrorInput, SampleInput
 
@@ -117,7 +119,7 @@ def test_operands_that_do_not_broadcast_fail_as_on_cpu():
             continue  # npy has no sparse layouts
         if torch.float32 not in opinfo.dtypes:
             continue
-        samples = itertools.islice(opinfo.sample_inputs("cpu", torch.float32), 3)
+        samples = itertools.islice(opinfo_inputs.sample_inputs(opinfo, "cpu", torch.float32), 3)
         widened = next(filter(None, map(_widened, samples)), None)
         if widened is None:
             continue

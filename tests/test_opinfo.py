@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from torch.testing._internal.opinfo.core import SampleInput
+from torch.utils._pytree import tree_flatten
 
 import backend_pkg
 
@@ -17,6 +18,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import expected_failures  # noqa: E402
 import op_coverage  # noqa: E402
+import opinfo_inputs  # noqa: E402
 
 FAST_SUBSET = ["add", "mul", "sum", "view", "expand", "index_select", "cat"]
 
@@ -98,6 +100,41 @@ def test_skip_list_entries_have_reasons(op_db):
         assert name in names, f"skip list names {name!r}, which is no OpInfo"
 
 
+def _leaves(sample):
+    return tree_flatten(op_coverage.sample_parts(sample, lambda value: value))[0]
+
+
+def _same_samples(ours, theirs):
+    assert len(ours) == len(theirs) > 0
+    for our_sample, their_sample in zip(ours, theirs):
+        for ours_leaf, theirs_leaf in zip(_leaves(our_sample), _leaves(their_sample), strict=True):
+            if isinstance(theirs_leaf, torch.Tensor):
+                torch.testing.assert_close(ours_leaf, theirs_leaf, rtol=0, atol=0, equal_nan=True)
+            elif not callable(theirs_leaf):
+                assert ours_leaf == theirs_leaf
+
+
+@pytest.mark.parametrize("name, dtype", [
+    ("add", torch.float32),  # random values: the seed before each sample
+    ("tensor_split", torch.float64),  # an argument the sample puts on the CPU
+    ("cumsum", torch.float64),
+    ("nn.functional.conv2d", torch.complex64),
+])
+def test_samples_are_those_sample_inputs_gives(op_db, name, dtype):
+    [opinfo] = op_coverage.select(op_db, [name])
+    for requires_grad in (False, True):
+        ours = list(opinfo_inputs.sample_inputs(opinfo, "cpu", dtype, requires_grad))
+        _same_samples(ours, list(opinfo.sample_inputs("cpu", dtype, requires_grad=requires_grad)))
+
+
+def test_error_inputs_are_those_error_inputs_gives(op_db):
+    [opinfo] = op_coverage.select(op_db, ["index_select"])
+    ours, theirs = list(opinfo_inputs.error_inputs(opinfo, "cpu")), list(opinfo.error_inputs("cpu"))
+    _same_samples([case.sample_input for case in ours], [case.sample_input for case in theirs])
+    assert [(case.error_type, case.error_regex) for case in ours] == [
+        (case.error_type, case.error_regex) for case in theirs]
+
+
 # The harness itself must be able to say no.
 
 def _opinfo(op, name="fake"):
@@ -111,6 +148,31 @@ def test_a_wrong_npy_result_fails():
     result = op_coverage.run_sample(_opinfo(off_by_one_on_npy), SampleInput(torch.ones(3)))
     assert result["outcome"] == "failed"
     assert "not close" in result["message"]
+
+
+def test_the_summation_tolerance_passes_reordered_sums_and_fails_a_wrong_element():
+    """Matrix products compare within SUMMATION_TOLERANCE in float32: a sum in another order
+    passes, an element off by a thousandth of its value does not."""
+    tolerance = expected_failures.tolerance("matmul", "float32")
+    assert tolerance == expected_failures.SUMMATION_TOLERANCE
+    assert expected_failures.tolerance("matmul", "float64") == {}
+    a, b = torch.randn(8, 64, generator=torch.Generator().manual_seed(0)), torch.randn(64, 8)
+
+    def reordered_on_npy(x, y):
+        if x.device.type != backend_pkg.DEVICE_NAME:
+            return x @ y
+        products = x.cpu()[:, :, None] * y.cpu()[None]
+        return products.flip(1).cumsum(1)[:, -1].to(x.device)  # the same sums, last term first
+
+    def one_wrong_element_on_npy(x, y):
+        product = x @ y
+        return product.index_add(0, torch.tensor([0], device=x.device), product[:1] * 1e-3) \
+            if x.device.type == backend_pkg.DEVICE_NAME else product
+
+    sample = SampleInput(a, args=(b,))
+    assert op_coverage.run_sample(_opinfo(reordered_on_npy), sample, tolerance=tolerance)["outcome"] == "passed"
+    wrong = op_coverage.run_sample(_opinfo(one_wrong_element_on_npy), sample, tolerance=tolerance)
+    assert wrong["outcome"] == "failed" and "not close" in wrong["message"]
 
 
 def test_a_result_left_on_cpu_fails():

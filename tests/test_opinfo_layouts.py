@@ -106,9 +106,9 @@ def _layouts(parts):
     return [(tuple(leaf.shape), leaf.stride()) for leaf in tree_flatten(parts)[0] if isinstance(leaf, torch.Tensor)]
 
 
-def run_in_layout(opinfo, sample, stay_on_cpu, change):
+def run_in_layout(opinfo, sample, stay_on_cpu, change, tolerance=None):
     """Run ``sample`` on CPU and npy with ``change`` applied on each device: None when it
-    matches or cannot be compared, else the difference."""
+    matches (within ``tolerance``, see ``op_coverage.compare``) or cannot be compared, else the difference."""
     pristine = op_coverage.sample_parts(sample, op_coverage._clone)
     try:
         npy_parts = op_coverage.to_npy(pristine, stay_on_cpu)
@@ -124,7 +124,7 @@ def run_in_layout(opinfo, sample, stay_on_cpu, change):
     except Exception:
         return None  # an error sample, or one CPU refuses in this layout
     try:
-        op_coverage.compare(op_coverage.call(opinfo, npy_parts), expected)
+        op_coverage.compare(op_coverage.call(opinfo, npy_parts), expected, tolerance)
     except Exception as error:
         return op_coverage._short(error)
     return None
@@ -145,7 +145,8 @@ def run_opinfo(opinfo):
     for layout, index, sample in picked:
         if expected_failures.random_sample_reason(name, sample) is not None:
             continue
-        difference = run_in_layout(opinfo, sample, placements[index], RELAYOUTS[layout])
+        difference = run_in_layout(opinfo, sample, placements[index], RELAYOUTS[layout],
+                                   expected_failures.tolerance(name, dtype_name))
         if difference is not None:
             differences.setdefault((name, dtype_name, layout), difference)
     return differences

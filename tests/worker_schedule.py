@@ -15,19 +15,21 @@ from xdist.scheduler import LoadScopeScheduling
 # fixture: each test is a unit, so both workers take some of them.
 ONE_UNIT_PER_TEST = ("tests/test_notebooks.py", "tests/test_docs.py")
 
-# The longest units, longest first (their times in a whole `make test`:
-# the executed site build that test_browser starts ~100 s, the OpInfo run
-# ~150 s, the quick bench ~50 s, the gradchecks ~35 s, the gallery's
-# notebooks and scripts 3 to 35 s each). The site build goes to the first
-# worker and the OpInfo run to the second; the site's readers come after
-# enough other work that the build is done when they start.
+# The longest units, longest first. Their times: the executed site build that
+# test_browser starts, ~100 s in a whole `make test`; the others in CPU
+# seconds, each module run alone (user + sys): the compile tests ~55, the
+# OpInfo run ~35, the quick bench ~30 (~50 s in a whole `make test`), the
+# build breaks ~30, the gradchecks ~25, the error inputs ~12; the gallery's
+# notebooks and scripts 3 to 35 s each. The site build goes to the first
+# worker and the compile tests, then the bench, to the second; the site's
+# readers come after enough other work that the build is done when they start.
 LONGEST_FIRST = (
     "tests/test_browser.py",
-    "tests/test_opinfo.py",
-    "tests/test_bench.py",
-    "tests/test_gradcheck.py",
-    "tests/test_build_breaks.py",
     "tests/test_compile.py",
+    "tests/test_bench.py",
+    "tests/test_opinfo.py",
+    "tests/test_build_breaks.py",
+    "tests/test_gradcheck.py",
     "tests/test_notebooks.py::test_downloaded_notebook_runs[15_",
     "tests/test_notebooks.py::test_downloaded_notebook_runs[12_",
     "tests/test_notebooks.py",

@@ -116,6 +116,7 @@ from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 import backend_pkg
 import error_inputs
 import expected_failures
+import opinfo_inputs
 from backend_pkg import fallback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -336,8 +337,9 @@ def call(opinfo, parts):
     return opinfo.op(sample_input, *args, **kwargs)
 
 
-def compare(actual, expected):
-    """Raise AssertionError unless the npy result ``actual`` matches CPU's ``expected``."""
+def compare(actual, expected, tolerance=None):
+    """Raise AssertionError unless the npy result ``actual`` matches CPU's ``expected``, within
+    ``tolerance`` (``rtol`` and ``atol``; assert_close's defaults when None)."""
     actual_leaves, actual_spec = tree_flatten(actual)
     expected_leaves, expected_spec = tree_flatten(expected)
     if len(actual_leaves) != len(expected_leaves) or str(actual_spec) != str(expected_spec):
@@ -353,7 +355,7 @@ def compare(actual, expected):
             if got.layout != want.layout:
                 raise AssertionError(f"{where}layout {got.layout} != {want.layout}")
             try:
-                torch.testing.assert_close(got, want, equal_nan=True)
+                torch.testing.assert_close(got, want, equal_nan=True, **(tolerance or {}))
             except AssertionError as error:
                 raise AssertionError(f"{where}{error}") from None
         elif isinstance(want, float) and isinstance(got, float) and math.isnan(want):
@@ -363,8 +365,9 @@ def compare(actual, expected):
             raise AssertionError(f"{where}{got!r} != {want!r}")
 
 
-def run_sample(opinfo, sample, stay_on_cpu=None):
-    """Run one sample on CPU and npy; a dict: outcome, native, fallback ops, message.
+def run_sample(opinfo, sample, stay_on_cpu=None, tolerance=None):
+    """Run one sample on CPU and npy, and compare the results within ``tolerance`` (see
+    :func:`compare`); a dict: outcome, native, fallback ops, message.
 
     ``native`` is True when the npy run needed no fallback, False when it
     did, None when it raised before strict mode had anything to refuse.
@@ -403,7 +406,7 @@ def run_sample(opinfo, sample, stay_on_cpu=None):
     if not (_has_npy_tensor(npy_parts) or _has_npy_tensor(actual)):
         return {"outcome": "skipped", "reason": "no tensor reaches npy (nothing to compare)"}
     try:
-        compare(actual, expected)
+        compare(actual, expected, tolerance)
     except Exception as error:
         return {"outcome": "failed", "native": native, "fallback_ops": used, "message": _short(error)}
     return {"outcome": "passed", "native": native, "fallback_ops": used}
@@ -420,7 +423,7 @@ def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE, requires_grad=False):
     """At most ``limit`` ``(cpu sample, stay_on_cpu)`` pairs of ``opinfo`` for ``dtype``, and
     whether more were left out."""
     taken = []
-    for sample in opinfo.sample_inputs("cpu", dtype, requires_grad=requires_grad):
+    for sample in opinfo_inputs.sample_inputs(opinfo, "cpu", dtype, requires_grad):
         if limit is not None and len(taken) >= limit:
             return _with_placement(opinfo, dtype, taken, requires_grad), True
         taken.append(sample)
@@ -430,7 +433,7 @@ def samples(opinfo, dtype, limit=MAX_SAMPLES_PER_DTYPE, requires_grad=False):
 def _with_placement(opinfo, dtype, taken, requires_grad):
     metas = []
     try:
-        for sample in opinfo.sample_inputs("meta", dtype, requires_grad=requires_grad):
+        for sample in opinfo_inputs.sample_inputs(opinfo, "meta", dtype, requires_grad):
             if len(metas) == len(taken):
                 break
             metas.append(sample)
@@ -445,7 +448,7 @@ def probe(opinfo):
     """Whether some dtype's first CPU-accepted sample runs on npy in strict mode without a refusal."""
     for dtype in supported_dtypes(opinfo):
         try:
-            generator = iter(opinfo.sample_inputs("cpu", dtype))
+            generator = opinfo_inputs.sample_inputs(opinfo, "cpu", dtype)
             for sample in generator:
                 pristine = sample_parts(sample, _clone)
                 try:
@@ -502,6 +505,7 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
             row["skip_reasons"][reason] = row["skip_reasons"].get(reason, 0) + 1
             continue
         row["truncated"] |= truncated
+        tolerance = expected_failures.tolerance(row["name"], row["dtypes"][-1])
         for sample, stay_on_cpu in taken:
             random_reason = expected_failures.random_sample_reason(row["name"], sample)
             if random_reason is not None:
@@ -510,7 +514,7 @@ def run_opinfo(opinfo, limit=MAX_SAMPLES_PER_DTYPE, budget=SECONDS_PER_OPINFO):
                 result = {"outcome": "skipped", "reason": f"over this OpInfo's time budget, {budget:.2f} s"}
                 row["complete_dtypes"].discard(row["dtypes"][-1])
             else:
-                result = run_sample(opinfo, sample, stay_on_cpu)
+                result = run_sample(opinfo, sample, stay_on_cpu, tolerance)
             outcome = result["outcome"]
             row[outcome] += 1
             if outcome == "skipped":
@@ -612,6 +616,11 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
             for (name, dtype), reason in sorted(expected_failures.SAMPLES.items())
         ],
         "random_samples": dict(sorted((name, reason) for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
+        "summation_tolerance": {
+            "opinfos": sorted(expected_failures.SUMMED_IN_ANOTHER_ORDER),
+            "dtypes": list(expected_failures.SUMMATION_DTYPES),
+            **expected_failures.SUMMATION_TOLERANCE,
+        },
         "opinfos_probed_not_native": not_native,
         "opinfos_covered": len(rows),
         "opinfos_native": sum(1 for r in rows if r["status"] == "native"),

@@ -250,7 +250,13 @@ class OpCoverage(SphinxDirective):
                  for entry in data["expected_failures"]]
         cases += [(name, f"not compared, random: {reason}")
                   for name, reason in data["random_samples"].items()]
-        return [_table(["OpInfo (dtype)", "why npy differs"], _by_reason(cases), [35, 65])]
+        summed = data["summation_tolerance"]
+        tolerance = nodes.paragraph(text=(
+            f"Compared within rtol {summed['rtol']:g} and atol {summed['atol']:g} in "
+            f"{' and '.join(summed['dtypes'])}, since they sum products in another order than the CPU "
+            f"(NumPy's BLAS), which changes the last bits by machine: {', '.join(summed['opinfos'])}."
+        ))
+        return [_table(["OpInfo (dtype)", "why npy differs"], _by_reason(cases), [35, 65]), tolerance]
 
     def _errors(self, data):
         errors = data["error_inputs"]
