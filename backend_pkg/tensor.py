@@ -418,6 +418,15 @@ def wrap_new(array):
     return _wrap_fresh(array, array)
 
 
+def wrap_over(array, root):
+    """:func:`wrap` for ``array``, a C-ordered reshape of ``root``, an array NumPy just
+    allocated (``root.reshape(shape)``) with elements: it covers all of ``root``'s memory from
+    its start, with the strides PyTorch gives a new tensor of its shape (NumPy's reshape of a
+    C-ordered array counts a length-1 dim as PyTorch does), which is what the shortcut for a
+    fresh result takes."""
+    return _wrap_fresh(array, root)
+
+
 def _wrap_empty(array):
     """:func:`wrap` for a new array without elements, with the strides PyTorch gives a new one.
 

@@ -22,7 +22,7 @@ import torch
 from ..dtypes import TORCH_TO_NUMPY
 from ..ops._layout import allocate_strided
 from ..ops.copies import host_view
-from ..tensor import NpyTensor, unwrap, wrap, wrap_new
+from ..tensor import NpyTensor, unwrap, wrap, wrap_new, wrap_over
 
 
 def to_host(*tensors):
@@ -101,6 +101,19 @@ def to_npy(tensor, buffer=None):
     return result
 
 
+def to_npy_reshaped(buffer, shape):
+    """:func:`to_npy` for ``buffer`` reshaped to ``shape`` (the code generator knows that the
+    output, a view of ``buffer``, is all of it in its order): for a buffer :func:`empty_host`
+    made, the npy tensor is made from its NumPy array reshaped, as cheaply as a fresh result."""
+    root = getattr(buffer, "_npy_host_array", None)
+    if root is None or root.base is not None or not root.size:
+        return to_npy(buffer.view(shape), buffer)
+    array = root.reshape(shape)  # NumPy refuses a shape of another size
+    result = wrap_over(array, root)
+    result._npy_host_view = (array, torch.from_numpy(array))
+    return result
+
+
 def _covers(view, array):
     """Whether ``view`` is all of ``array``'s memory in its order, so that a reshape of the array is
     a view (never a copy) of the same elements: ``view`` contiguous from its start, ``array`` C-ordered."""
@@ -108,4 +121,4 @@ def _covers(view, array):
             and view.numel() == array.size)
 
 
-__all__ = ["empty_host", "empty_host_strided", "in_layout", "to_host", "to_npy"]
+__all__ = ["empty_host", "empty_host_strided", "in_layout", "to_host", "to_npy", "to_npy_reshaped"]
