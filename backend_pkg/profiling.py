@@ -1,4 +1,4 @@
-"""Where the time of an eager npy step goes: npy kernels, the device guard, and the rest.
+"""Where the time of an eager npy step goes: npy kernels and the rest.
 
 :func:`step_parts` runs a step, given as named phases (forward, backward,
 optimizer...), many times and splits each phase's time into:
@@ -8,13 +8,13 @@ optimizer...), many times and splits each phase's time into:
   Each kernel is wrapped in a timer for the measurement, through a
   ``torch.library`` registration over the usual one that is taken out
   again afterwards; a kernel that an outer kernel calls counts in the outer one;
-* ``guard``: the Python device guard's ``type_``, which C++ calls around
-  ops that record autograd history and around each node of a backward: its
-  calls per step times what the Python code of one call costs
-  (:func:`guard_call_us`);
 * ``rest``: everything else: PyTorch's dispatcher and autograd engine in
   C++, the Python of ``torch.nn`` and ``torch.optim``, crossing from C++
-  into each Python kernel and back, and the ops that run on the CPU
+  into each Python kernel and back, the device guard's calls (counted in
+  ``guard_calls``: C++ asks it around ops that record autograd history and
+  around each node of a backward; its answer runs no Python code, see
+  :class:`backend_pkg.runtime.NpyDeviceGuard`, so what a call costs is
+  pybind11's work to find and call it), and the ops that run on the CPU
   fallback (counted in ``fallback_calls``).
 
 Noise on a shared machine only ever adds time, so every number is the
@@ -24,9 +24,7 @@ the steps (the sum of those minima is a little below any one step's).
 
 import contextlib
 import gc
-import itertools
 import time
-import timeit
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,7 +45,6 @@ class PhaseParts:
     kernel_us: dict = field(default_factory=dict)  # aten op -> µs per step in its npy kernel
     kernel_calls: Counter = field(default_factory=Counter)  # aten op -> calls per step
     guard_calls: int = 0
-    guard_us: float = 0.0
     fallback_calls: Counter = field(default_factory=Counter)  # ops run by PyTorch's CPU kernel
 
     @property
@@ -56,35 +53,7 @@ class PhaseParts:
 
     @property
     def rest_us(self):
-        return self.total_us - self.kernels_us - self.guard_us
-
-
-def guard_call_us(number=5_000, repeat=20):
-    """What the Python code of one device guard call costs.
-
-    ``torch.accelerator.current_device_index()`` calls the guard once; timed
-    again with ``type_`` answered by a C function instead of a Python one
-    (``itertools.repeat(...).__next__``, which pybind11 calls like any
-    override), the difference is the guard's Python code. pybind11's own
-    work to find and call an override is paid either way, and left in the rest.
-    """
-
-    timer = timeit.Timer(torch.accelerator.current_device_index)
-    with _counting_guard() as calls:
-        timer.timeit(1)
-    if calls["type_"] != 1:
-        raise RuntimeError(f"expected one guard call, counted {calls['type_']}")
-    python = runtime.NpyDeviceGuard.type_
-    native = staticmethod(itertools.repeat(runtime.NpyDeviceGuard().type_()).__next__)
-    fastest = {python: float("inf"), native: float("inf")}
-    try:
-        for _ in range(repeat):  # taking turns, so that a slow spell of the machine hits both
-            for guard in fastest:
-                runtime.NpyDeviceGuard.type_ = guard
-                fastest[guard] = min(fastest[guard], timer.timeit(number) / number * 1e6)
-    finally:
-        runtime.NpyDeviceGuard.type_ = python
-    return max(fastest[python] - fastest[native], 0.0)
+        return self.total_us - self.kernels_us
 
 
 @contextlib.contextmanager
@@ -95,7 +64,7 @@ def _counting_guard():
 
     def type_(self):
         calls["type_"] += 1
-        return original(self)
+        return original()  # the guard's own type_ takes no self (see NpyDeviceGuard)
 
     runtime.NpyDeviceGuard.type_ = runtime.untraced(type_)
     try:
@@ -169,9 +138,6 @@ def step_parts(phases, steps=200, warmup=5):
     finally:
         if collecting:
             gc.enable()
-    per_call = guard_call_us()
-    for phase in parts.values():
-        phase.guard_us = phase.guard_calls * per_call
     return parts
 
 

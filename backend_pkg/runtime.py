@@ -11,18 +11,18 @@ PyTorch's C++ side reaches a backend through two interfaces, and
   events that complete at once. That matches this backend: NumPy computes
   synchronously on the host.
 
-C++ calls into Python at moments Python did not choose: these methods, the
-kernels and the fallback. When that happens while a function compiled by
-``torch.compile`` runs (the code Dynamo generates asks
-``torch.accelerator.current_stream()``, which asks the guard its device
-type; an eager ``loss.backward()`` after a graph break runs npy kernels),
-Dynamo takes the new frame for user code and compiles it: it warns that it
-cannot trace the guard's ``time.monotonic``, and traces the kernels' NumPy
-code into graphs of their own. :func:`untraced` marks each such function
-for Dynamo to run, never compile.
+C++ calls into Python at moments Python did not choose: the hooks' methods,
+the kernels and the fallback. When that happens while a function compiled
+by ``torch.compile`` runs (an eager ``loss.backward()`` after a graph break
+runs npy kernels), Dynamo takes the new frame for user code and compiles
+it: it traces the kernels' NumPy code into graphs of their own.
+:func:`untraced` marks each such function for Dynamo to run, never
+compile. The guard's answer runs no Python code at all (see
+:class:`NpyDeviceGuard`).
 """
 
-import threading
+import itertools
+import sys
 import time
 
 import torch
@@ -39,15 +39,13 @@ QUIET_SECONDS = 0.02
 _eval_frame = torch._C._dynamo.eval_frame
 _SKIP_RECURSIVELY = _eval_frame._FrameExecStrategy(_eval_frame._FrameAction.SKIP, _eval_frame._FrameAction.SKIP)
 
-_PRIVATE_USE1 = torch._C._autograd.DeviceType.PrivateUse1
-_MAIN_THREAD = threading.main_thread().ident
-_thread_id = threading.get_ident
+# The guard's answers: the device type, as many times as C++ asks, from an
+# iterator that counts down as it answers (settle_autograd_thread reads the count).
+_GUARD_ANSWERS = itertools.repeat(torch._C._autograd.DeviceType.PrivateUse1, sys.maxsize)
 
-# When a thread other than the main one last called into the guard. The
-# autograd engine's npy thread (which runs backward work that
-# NpyTensor.backward does not keep on the calling thread) still calls the
-# guard just after backward() returns; see settle_autograd_thread.
-_last_guard_call = 0.0
+# Whether a backward() has started, since settle_autograd_thread last waited, that gives the
+# autograd engine's npy thread work: it calls the guard after backward() returns.
+_threaded_backward_started = False
 
 
 def untraced(function):
@@ -67,36 +65,64 @@ class NpyHooks(torch._C._acc.PrivateUse1Hooks):
 
     @untraced
     def has_primary_context(self, device_index):
+        # The autograd engine asks this as each backward() starts (GraphTask::stash_current_streams
+        # in torch/csrc/autograd/engine.cpp), on the calling thread.
+        global _threaded_backward_started
+        if torch._C._is_multithreading_enabled():
+            _threaded_backward_started = True
         return device_index in range(device.device_count())
 
 
 class NpyDeviceGuard(torch._C._acc.DeviceGuard):
-    @untraced
-    def type_(self):
-        # C++ asks this about twice per op that records autograd history, and a few times per
-        # node of a backward: every line here counts.
-        global _last_guard_call
-        if _thread_id() != _MAIN_THREAD:
-            _last_guard_call = time.monotonic()
-        return _PRIVATE_USE1
+    """The device guard: it names its device type, ``PrivateUse1``.
+
+    C++ asks about twice per op that records autograd history, and four
+    times per node of a backward: ``PythonDeviceGuard`` in
+    ``torch/csrc/acc/Module.cpp`` looks up the attribute ``type_`` on this
+    object each time and calls it, whatever it is. A Python method would cost
+    a frame and a bound method each time; the ``__next__`` of an endless
+    :func:`itertools.repeat` returns the answer from C, and counts the calls.
+    Under callgrind a call then takes about 3,100 instructions instead of
+    4,400 (pybind11's lookup of the override and its conversion of the answer
+    are the rest). pybind11 takes a built-in *function* for the C++ method not
+    overridden ("Tried to call pure virtual function"); ``__next__`` is a
+    ``method-wrapper``, which it calls.
+    """
+
+    type_ = _GUARD_ANSWERS.__next__
+
+
+def _guard_calls():
+    """How many times the guard has answered."""
+    return sys.maxsize - _GUARD_ANSWERS.__length_hint__()
 
 
 def settle_autograd_thread(quiet=QUIET_SECONDS, limit=1.0):
     """Wait, at interpreter exit, until the autograd thread has stopped calling the guard.
 
-    The guard is Python, so each call from the autograd engine's device thread
-    takes the GIL. A call that comes once Python is finalizing makes CPython
-    end that thread with pthread_exit, whose unwinding through PyTorch's C++
-    frames calls std::terminate: the process aborts after a clean run (seen
-    in about 1 of 4 short scripts that call backward() on a loaded machine,
-    with PyTorch's own default guard as well). Waiting until the guard has
-    been quiet for ``quiet`` seconds (at most ``limit``) lets those last calls
-    finish first.
+    PyTorch's C++ side reaches the guard through Python (pybind11 looks up
+    ``type_`` and calls it), so each call from the autograd engine's device
+    thread takes the GIL. A call that comes once Python is finalizing makes
+    CPython end that thread with pthread_exit, whose unwinding through
+    PyTorch's C++ frames calls std::terminate: the process aborts after a
+    clean run (seen in about 1 of 4 short scripts that call backward() on a
+    loaded machine, with PyTorch's own default guard as well). Waiting until
+    the guard has been quiet for ``quiet`` seconds (at most ``limit``) lets
+    those last calls finish first.
 
-    Only calls from threads other than the main one count: ``loss.backward()``
-    on npy runs on the calling thread (:meth:`NpyTensor.backward`), so a
-    script that trains on its main thread exits without waiting.
+    Only a backward() that gives that thread work makes this wait:
+    ``loss.backward()`` on npy runs on the calling thread
+    (:meth:`NpyTensor.backward`), so a script that trains with it exits
+    without waiting; ``torch.autograd.backward`` and ``torch.autograd.grad``
+    use the device thread (the hooks' ``has_primary_context`` notes them).
     """
+    global _threaded_backward_started
+    if not _threaded_backward_started:
+        return
     deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and time.monotonic() - _last_guard_call < quiet:
+    calls, quiet_since = _guard_calls(), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - quiet_since < quiet:
         time.sleep(quiet / 4)
+        if _guard_calls() != calls:
+            calls, quiet_since = _guard_calls(), time.monotonic()
+    _threaded_backward_started = False

@@ -327,17 +327,35 @@ def reshaped(base, size):
 
 
 def alias_of(base):
-    """A new npy tensor with ``base``'s storage and metadata (``detach``, ``alias``).
+    """A new npy tensor with ``base``'s storage and metadata (``alias``, and views that change nothing).
 
     ``alias``'s CPU kernel makes it in C++ with nothing to check, so a fresh
     result's storage can stay without its data pointer (see
-    :func:`materialized`); the NumPy view is ``base``'s own, which no kernel
-    changes in place, and so is the host view a compiled graph gave ``base``
-    (``_npy_host_view``, see :mod:`backend_pkg.compiler.host`): the gradient
-    a compiled backward returns reaches ``.grad`` through ``detach``, and the
-    compiled optimizer step then reads it without making another.
+    :func:`materialized`).
     """
-    tensor = _ALIAS.redispatch_boxed(_METADATA_ONLY_KEYS, base)
+    return _sharing_views(_ALIAS.redispatch_boxed(_METADATA_ONLY_KEYS, base), base)
+
+
+def detached(base):
+    """``base.detach()``'s result: a new npy tensor with ``base``'s storage and metadata.
+
+    The C++ getter of ``Tensor.data`` (``variable_data()``, a shallow copy
+    without autograd history) makes the new tensor without a trip through
+    the dispatcher (about 4,400 instructions under callgrind, new tensor and
+    its release included, where ``alias`` takes 7,900); the
+    dispatcher's ``ADInplaceOrView`` layer then makes it share ``base``'s
+    version counter, as for every backend's ``detach``. The autograd engine
+    calls ``detach`` on each gradient it stores into ``.grad`` (``AccumulateGrad``).
+    """
+    return _sharing_views(_DATA.__get__(base), base)
+
+
+def _sharing_views(tensor, base):
+    """``tensor``, a new tensor with ``base``'s storage and metadata, as an NpyTensor with
+    ``base``'s NumPy view (which no kernel changes in place) and the host view a compiled
+    graph gave ``base`` (``_npy_host_view``, see :mod:`backend_pkg.compiler.host`): the
+    gradient a compiled backward returns reaches ``.grad`` through ``detach``, and the
+    compiled optimizer step then reads it without making another."""
     alias = _as_npy_tensor(tensor, unwrap(base))
     host_view = base.__dict__.get("_npy_host_view")
     if host_view is not None:
@@ -399,6 +417,15 @@ def wrap_new(array):
     if array.size == 0:
         return _wrap_empty(array)
     return _wrap_fresh(array, array)
+
+
+def wrap_over(array, root):
+    """:func:`wrap` for ``array``, a C-ordered reshape of ``root``, an array NumPy just
+    allocated (``root.reshape(shape)``) with elements: it covers all of ``root``'s memory from
+    its start, with the strides PyTorch gives a new tensor of its shape (NumPy's reshape of a
+    C-ordered array counts a length-1 dim as PyTorch does), which is what the shortcut for a
+    fresh result takes."""
+    return _wrap_fresh(array, root)
 
 
 def _wrap_empty(array):

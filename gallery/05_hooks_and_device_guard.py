@@ -50,11 +50,12 @@ print(hooks.is_built(), hooks.is_available(), hooks.has_primary_context(0), hook
 print(backend_pkg.runtime.NpyDeviceGuard().type_())
 
 # %%
-# Each method is marked ``@untraced``. C++ calls these methods, the kernels
-# and the fallback at moments Python did not choose, including while a
-# function compiled by ``torch.compile`` runs; Dynamo would then try to
-# compile them as user code. The mark tells Dynamo to run them, and
-# everything they call, as they are
+# Each method of the hooks is marked ``@untraced`` (the guard's ``type_``
+# runs no Python code). C++ calls these methods, the kernels and the
+# fallback at moments Python did not choose, including while a function
+# compiled by ``torch.compile`` runs; Dynamo would then try to compile them
+# as user code. The mark tells Dynamo to run them, and everything they call,
+# as they are
 # (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py` compiles):
 #
 # .. literalinclude:: ../../backend_pkg/runtime.py

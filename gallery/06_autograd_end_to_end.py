@@ -49,10 +49,12 @@ print(type(backend_pkg.unwrap(x)), backend_pkg.unwrap(x).dtype)
 # pass asks of the backend is recorded while it runs: the aten ops by a
 # ``TorchDispatchMode``, which sees every op below autograd (the level where
 # the PrivateUse1 kernels are looked up), and the calls into the package's
-# hooks and device guard by wrapping those two methods for the duration.
+# hooks and device guard by wrapping the hooks' method and the guard's
+# ``type_`` for the duration.
 
 import collections
 import contextlib
+import inspect
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -80,7 +82,8 @@ def counting_calls(*methods):
     def counted(label, method):
         def call(self, *args):
             counts[label] += 1
-            return method(self, *args)
+            # The guard's type_ is a built-in callable, not a method: it takes no self.
+            return method(self, *args) if inspect.isfunction(method) else method(*args)
 
         return call
 

@@ -276,8 +276,8 @@ for device in ("cpu", "npy"):
 #    (``torch/csrc/autograd/engine.cpp``) unwinds its
 #    ``OptionalStreamGuard``, whose destructor calls
 #    ``PythonDeviceGuard::exchangeStream``, a ``noexcept`` method that calls
-#    ``getDevice()`` and so the Python ``type_`` method
-#    (``torch/csrc/acc/Module.cpp``). That Python call fails because an
+#    ``getDevice()`` and so, through Python, the guard's ``type_``
+#    (``torch/csrc/acc/Module.cpp``). That call into Python fails because an
 #    exception is pending (a debugger stops at the throw inside
 #    ``exchangeStream``), the exception leaves a ``noexcept`` function, and
 #    C++ calls ``std::terminate``. A custom ``autograd.Function`` goes
@@ -485,8 +485,8 @@ for device in ("cpu", "npy"):
 # a clean run. Short scripts calling ``backward()`` on that thread did so in
 # 9 of 30 runs on a loaded machine here, and with PyTorch's own default guard
 # in 7 of 30. ``backend_pkg`` registers an
-# exit handler that waits until the guard has been quiet for 20 ms (0 of 40
-# aborts after):
+# exit handler that, after a ``backward()`` on that thread, waits until the
+# guard has been quiet for 20 ms (0 of 40 aborts after):
 #
 # .. literalinclude:: ../../backend_pkg/runtime.py
 #    :pyobject: settle_autograd_thread

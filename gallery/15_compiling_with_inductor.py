@@ -180,7 +180,7 @@ print(torch.fx.experimental.proxy_tensor.HANDLED_TYPES)
 # a ``Linear`` layer over a batch of sequences multiplies a 2-D view of its
 # input and returns the product viewed in 3-D, so every transformer compiled
 # for training has such outputs. npy's wrapper code hands those results to
-# AOTAutograd as plain ``torch.Tensor`` objects (``plain=True``; the
+# AOTAutograd as plain ``torch.Tensor`` objects (``as_plain_tensor``; the
 # forward's metadata says which they are), which the mode lets through; the
 # view the caller gets is made by npy's kernel, an ``NpyTensor`` as usual.
 # The first call works:
@@ -190,7 +190,7 @@ sequences = torch.randn(2, 5, 4).to("npy")  # 2 sequences of 5 tokens
 torch._dynamo.reset()
 outputs, (layer_forward, *_) = run_and_get_code(torch.compile(layer), sequences)
 print("first call:", type(outputs).__name__, tuple(outputs.shape))
-print(next(line.strip() for line in layer_forward.splitlines() if "plain=True" in line))
+print(next(line.strip() for line in layer_forward.splitlines() if "as_plain_tensor(" in line))
 
 # %%
 # The wrapper also detaches, before the graph runs, each input that is not

@@ -293,7 +293,7 @@ def _linear_over_sequences(sequences, weight, bias):
 def test_outputs_that_view_an_intermediate_under_autograd_work_from_the_first_call(function, shapes):
     """AOTAutograd remakes an output that views an intermediate with ``_unsafe_view``, under its
     first-call check of custom ops, which refuses every tensor subclass: the graph hands it a
-    plain Tensor object (``to_npy(..., plain=True)``), and the caller gets an npy tensor, with
+    plain Tensor object (``host.as_plain_tensor``), and the caller gets an npy tensor, with
     CPU's values and gradients. (Outputs sharing a base are remade through functionalization's
     view replay, which the check does not see: those cases guard the results.)"""
     leaves = [make(shape, torch.float32, seed).requires_grad_() for seed, shape in enumerate(shapes, 1)]

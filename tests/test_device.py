@@ -110,29 +110,36 @@ def test_privateuse1_taken_by_another_backend_is_a_clear_error():
 
 
 def test_exit_waits_for_the_autograd_thread_to_leave_the_guard():
-    """At exit, backend_pkg waits until another thread's last guard call is ``quiet`` seconds old.
+    """After a backward() on the engine's npy thread, backend_pkg waits at exit until the guard
+    has been ``quiet`` seconds without a call.
 
     (A Python guard called during interpreter finalization aborts the process;
     short scripts calling backward() did so in 9 of 30 runs on a loaded
-    machine before this wait, 0 of 40 after.) The bounds hold however loaded
-    the machine is: the worker's call happens after ``before``, and the main
-    thread's call, which must not count, would cost a wait of two seconds.
+    machine before this wait, 0 of 40 after.) Another thread calls the guard
+    every ``quiet / 10`` seconds for ``busy`` seconds: the wait ends ``quiet``
+    seconds after its last call, and not before it.
     """
+    x = torch.ones(3).to("npy").requires_grad_()
+    torch.autograd.backward((x * 2).sum())  # the engine's npy thread runs it
     guard = backend_pkg.runtime.NpyDeviceGuard()
-    quiet = 0.2
-    before = time.monotonic()
-    worker = threading.Thread(target=guard.type_)
-    worker.start()
-    worker.join()
-    backend_pkg.runtime.settle_autograd_thread(quiet=quiet)
-    assert time.monotonic() - before >= quiet
+    quiet, busy = 0.5, 1.0
+    calls = []
 
-    main_thread_quiet = 2.0
-    time.sleep(main_thread_quiet)  # the worker's call is now older than main_thread_quiet
-    guard.type_()
-    started = time.monotonic()
-    backend_pkg.runtime.settle_autograd_thread(quiet=main_thread_quiet, limit=2 * main_thread_quiet)
-    assert time.monotonic() - started < main_thread_quiet / 2
+    def call_the_guard():
+        started = time.monotonic()
+        while time.monotonic() - started < busy:
+            guard.type_()
+            calls.append(time.monotonic())
+            time.sleep(quiet / 10)
+
+    worker = threading.Thread(target=call_the_guard)
+    worker.start()
+    backend_pkg.runtime.settle_autograd_thread(quiet=quiet, limit=10 * busy)
+    settled = time.monotonic()
+    worker.join()
+    assert calls and calls[-1] < settled
+    assert settled - calls[-1] >= quiet
+    assert x.grad is not None
 
 
 def test_exit_does_not_wait_after_backward_on_the_main_thread():

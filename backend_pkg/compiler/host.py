@@ -22,7 +22,7 @@ import torch
 from ..dtypes import TORCH_TO_NUMPY
 from ..ops._layout import allocate_strided
 from ..ops.copies import host_view
-from ..tensor import NpyTensor, unwrap, wrap, wrap_new
+from ..tensor import NpyTensor, unwrap, wrap, wrap_new, wrap_over
 
 
 def to_host(*tensors):
@@ -77,28 +77,14 @@ def in_layout(tensor, size, stride):
     return torch.empty_strided(size, stride, dtype=tensor.dtype).copy_(tensor)
 
 
-def to_npy(tensor, buffer=None, plain=False):
+def to_npy(tensor, buffer=None):
     """An npy tensor over a CPU tensor's memory, which it keeps alive, and which it keeps as its
     host view for the next graph that reads it (an optimizer's step reads the gradients).
 
     ``tensor`` may be a view of a ``buffer`` made by :func:`empty_host`; when
     it covers all of it, the npy tensor is made from the buffer's NumPy array,
     as cheaply as a fresh result. Other memory NumPy sees through ``tensor``.
-
-    With ``plain``, the npy tensor's Python object is a plain ``torch.Tensor``
-    (as PyTorch gives ``.data``): AOTAutograd's runtime wrapper makes a view
-    of such an output with an aten op on its first call under a dispatch
-    mode that refuses every tensor subclass (see
-    ``inductor._remade_by_runtime_wrapper``); the view, which the caller
-    gets, is an :class:`~backend_pkg.NpyTensor` as any kernel's result.
     """
-    result = _over_host_memory(tensor, buffer)
-    if plain:
-        result.__class__ = torch.Tensor
-    return result
-
-
-def _over_host_memory(tensor, buffer):
     array = getattr(tensor if buffer is None else buffer, "_npy_host_array", None)
     if buffer is None and array is not None and array.base is None:
         # All of a buffer as NumPy allocated it: what wrap_new takes, without wrap's checks.
@@ -115,6 +101,31 @@ def _over_host_memory(tensor, buffer):
     return result
 
 
+def as_plain_tensor(tensor):
+    """``tensor``, an npy tensor, with a plain ``torch.Tensor`` Python object (as PyTorch gives ``.data``).
+
+    AOTAutograd's runtime wrapper makes a view of some outputs with an aten
+    op, on its first call under a dispatch mode that refuses every tensor
+    subclass (see ``inductor._remade_by_runtime_wrapper``); the view, which
+    the caller gets, is an :class:`~backend_pkg.NpyTensor` as any kernel's result.
+    """
+    tensor.__class__ = torch.Tensor
+    return tensor
+
+
+def to_npy_reshaped(buffer, shape):
+    """:func:`to_npy` for ``buffer`` reshaped to ``shape`` (the code generator knows that the
+    output, a view of ``buffer``, is all of it in its order): for a buffer :func:`empty_host`
+    made, the npy tensor is made from its NumPy array reshaped, as cheaply as a fresh result."""
+    root = getattr(buffer, "_npy_host_array", None)
+    if root is None or root.base is not None or not root.size:
+        return to_npy(buffer.view(shape), buffer)
+    array = root.reshape(shape)  # NumPy refuses a shape of another size
+    result = wrap_over(array, root)
+    result._npy_host_view = (array, torch.from_numpy(array))
+    return result
+
+
 def _covers(view, array):
     """Whether ``view`` is all of ``array``'s memory in its order, so that a reshape of the array is
     a view (never a copy) of the same elements: ``view`` contiguous from its start, ``array`` C-ordered."""
@@ -122,4 +133,4 @@ def _covers(view, array):
             and view.numel() == array.size)
 
 
-__all__ = ["empty_host", "empty_host_strided", "in_layout", "to_host", "to_npy"]
+__all__ = ["as_plain_tensor", "empty_host", "empty_host_strided", "in_layout", "to_host", "to_npy", "to_npy_reshaped"]

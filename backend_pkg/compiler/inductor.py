@@ -76,7 +76,10 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
 
     def write_header(self):
         super().write_header()
-        self.imports.writeline(f"from {__package__}.host import empty_host, empty_host_strided, in_layout, to_host, to_npy")
+        self.imports.writeline(
+            f"from {__package__}.host import as_plain_tensor, empty_host, empty_host_strided, in_layout, to_host, "
+            "to_npy, to_npy_reshaped"
+        )
 
     def write_args(self, input_names):
         super().write_args(input_names)
@@ -95,10 +98,20 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         outputs = V.graph.graph_outputs
         leaving = _leaving_as_npy(outputs)
         remade = set(_remade_by_runtime_wrapper())
-        super().generate_return([
-            _to_npy_call(ref, node, plain=index in remade) if node in leaving else ref
-            for index, (ref, node) in enumerate(zip(output_refs, outputs))
-        ])
+        calls = [self._to_npy_call(ref, node) if node in leaving else ref for ref, node in zip(output_refs, outputs)]
+        super().generate_return(
+            [f"as_plain_tensor({call})" if index in remade else call for index, call in enumerate(calls)]
+        )
+
+    def _to_npy_call(self, ref, node):
+        """The code that turns output ``ref`` into an npy tensor; a view names its buffer as well,
+        whose NumPy memory the npy tensor then shares (all of it, reshaped, when the view is known
+        to cover the buffer: a bias gradient computed as a ``(1, n)`` row leaves as ``(n,)``)."""
+        if isinstance(node, ir.ReinterpretView) and isinstance(node.data, (ir.Buffer, ir.StorageBox)):
+            if _covers_its_buffer(node):
+                return f"to_npy_reshaped({node.data.get_name()}, {self.codegen_python_shape_tuple(node.get_size())})"
+            return f"to_npy({ref}, {node.data.get_name()})"
+        return f"to_npy({ref})"
 
     def make_allocation(self, name, device, dtype, shape, stride, allocation_shape=None, is_pinned=False):
         if device.type != DEVICE_NAME:
@@ -185,17 +198,6 @@ def _restore_reindexing(callback_args):
         setting.__exit__(None, None, None)
 
 
-def _to_npy_call(ref, node, plain=False):
-    """The code that turns output ``ref`` into an npy tensor; a view names its buffer as well,
-    whose NumPy memory the npy tensor then shares."""
-    arguments = [ref]
-    if isinstance(node, ir.ReinterpretView) and isinstance(node.data, (ir.Buffer, ir.StorageBox)):
-        arguments.append(node.data.get_name())
-    if plain:
-        arguments.append("plain=True")
-    return f"to_npy({', '.join(arguments)})"
-
-
 def _remade_by_runtime_wrapper():
     """The indices of a training forward's outputs that AOTAutograd's runtime wrapper replaces,
     before the caller sees them, by a view it makes with ``aten._unsafe_view``: the outputs that
@@ -208,6 +210,20 @@ def _remade_by_runtime_wrapper():
     meta = context.fw_metadata
     first_output = len(meta.tokens) + meta.num_mutated_inp_runtime_indices
     return [first_output + index for index in meta.unsafe_view_out_indices]
+
+
+def _covers_its_buffer(view):
+    """Whether a ``ReinterpretView`` is known, at compile time, to be all of its buffer in its
+    order: both contiguous, the view from the buffer's start, with as many elements."""
+    buffer = view.data.get_layout()
+    sizevars = V.graph.sizevars
+    return (
+        sizevars.statically_known_equals(view.layout.offset, 0)
+        and sizevars.statically_known_equals(buffer.offset, 0)
+        and _known_contiguous(view.get_size(), view.get_stride())
+        and _known_contiguous(buffer.size, buffer.stride)
+        and sizevars.statically_known_equals(sympy_product(view.get_size()), sympy_product(buffer.size))
+    )
 
 
 def _leaving_as_npy(outputs):

@@ -14,6 +14,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import (
     NpyTensor,
     alias_of,
+    detached,
     materialize,
     reshaped,
     restrided,
@@ -42,7 +43,7 @@ def detach(self):
     # An NpyTensor is never meta, and reading is_meta costs a subclass 0.2 µs (its torch-function check).
     if type(self) is not NpyTensor and self.is_meta:
         return fake_tensor_shell(self)
-    return alias_of(self)
+    return detached(self)
 
 
 @implements(aten.view.default, aten._unsafe_view.default)
