@@ -125,12 +125,12 @@ class Settings:
 FULL = Settings(rounds=10, repeat=15, seconds=0.01, warmup=5)
 QUICK = Settings(rounds=1, repeat=2, seconds=0.001, warmup=1)
 MODEL_SETTINGS = Settings(rounds=3, repeat=3, seconds=0.01, warmup=2)
-# The compute-bound MLP: a call of 5-7 ms needs no batching for the clock, and the shorter a repeat,
+# The compute-bound MLP: a call of a few ms needs no batching for the clock, and the shorter a repeat,
 # the likelier a quiet spell of the machine holds all of it. One call per repeat, 150 repeats
-# (FULL's count) in 50 turns: about two seconds on a quiet machine. Its target of 1.0 asks for
-# more than MODEL_SETTINGS' nine repeats: drawn from 400 calls of each row timed in quiet spells
-# (median ratio 1.01), nine repeats put 90% of runs' ratios between 0.95 and 1.07, 150 between
-# 0.99 and 1.03.
+# (FULL's count) in 50 turns: about two seconds on a quiet machine. A target of 1.0 asks for more
+# than MODEL_SETTINGS' nine repeats of two calls: drawn from 300 calls of each row, timed as here
+# in quiet spells (ratio 1.04), nine repeats put 90% of runs' ratios between 1.01 and 1.07, 150
+# between 1.03 and 1.05.
 LARGE_MLP_SETTINGS = Settings(rounds=50, repeat=3, seconds=0.001, warmup=2)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
