@@ -32,7 +32,11 @@ What is measured
   and ReLU, and the identity shortcut; batch 8, 64 channels, 56x56, float32)
   forward and backward in training mode, eager on ``npy`` and on CPU. Its
   calls take tens of milliseconds, so it runs fewer repeats
-  (:data:`MODEL_SETTINGS`);
+  (:data:`MODEL_SETTINGS`). And a compute-bound MLP's forward (512-2048-512,
+  batch 256), compiled by default on ``npy`` and eager on CPU: its calls
+  take milliseconds and its target asks the two to be even, so it times one
+  call per repeat, in as many repeats as the other groups' rows
+  (:data:`LARGE_MLP_SETTINGS`);
 * ``backends``: C++ against Python on the same rows (small add, mul and
   matmul, a 1e6-element add, a small MLP's forward and training step with a
   mean-squared-error loss, which every backend here can run): CPU eager, the
@@ -121,6 +125,13 @@ class Settings:
 FULL = Settings(rounds=10, repeat=15, seconds=0.01, warmup=5)
 QUICK = Settings(rounds=1, repeat=2, seconds=0.001, warmup=1)
 MODEL_SETTINGS = Settings(rounds=3, repeat=3, seconds=0.01, warmup=2)
+# The compute-bound MLP: a call of a few ms needs no batching for the clock, and the shorter a repeat,
+# the likelier a quiet spell of the machine holds all of it. One call per repeat, 150 repeats
+# (FULL's count) in 50 turns: about two seconds on a quiet machine. A target of 1.0 asks for more
+# than MODEL_SETTINGS' nine repeats of two calls: drawn from 300 calls of each row, timed as here
+# in quiet spells (ratio 1.04), nine repeats put 90% of runs' ratios between 1.01 and 1.07, 150
+# between 1.03 and 1.05.
+LARGE_MLP_SETTINGS = Settings(rounds=50, repeat=3, seconds=0.001, warmup=2)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
 OUTLIER_SHARE = 20
@@ -626,7 +637,7 @@ def measure_models(settings, quick):
     large = {"cpu_eager": as_timer(large_mlp_forward("cpu"))}
     if not quick:
         large["npy_inductor"] = as_timer(large_mlp_forward(backend_pkg.DEVICE_NAME, backend="inductor"))
-    large_rows = measure(large, settings)
+    large_rows = measure(large, settings if quick else LARGE_MLP_SETTINGS)
     return {
         "resnet_block": measure(works, settings),
         "large_mlp_forward": {
