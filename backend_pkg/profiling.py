@@ -57,23 +57,6 @@ class PhaseParts:
 
 
 @contextlib.contextmanager
-def _counting_guard():
-    """Count the calls C++ makes into the device guard while the block runs."""
-    calls = Counter()
-    original = runtime.NpyDeviceGuard.type_
-
-    def type_(self):
-        calls["type_"] += 1
-        return original()  # the guard's own type_ takes no self (see NpyDeviceGuard)
-
-    runtime.NpyDeviceGuard.type_ = runtime.untraced(type_)
-    try:
-        yield calls
-    finally:
-        runtime.NpyDeviceGuard.type_ = original
-
-
-@contextlib.contextmanager
 def _timed_kernels(record):
     """Every npy kernel wrapped in a timer that adds ``op -> [calls, ns]`` into ``record()``."""
     depth = 0
@@ -144,10 +127,9 @@ def step_parts(phases, steps=200, warmup=5):
 def _add_counts(phases, parts):
     """Guard and fallback calls of one step, per phase."""
     for name, phase in phases.items():
-        before = Counter(fallback.calls)
-        with _counting_guard() as calls:
-            phase()
-        parts[name].guard_calls = calls["type_"]
+        before, guard_before = Counter(fallback.calls), runtime.guard_calls()
+        phase()
+        parts[name].guard_calls = runtime.guard_calls() - guard_before
         parts[name].fallback_calls = Counter(fallback.calls) - before
 
 

@@ -92,7 +92,7 @@ class NpyDeviceGuard(torch._C._acc.DeviceGuard):
     type_ = _GUARD_ANSWERS.__next__
 
 
-def _guard_calls():
+def guard_calls():
     """How many times the guard has answered."""
     return sys.maxsize - _GUARD_ANSWERS.__length_hint__()
 
@@ -120,9 +120,9 @@ def settle_autograd_thread(quiet=QUIET_SECONDS, limit=1.0):
     if not _threaded_backward_started:
         return
     deadline = time.monotonic() + limit
-    calls, quiet_since = _guard_calls(), time.monotonic()
+    calls, quiet_since = guard_calls(), time.monotonic()
     while time.monotonic() < deadline and time.monotonic() - quiet_since < quiet:
         time.sleep(quiet / 4)
-        if _guard_calls() != calls:
-            calls, quiet_since = _guard_calls(), time.monotonic()
+        if guard_calls() != calls:
+            calls, quiet_since = guard_calls(), time.monotonic()
     _threaded_backward_started = False
