@@ -23,7 +23,14 @@ What is measured
   on CPU, and on CPU compiled with a backend that runs Dynamo's graph as it
   is (``cpu_dynamo_only``: what compiling costs before any backend does
   anything). Without a registered ``npy`` compile backend, or when it fails
-  on the MLP, the compiled rows hold no number, only the reason;
+  on the MLP, the compiled rows hold no number, only the reason. The
+  *Inductor* rows compile the same three with the default ``torch.compile``;
+* ``guard``: the ``mlp`` group's Inductor training step on ``npy`` and on
+  CPU, here and in a subprocess (``--guard-in-cpp``) that loads
+  ``device_guard_in_cpp.cpp`` before ``backend_pkg``: npy's device guard
+  there answers ``type()`` in C++ instead of through Python, which is what
+  the change to PyTorch's ``PythonDeviceGuard`` proposed on the Limitations
+  page would do. The two processes take turns;
 * ``eager``: the training step of issue 14's MLP (``Linear(32, 64)``,
   ``ReLU``, ``Linear(64, 64)``, ``ReLU``, ``Linear(64, 10)``, batch 16,
   cross-entropy, SGD), eager on ``npy`` and on CPU: where a Python backend's
@@ -33,7 +40,7 @@ What is measured
   forward and backward in training mode, eager on ``npy`` and on CPU. Its
   calls take tens of milliseconds, so it runs fewer repeats
   (:data:`MODEL_SETTINGS`). And a compute-bound MLP's forward (512-2048-512,
-  batch 256), compiled by default on ``npy`` and eager on CPU: its calls
+  batch 256), compiled by default on ``npy`` and on CPU, and eager on CPU: its calls
   take milliseconds and its target asks the two to be even, so it times one
   call per repeat, in as many repeats as the other groups' rows
   (:data:`LARGE_MLP_SETTINGS`);
@@ -104,6 +111,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+import torch.utils.cpp_extension
 
 # main() imports them, except in the --backend and --import-time processes, which set up
 # another PrivateUse1 backend or time the import itself: a process has one PrivateUse1 backend.
@@ -174,7 +182,7 @@ BACKENDS = ("cpu", *BACKEND_MODULES, "backend_pkg")
 
 MLP_BATCH = 64
 LARGE_MLP_BATCH, LARGE_MLP_FEATURES = 256, (512, 2048, 512)
-LARGE_MLP_VARIANTS = ("npy_inductor", "cpu_eager")
+LARGE_MLP_VARIANTS = ("npy_inductor", "cpu_inductor", "cpu_eager")
 # The eager training step the npy overhead is measured on (issue 14): deeper, on a smaller batch.
 EAGER_MLP_SIZES = (32, 64, 64, 10)
 EAGER_MLP_BATCH = 16
@@ -410,7 +418,11 @@ def mlp_works(device, backend=None):
     return {"forward": forward, "train_step": train_step}
 
 
-INDUCTOR_VARIANTS = ("npy_inductor", "cpu_inductor")
+# The compiled training step in a process whose npy device guard answers in C++ (``--guard-in-cpp``).
+GUARD_IN_CPP = "_guard_in_cpp"
+INDUCTOR_VARIANTS = ("npy_inductor", "cpu_inductor", *(f"{variant}{GUARD_IN_CPP}" for variant in ("npy_inductor", "cpu_inductor")))
+GUARD_SOURCE = Path(__file__).with_name("device_guard_in_cpp.cpp")
+GUARD_BUILD_DIRECTORY = ROOT / "_build" / "device_guard_in_cpp"
 QUICK_SKIPS_INDUCTOR = "--quick leaves out Inductor, whose compiles take most of a minute"
 
 
@@ -507,9 +519,13 @@ def serve_backend_turns(module_name, settings):
     start = time.perf_counter()
     module = importlib.import_module(module_name)
     seconds = round(time.perf_counter() - start, 3)
-    timers = backend_timers(module.DEVICE_NAME)
+    serve_turns(backend_timers(module.DEVICE_NAME), settings, import_seconds=seconds)
+
+
+def serve_turns(timers, settings, **started):
+    """Calibrate ``timers``, print ``started`` and the calls per repeat, then time one turn per line read."""
     numbers = calibrate(timers, settings)
-    print(json.dumps({"import_seconds": seconds, "calls_per_repeat": numbers}), flush=True)
+    print(json.dumps({**started, "calls_per_repeat": numbers}), flush=True)
     for _ in sys.stdin:
         print(json.dumps(one_turn(timers, numbers, settings.repeat)), flush=True)
 
@@ -520,15 +536,16 @@ def subprocess_environment(environment=None):
     return {**os.environ, "PYTHONPATH": path, **(environment or {})}
 
 
-class BackendProcess:
-    """A ``--backend`` process (:func:`serve_backend_turns`), timing one turn when asked."""
+class TurnProcess:
+    """A process of this script that times one turn when asked (:func:`serve_turns`): ``--backend``
+    or ``--guard-in-cpp``, given in ``options``."""
 
-    def __init__(self, backend, quick):
-        command = [sys.executable, str(Path(__file__).resolve()), "--backend", backend, *(["--quick"] if quick else [])]
+    def __init__(self, options, quick):
+        command = [sys.executable, str(Path(__file__).resolve()), *options, *(["--quick"] if quick else [])]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                         cwd=ROOT, env=subprocess_environment())
-        started = self.read()
-        self.import_seconds, self.numbers = started["import_seconds"], started["calls_per_repeat"]
+        self.started = self.read()
+        self.numbers = self.started["calls_per_repeat"]
 
     def read(self):
         line = self.process.stdout.readline()
@@ -568,10 +585,10 @@ def measure_backends(settings, quick):
     # their own (one PrivateUse1 backend per process), waiting for their turn while the others run.
     local = {"cpu": backend_timers("cpu"), "backend_pkg": backend_timers(backend_pkg.DEVICE_NAME)}
     numbers = {backend: calibrate(timers, settings) for backend, timers in local.items()}
-    processes = {backend: BackendProcess(backend, quick) for backend in BACKEND_MODULES}
+    processes = {backend: TurnProcess(["--backend", backend], quick) for backend in BACKEND_MODULES}
     try:
         for backend, process in processes.items():
-            import_times[backend], numbers[backend] = process.import_seconds, process.numbers
+            import_times[backend], numbers[backend] = process.started["import_seconds"], process.numbers
         samples = {backend: {case: [] for case in numbers["cpu"]} for backend in BACKENDS}
         for _ in range(settings.rounds):
             for backend in BACKENDS:
@@ -586,6 +603,57 @@ def measure_backends(settings, quick):
                for case in numbers["cpu"]}
     build = {"cold": cold_build, "cached": import_times["cpp_twin"]}
     return timings, {"twin_build_seconds": build, "first_import_seconds": import_times}
+
+
+def load_guard_in_cpp():
+    """Build ``device_guard_in_cpp.cpp`` (once; cached under ``_build/``) and load it: its guard
+    takes PrivateUse1's slot, so ``import backend_pkg`` after it leaves npy's Python guard out."""
+    GUARD_BUILD_DIRECTORY.mkdir(parents=True, exist_ok=True)
+    torch.utils.cpp_extension.load(name="npy_device_guard_in_cpp", sources=[str(GUARD_SOURCE)],
+                                   build_directory=str(GUARD_BUILD_DIRECTORY), extra_cflags=["-O2"])
+
+
+def inductor_train_steps():
+    """The MLP training step compiled by default (the ``mlp`` group's), on npy and on CPU: variant -> Timer."""
+    return {f"{device}_inductor": as_timer(mlp_works(device, backend="inductor")["train_step"])
+            for device in (backend_pkg.DEVICE_NAME, "cpu")}
+
+
+def serve_guard_in_cpp_turns(settings):
+    """The ``--guard-in-cpp`` process (:func:`load_guard_in_cpp` ran before ``import backend_pkg``):
+    time turns of the Inductor training step, once a step shows that npy's Python guard is never called."""
+    steps = inductor_train_steps()
+    for step in steps.values():
+        step.timeit(1)  # compiles
+    if backend_pkg.runtime.guard_calls():
+        raise RuntimeError("npy's Python device guard answered: the C++ guard did not take PrivateUse1's slot")
+    serve_turns(steps, settings)
+
+
+def measure_guard(settings, quick):
+    """The Inductor training step in this process and in a ``--guard-in-cpp`` one, taking turns.
+
+    Each process times npy against CPU, so each ratio's two rows share a
+    process and a turn; the processes' turns alternate, so a quiet or busy
+    spell of the machine falls on both guards alike.
+    """
+    variants = ("npy_inductor", "cpu_inductor")
+    rows = (*variants, *(variant + GUARD_IN_CPP for variant in variants))
+    if quick:
+        return {"train_step": {row: unavailable_row(QUICK_SKIPS_INDUCTOR) for row in rows}}
+    local = inductor_train_steps()
+    numbers = calibrate(local, settings)
+    process = TurnProcess(["--guard-in-cpp"], quick)
+    numbers.update({variant + GUARD_IN_CPP: number for variant, number in process.numbers.items()})
+    samples = {row: [] for row in rows}
+    try:
+        for _ in range(settings.rounds):
+            for turn, suffix in ((one_turn(local, numbers, settings.repeat), ""), (process.one_turn(), GUARD_IN_CPP)):
+                for variant, per_call_us in turn.items():
+                    samples[variant + suffix].extend(per_call_us)
+    finally:
+        process.close()
+    return {"train_step": {row: timing_row(samples[row], numbers[row]) for row in rows}}
 
 
 class BasicBlock(torch.nn.Module):
@@ -637,6 +705,7 @@ def measure_models(settings, quick):
     large = {"cpu_eager": as_timer(large_mlp_forward("cpu"))}
     if not quick:
         large["npy_inductor"] = as_timer(large_mlp_forward(backend_pkg.DEVICE_NAME, backend="inductor"))
+        large["cpu_inductor"] = as_timer(large_mlp_forward("cpu", backend="inductor"))
     large_rows = measure(large, settings if quick else LARGE_MLP_SETTINGS)
     return {
         "resnet_block": measure(works, settings),
@@ -728,6 +797,7 @@ def describe_cases():
                 "model": "Linear({}, {}), ReLU, Linear({}, {}), float32".format(*LARGE_MLP_FEATURES[:2], *LARGE_MLP_FEATURES[1:]),
                 "batch": LARGE_MLP_BATCH,
                 "npy_inductor": "torch.compile(model) (Inductor) on npy, under torch.no_grad()",
+                "cpu_inductor": "torch.compile(model) (Inductor) on CPU, under torch.no_grad()",
                 "cpu_eager": "model(x) on CPU under torch.no_grad()",
             },
         },
@@ -735,6 +805,12 @@ def describe_cases():
             **{name: small_or_large(case) for name, case in BACKEND_CASES.items()},
             "mlp": "the mlp model and batch; train_step: ((model(x) - y) ** 2).mean().backward(); SGD step; zero_grad()",
             "modules": BACKEND_MODULES,
+        },
+        "guard": {
+            "train_step": "the mlp group's train_step compiled by default (Inductor), on npy and on CPU",
+            "guard_in_cpp": "the same in a process that loaded benchmarks/device_guard_in_cpp.cpp before "
+                            "backend_pkg: npy's device guard answers type() in C++, as the change to "
+                            "torch/csrc/acc/Module.cpp proposed on the Limitations page would",
         },
         "distributed": {
             "ddp_step": {
@@ -750,7 +826,7 @@ def describe_cases():
     }
 
 
-GROUPS = ("small", "large", "mlp", "eager", "models", "backends", "distributed")
+GROUPS = ("small", "large", "mlp", "guard", "eager", "models", "backends", "distributed")
 
 
 def run(settings, quick, groups=GROUPS, progress=print):
@@ -775,6 +851,9 @@ def run(settings, quick, groups=GROUPS, progress=print):
         if "mlp" in groups:
             progress("MLP: npy and CPU, eager and compiled")
             timings["mlp"] = measure_mlp(settings, quick)
+        if "guard" in groups:
+            progress("guard: the Inductor training step, and the same with npy's device guard in C++ (a subprocess)")
+            timings["guard"] = measure_guard(settings, quick)
         if "eager" in groups:
             progress("eager: issue 14's MLP training step, npy and CPU")
             timings["eager"] = measure_eager(settings)
@@ -848,6 +927,9 @@ def main(argv=None):
                         help="internal: time the small ops over no-op kernels, print the rows as JSON")
     parser.add_argument("--backend", choices=BACKEND_MODULES,
                         help="internal: import this minimal backend, then time one turn of the C++ vs Python rows per line of input")
+    parser.add_argument("--guard-in-cpp", action="store_true",
+                        help="internal: load device_guard_in_cpp.cpp, import backend_pkg, then time one turn of "
+                             "the Inductor training step per line of input")
     parser.add_argument("--import-time", metavar="MODULE", help="internal: print how long importing MODULE takes")
     options = parser.parse_args(argv)
     settings = QUICK if options.quick else FULL
@@ -860,10 +942,15 @@ def main(argv=None):
         print(time.perf_counter() - start)
         return 0
     global backend_pkg, distributed_demo
+    if options.guard_in_cpp:
+        load_guard_in_cpp()  # before backend_pkg registers its guard
     backend_pkg = importlib.import_module("backend_pkg")
     distributed_demo = importlib.import_module("backend_pkg.distributed_demo")
     if options.floor:
         print(json.dumps(measure_floor(settings)))
+        return 0
+    if options.guard_in_cpp:
+        serve_guard_in_cpp_turns(settings)
         return 0
     if options.quick and options.output.resolve() == OUTPUT:
         parser.error(f"--quick numbers are too rough for {OUTPUT.relative_to(ROOT)}: pass --output")

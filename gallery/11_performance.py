@@ -300,5 +300,28 @@ print(f"CPU eager forward {forward['cpu_eager']['us']:.1f} µs;"
       f" the same model compiled with a do-nothing backend {forward['cpu_dynamo_only']['us']:.1f} µs")
 
 # %%
+# That cost also decides the compute-bound MLP's target: a compiled forward
+# on npy at CPU eager's speed. CPU's own compiled forward misses it as well,
+# and npy's runs Inductor's code on npy memory at the speed of CPU's:
+
+large = timings["models"]["large_mlp_forward"]
+for name in ("npy_inductor", "cpu_inductor"):
+    print(f"{LABELS[name]}: {large[name]['us'] / large['cpu_eager']['us']:.3f} x CPU eager")
+
+# %%
+# In the compiled training step, PyTorch's device guard for Python backends
+# asks Python for its device type each time the autograd engine guards a
+# node's device and stream (the guard calls counted above, for the eager
+# step). The ``guard`` rows time the step once more in a process whose npy
+# guard answers in C++, as the change to ``PythonDeviceGuard`` proposed on
+# the Limitations page would (``benchmarks/device_guard_in_cpp.cpp``, loaded
+# before ``import backend_pkg``), taking turns with the same step here:
+
+guard = timings["guard"]["train_step"]
+for suffix, where in (("", "npy's guard in Python"), ("_guard_in_cpp", "npy's guard in C++")):
+    npy_step, cpu_step = guard[f"npy_inductor{suffix}"]["us"], guard[f"cpu_inductor{suffix}"]["us"]
+    print(f"{where}: npy {npy_step:.1f} µs, CPU {cpu_step:.1f} µs per step, ratio {npy_step / cpu_step:.2f}")
+
+# %%
 # To measure again, run ``make bench`` (one to two minutes) and commit the
 # new ``source/benchmarks.json``; the next build of this site shows it.

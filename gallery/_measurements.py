@@ -28,11 +28,13 @@ LABELS = {
     "cpu_eager": "CPU eager",
     "cpu_inductor": "CPU compiled, Inductor",
     "cpu_dynamo_only": "CPU, Dynamo only",
+    "npy_inductor_guard_in_cpp": "npy compiled, Inductor, guard in C++",
+    "cpu_inductor_guard_in_cpp": "CPU compiled, Inductor (guard-in-C++ process)",
     "cpp_twin": "C++ twin",
     "minimal_python": "minimal Python",
     "backend_pkg": "backend_pkg",
 }
-COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C7", "C8", "C0"]))
+COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C8", "C9", "C7", "C8", "C0"]))
 
 
 def load_benchmarks():

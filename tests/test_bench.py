@@ -51,13 +51,14 @@ def expected_rows():
     small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor", "floor_with_result")]
     large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
     mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
+    guard = [f"guard.train_step.{variant}" for variant in bench.INDUCTOR_VARIANTS]
     eager = [f"eager.mlp_train_step.{device}" for device in ("npy", "cpu")]
     models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
     models += [f"models.large_mlp_forward.{variant}" for variant in bench.LARGE_MLP_VARIANTS]
     backends = [f"backends.{case}.{backend}" for case in (*bench.BACKEND_CASES, "mlp_forward", "mlp_train_step")
                 for backend in bench.BACKENDS]
     distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
-    return small + large + mlp + eager + models + backends + distributed
+    return small + large + mlp + guard + eager + models + backends + distributed
 
 
 def test_quick_run_has_every_row(quick_run):
@@ -85,6 +86,7 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "mlp_train_step_compiled_npy_vs_cpu": 1.5,
         "mlp_forward_inductor_npy_vs_cpu": 1.2,
         "mlp_train_step_inductor_npy_vs_cpu": 1.3,
+        "mlp_train_step_inductor_npy_vs_cpu_guard_in_cpp": 1.3,
         "large_mlp_forward_inductor_npy_vs_cpu_eager": 1.0,
         "eager_mlp_train_step_npy_vs_cpu": 4.0,
         "resnet_block_npy_vs_cpu": 3.0,
