@@ -49,7 +49,7 @@ test: $(READY)
 coverage: $(READY)
 	$(BIN)/python tools/op_coverage.py
 
-# Rewrite source/benchmarks.json: npy against CPU eager, NumPy and the dispatcher floor (one to two minutes).
+# Rewrite source/benchmarks.json: npy against CPU eager, NumPy and the dispatcher floor (minutes; the JSON records how many).
 # Some machines set OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) to pin NumPy's BLAS to an older
 # kernel; the benchmark measures NumPy as it runs by default, and records which kernel that was.
 bench: $(READY)
