@@ -95,7 +95,7 @@ def main(devices):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--child":
+    if sys.argv[1:2] == ["--child"]:
         run_steps(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
         main(sys.argv[1:])
