@@ -451,8 +451,10 @@ def _as_npy_tensor(tensor, array):
 
 
 def forget_array(tensor):
-    """Drop the NumPy view ``tensor`` keeps, before its metadata changes in place."""
-    return tensor.__dict__.pop("_npy_array", None)
+    """Drop the views ``tensor`` keeps (:data:`KEPT_VIEWS`), before its metadata changes in place."""
+    attributes = tensor.__dict__
+    attributes.pop("_npy_array", None)
+    attributes.pop("_npy_host_view", None)
 
 
 def rebind(tensor, array):

@@ -32,20 +32,17 @@ def to_host(*tensors):
         if type(tensor) is not NpyTensor and tensor.is_cpu:
             views.append(tensor)  # saved for a backward: a host view already
             continue
-        attributes = tensor.__dict__
-        kept = attributes.get("_npy_host_view")
-        # The NumPy view is dropped whenever the tensor's metadata changes in place (set_, resize_,
-        # .data = ...): a host view made with the same NumPy view still describes the tensor.
-        if kept is None or kept[0] is not attributes.get("_npy_array"):
-            kept = _host_view_of(tensor)
-        views.append(kept[1])
+        # Dropped with the NumPy view whenever the tensor's metadata changes in place (set_,
+        # resize_, .data = ...; see forget_array): a kept host view still describes the tensor.
+        kept = tensor.__dict__.get("_npy_host_view")
+        views.append(_host_view_of(tensor) if kept is None else kept)
     return views
 
 
 def _host_view_of(tensor):
-    """An npy ``tensor``'s NumPy view and host view, kept on an :class:`NpyTensor`."""
+    """An npy ``tensor``'s host view, kept on an :class:`NpyTensor`."""
     array = unwrap(tensor)
-    kept = array, (host_view(tensor) if tensor.is_conj() or tensor.is_neg() else torch.from_numpy(array))
+    kept = host_view(tensor) if tensor.is_conj() or tensor.is_neg() else torch.from_numpy(array)
     if type(tensor) is NpyTensor:  # PyTorch gives some npy tensors a plain Tensor object, whose NumPy view is not kept
         tensor._npy_host_view = kept
     return kept
@@ -89,7 +86,7 @@ def to_npy(tensor, buffer=None):
     if buffer is None and array is not None and array.base is None:
         # All of a buffer as NumPy allocated it: what wrap_new takes, without wrap's checks.
         result = wrap_new(array)
-        result._npy_host_view = (array, tensor)
+        result._npy_host_view = tensor
         return result
     if array is not None and buffer is not None:
         array = array.reshape(tensor.shape) if _covers(tensor, array) else None
@@ -97,7 +94,7 @@ def to_npy(tensor, buffer=None):
         array = tensor.numpy()
     result = wrap(array)
     if result.__dict__.get("_npy_array") is array:  # not a copy (wrap copies a layout no tensor has)
-        result._npy_host_view = (array, tensor)
+        result._npy_host_view = tensor
     return result
 
 
@@ -122,7 +119,7 @@ def to_npy_reshaped(buffer, shape):
         return to_npy(buffer.view(shape), buffer)
     array = root.reshape(shape)  # NumPy refuses a shape of another size
     result = wrap_over(array, root)
-    result._npy_host_view = (array, torch.from_numpy(array))
+    result._npy_host_view = torch.from_numpy(array)
     return result
 
 
