@@ -300,9 +300,9 @@ print(f"CPU eager forward {forward['cpu_eager']['us']:.1f} µs;"
       f" the same model compiled with a do-nothing backend {forward['cpu_dynamo_only']['us']:.1f} µs")
 
 # %%
-# That cost also decides the compute-bound MLP's target: a compiled forward
-# on npy at CPU eager's speed. CPU's own compiled forward misses it as well,
-# and npy's runs Inductor's code on npy memory at the speed of CPU's:
+# The same cost weighs on the compute-bound MLP's target, a forward compiled
+# by default on npy at CPU eager's speed. CPU's own compiled forward beside
+# npy's, each against CPU eager:
 
 large = timings["models"]["large_mlp_forward"]
 for name in ("npy_inductor", "cpu_inductor"):
