@@ -453,8 +453,8 @@ def _as_npy_tensor(tensor, array):
 def forget_array(tensor):
     """Drop the views ``tensor`` keeps (:data:`KEPT_VIEWS`), before its metadata changes in place."""
     attributes = tensor.__dict__
-    attributes.pop("_npy_array", None)
-    attributes.pop("_npy_host_view", None)
+    for name in KEPT_VIEWS:
+        attributes.pop(name, None)
 
 
 def rebind(tensor, array):

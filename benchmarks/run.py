@@ -637,8 +637,7 @@ def measure_guard(settings, quick):
     process and a turn; the processes' turns alternate, so a quiet or busy
     spell of the machine falls on both guards alike.
     """
-    variants = ("npy_inductor", "cpu_inductor")
-    rows = (*variants, *(variant + GUARD_IN_CPP for variant in variants))
+    rows = INDUCTOR_VARIANTS
     if quick:
         return {"train_step": {row: unavailable_row(QUICK_SKIPS_INDUCTOR) for row in rows}}
     local = inductor_train_steps()
