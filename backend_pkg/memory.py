@@ -71,10 +71,13 @@ def _start_counting():
     if counting:
         return
     counting = True
+    from .tensor import storage_root  # backend_pkg.tensor imports this module
+
     for obj in gc.get_objects():
-        root = getattr(obj, "_npy_root", None) if type(obj) is torch.UntypedStorage else None
+        root = getattr(obj, "_npy_root", None) if isinstance(obj, torch.UntypedStorage) else None
         if root is not None:
-            count(root)
+            # A slice of a storage has for root a view of its whole storage's root.
+            count(storage_root(root))
 
 
 def allocated():

@@ -41,6 +41,7 @@ import torch
 from . import memory
 from .dtypes import NUMPY_TO_TORCH, to_numpy_dtype, to_torch_dtype
 from .runtime import untraced
+from .storage import NpyStorage, bytes_of, materialized, new_storage
 
 DEVICE_NAME = "npy"
 
@@ -56,8 +57,6 @@ _RESHAPE_ALIAS = torch.ops.aten._reshape_alias.default._handle
 _VIEW = torch.ops.aten.view.default._handle
 _ALIAS = torch.ops.aten.alias.default._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
-# The PrivateUse1 device keeps this identity through the rename to "npy".
-_DEVICE = torch.device("privateuseone", 0)
 # What an NpyTensor keeps of its memory between calls, as attributes: its NumPy view, and
 # the CPU tensor over it that compiled graphs read (see backend_pkg.compiler.host). Caches:
 # never pickled or copied.
@@ -177,9 +176,13 @@ class NpyTensor(torch.Tensor):
 
     @property
     def data(self):
-        """The tensor without autograd history; its storage has its data pointer."""
-        materialize(self)
-        return _DATA.__get__(self)
+        """The tensor without autograd history, an NpyTensor as any npy kernel's result is.
+
+        Unlike ``detach()``, it does not share this tensor's version counter
+        (the C++ getter makes it), and, as PyTorch's ``.data`` of a parameter,
+        it is no parameter.
+        """
+        return detached(self)
 
     @data.setter
     def data(self, value):
@@ -227,35 +230,9 @@ def _has_tensor_layout(array):
     return all(stride >= 0 and stride % array.itemsize == 0 for stride in array.strides)
 
 
-def _descriptor(root):
-    """A storage whose data pointer is ``root``'s memory."""
-    return torch._C._construct_storage_from_data_pointer(root.ctypes.data, _DEVICE, root.nbytes)
-
-
-def _new_storage(root):
-    storage = _descriptor(root)
-    storage._npy_root = root
-    if memory.counting:
-        memory.count(root)
-    return storage
-
-
 def materialize(tensor):
     """``tensor``'s storage, given its data pointer if it has none yet (see :func:`materialized`)."""
     return materialized(_npy_storage(tensor))
-
-
-def materialized(storage):
-    """``storage``, given its data pointer if it is an npy storage that has none yet.
-
-    The storage object stays the same, so every tensor sharing it sees the
-    pointer. PyTorch's C++ code must never meet a storage without one: to
-    its ``set_`` an empty storage is one to grow, with an allocator npy lacks.
-    """
-    root = getattr(storage, "_npy_root", None)
-    if root is not None and root.nbytes and storage.nbytes() == 0:
-        storage._swap_data_ptr_(_descriptor(root))
-    return storage
 
 
 def wrap(array, base=None):
@@ -280,7 +257,7 @@ def wrap(array, base=None):
         root = storage_root(array)
         if not _has_tensor_layout(root):
             array = root = array.copy()
-        storage = _new_storage(root)
+        storage = new_storage(root)
     tensor = _create_empty(array.shape, to_torch_dtype(array.dtype))
     _describe(tensor, storage, array)
     if base is not None:
@@ -404,7 +381,9 @@ def _wrap_fresh(array, root):
     except KeyError:
         dtype = to_torch_dtype(array.dtype)  # refuses it by name
     tensor = _create_empty(array.shape, dtype)
-    _storage_as_is(tensor)._npy_root = root
+    storage = _storage_as_is(tensor)
+    storage.__class__ = NpyStorage
+    storage._npy_root = root
     if memory.counting:
         memory.count(root)
     return _as_npy_tensor(tensor, array)
@@ -440,7 +419,7 @@ def _wrap_empty(array):
         strides.append(step)
         step *= max(length, 1)
     tensor = _create_empty(array.shape, to_torch_dtype(array.dtype))
-    set_metadata(tensor, _new_storage(array), 0, array.shape, strides[::-1])
+    set_metadata(tensor, new_storage(array), 0, array.shape, strides[::-1])
     return _as_npy_tensor(tensor, array)
 
 
@@ -460,7 +439,7 @@ def forget_array(tensor):
 def rebind(tensor, array):
     """Point an existing npy tensor at new memory, ``array`` (for ``resize_``)."""
     forget_array(tensor)
-    _describe(tensor, _new_storage(storage_root(array)), array)
+    _describe(tensor, new_storage(storage_root(array)), array)
 
 
 def _describe(tensor, storage, array):
@@ -494,19 +473,6 @@ def _root_of(tensor):
     return _npy_storage(tensor)._npy_root
 
 
-def _bytes_of(root):
-    """``root``'s memory as flat bytes, in memory order, never a copy.
-
-    A root is dense, but not always in C or Fortran order: NumPy lays out a
-    ufunc's result as its inputs are laid out, so ``transposed * 2`` owns a
-    block ordered like the transposed input. Its axes sorted by stride give
-    that block in C order.
-    """
-    if not root.flags.c_contiguous:
-        root = root.transpose(np.argsort(root.strides, kind="stable")[::-1])
-    return np.reshape(root, -1, copy=False).view(np.uint8)
-
-
 def storage_nbytes(tensor):
     """The size in bytes of an npy tensor's storage (without giving it a data pointer)."""
     return _root_of(tensor).nbytes
@@ -517,7 +483,7 @@ def storage_array(tensor):
 
     Storage offsets and strides count from its first element.
     """
-    flat = _bytes_of(_root_of(tensor))
+    flat = bytes_of(_root_of(tensor))
     np_dtype = to_numpy_dtype(tensor.dtype)
     return flat[: flat.size - flat.size % np_dtype.itemsize].view(np_dtype)
 
@@ -544,7 +510,7 @@ def _array_over(root, np_dtype, size, stride, storage_offset):
     itemsize = np_dtype.itemsize
     # A C-ordered root is its own flat bytes; the arguments go by position, which NumPy parses
     # in a fifth of the time it takes for keywords.
-    memory = root if root.flags.c_contiguous else _bytes_of(root)
+    memory = root if root.flags.c_contiguous else bytes_of(root)
     offset = storage_offset * itemsize
     if 0 in size:  # a view without elements may start past the end of the memory, which NumPy refuses
         offset = min(offset, memory.nbytes)
