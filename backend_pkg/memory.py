@@ -73,8 +73,9 @@ def _start_counting():
     counting = True
     from .tensor import storage_root  # backend_pkg.tensor imports this module
 
+    # By type: isinstance would read each object's __class__, which some objects warn on.
     for obj in gc.get_objects():
-        root = getattr(obj, "_npy_root", None) if isinstance(obj, torch.UntypedStorage) else None
+        root = getattr(obj, "_npy_root", None) if issubclass(type(obj), torch.UntypedStorage) else None
         if root is not None:
             # A slice of a storage has for root a view of its whole storage's root.
             count(storage_root(root))

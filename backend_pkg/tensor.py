@@ -17,8 +17,9 @@ The memory belongs to the tensor's *storage*, as on every PyTorch device:
   (``unsqueeze_``, ``t_``...);
 * :func:`unwrap` rebuilds the NumPy view from the root and that metadata,
   so it is right for every tensor on the device, whichever Python object
-  PyTorch's C++ code gave it (``.data``, autograd's saved results and some
-  views are plain ``torch.Tensor`` objects over an existing storage).
+  PyTorch's C++ code gave it (autograd's saved results and views that
+  change the dtype are plain ``torch.Tensor`` objects over an existing
+  storage).
 
 Two shortcuts make a small op cheap (measured by ``make bench``):
 

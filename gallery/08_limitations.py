@@ -445,17 +445,72 @@ print(dict(backend_pkg.fallback.calls))
 # Tensor objects made by PyTorch's C++ code
 # -----------------------------------------
 # A few PyTorch paths make a new Python object over an existing npy storage:
-# ``.data`` and views that change the dtype. Such objects are plain
-# ``torch.Tensor``, not ``NpyTensor``. Kernels read them correctly, because
+# views that change the dtype, and the results autograd saves for backward.
+# Such objects are plain ``torch.Tensor``, not ``NpyTensor`` (``.data`` is
+# one, see below). Kernels read them correctly, because
 # ``unwrap`` works from the storage and the tensor's metadata, but printing
 # one takes PyTorch's generic printer, which runs a dozen small ops on it
 # (here, partly through the fallback) where ``NpyTensor`` prints a CPU copy:
 
-data = x.data
-print(type(data).__name__, data.device)
+bits = x.view(torch.int32)
+print(type(bits).__name__, bits.device)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    print(data)
+    print(bits)
+
+# %%
+# Storages made by PyTorch for the device
+# ---------------------------------------
+# PyTorch makes a new storage on a device through the device's C++
+# allocator, and a Python backend has none: on a bare backend the
+# constructor ends the process (a negative exit status is the signal,
+# here SIGSEGV):
+
+STORAGE_ON_BARE_BACKEND = """
+import torch
+from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
+_setup_privateuseone_for_python_backend("foo")
+torch.UntypedStorage(4, device="foo")
+"""
+run = subprocess.run([sys.executable, "-c", STORAGE_ON_BARE_BACKEND], capture_output=True, text=True)
+print("exit status", run.returncode)
+
+# %%
+# ``torch.UntypedStorage(n, device="npy")``, ``cpu_storage.to(device="npy")``
+# and ``torch.TypedStorage(n, dtype=..., device="npy")`` still do, for
+# PyTorch runs them before any npy code. The storages npy makes are
+# :class:`backend_pkg.storage.NpyStorage`, which copies itself in NumPy
+# memory, so ``clone()``, ``copy.copy``, ``copy.deepcopy`` and ``pickle`` of
+# an npy storage work (PyTorch's ``_StorageBase.clone()`` would call that
+# constructor), and ``.data`` is an ``NpyTensor``, as every npy kernel's result:
+
+import copy
+
+storage = x.untyped_storage()
+print(type(storage).__name__, copy.deepcopy(storage).device, storage.clone().tolist()[:4])
+print(type(x.data).__name__, copy.deepcopy(x.data))
+
+# %%
+# .. dropdown:: Issue: a storage constructed on a Python-registered device segfaults
+#
+#    **What fails.** ``torch.UntypedStorage(n, device=...)``, and through it
+#    ``storage.clone()``, ``copy.deepcopy`` of a storage or of a tensor, and
+#    ``storage.to(device=...)``, end the process with SIGSEGV on a
+#    PrivateUse1 device registered from Python.
+#
+#    **Where.** ``THPStorage_pynew`` (``torch/csrc/Storage.cpp``) takes
+#    ``c10::GetAllocator(PrivateUse1)``, which is null: ``torch._C._acc``
+#    (``torch/csrc/acc/Module.cpp``) registers hooks and a device guard but
+#    no allocator. ``c10::GetAllocator`` (``c10/core/Allocator.cpp``) checks
+#    it only with ``TORCH_INTERNAL_ASSERT_DEBUG_ONLY``, so a release build
+#    returns the null pointer and ``c10::make_storage_impl``
+#    (``c10/core/StorageImpl.cpp``) dereferences it.
+#
+#    **Proposed change.** Make the check in ``GetAllocator`` a
+#    ``TORCH_CHECK`` naming the device type, so the call raises; and have
+#    ``torch/csrc/acc`` register a PrivateUse1 allocator for Python backends
+#    that raises a clear error, or one that calls an ``allocate(nbytes)``
+#    method of the backend's Python module.
 
 # %%
 # ``resize_`` moves only the resized tensor
