@@ -52,7 +52,7 @@ def assert_matches_cpu(npy_result, cpu_result, *, made_by_kernel=True):
     """An npy result equals the CPU one: device, dtype, shape and values.
 
     Results made by npy kernels are NpyTensors. PyTorch's autograd layer
-    re-wraps non-differentiable views (``view(dtype)``, ``.data``) in a new
+    re-wraps non-differentiable views (``view(dtype)``) in a new
     plain ``torch.Tensor`` object over the same storage: pass
     ``made_by_kernel=False`` for those.
     """

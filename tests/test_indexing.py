@@ -856,7 +856,7 @@ def test_view_errors_match_cpu(call):
 
 
 # --- printing a plain tensor -------------------------------------------------------
-# ``.data`` makes a plain ``torch.Tensor`` object, which PyTorch's printer
+# ``view(dtype)`` makes a plain ``torch.Tensor`` object, which PyTorch's printer
 # formats by running ops on the device (an NpyTensor formats a CPU copy).
 
 # Ops the printer runs that other modules of the backend implement.
@@ -874,7 +874,7 @@ PRINTED = {
 
 def test_printer_summarizes_a_plain_tensor_like_cpu():
     cpu = make((40, 3, 50), torch.float64)
-    plain = npy(cpu).data
+    plain = npy(cpu).view(cpu.dtype)
     summarized = torch._tensor_str.get_summarized_data(plain)
     assert_matches_cpu(summarized, torch._tensor_str.get_summarized_data(cpu))
     assert_matches_cpu(plain.masked_select(npy(cpu.abs() > 1)), cpu.masked_select(cpu.abs() > 1))
@@ -883,7 +883,7 @@ def test_printer_summarizes_a_plain_tensor_like_cpu():
 @pytest.mark.parametrize("name", PRINTED)
 def test_plain_npy_tensor_prints_like_cpu(name):
     cpu = PRINTED[name]()
-    plain = npy(cpu).data
+    plain = npy(cpu).view(cpu.dtype)
     assert type(plain) is torch.Tensor
     try:
         text = repr(plain)

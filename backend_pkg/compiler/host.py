@@ -99,7 +99,7 @@ def to_npy(tensor, buffer=None):
 
 
 def as_plain_tensor(tensor):
-    """``tensor``, an npy tensor, with a plain ``torch.Tensor`` Python object (as PyTorch gives ``.data``).
+    """``tensor``, an npy tensor, with a plain ``torch.Tensor`` Python object (as PyTorch gives ``view(dtype)``).
 
     AOTAutograd's runtime wrapper makes a view of some outputs with an aten
     op, on its first call under a dispatch mode that refuses every tensor
