@@ -15,6 +15,11 @@ of a storage, ``TypedStorage.clone()``, and ``Tensor.__deepcopy__`` of an
 npy tensor whose class is plain ``torch.Tensor``. :class:`NpyStorage` makes
 those copies from the root instead. A storage PyTorch makes before any npy
 code runs (``torch.UntypedStorage(n, device="npy")``) cannot be helped here.
+
+PyTorch recognizes a storage by its exact class in places
+(``torch.is_storage``): ``torch.save`` of an npy storage on its own, rather
+than of a tensor over it, goes through :meth:`NpyStorage.__reduce__`, which
+``torch.load`` reads only with ``weights_only=False``.
 """
 
 import functools

@@ -147,6 +147,10 @@ def test_pickled_storage_loads_as_torch_load_gives_it():
     assert type(loaded) is type(on_cpu) and loaded.dtype == on_cpu.dtype
     assert loaded.device == storage.device and loaded.tolist() == on_cpu.tolist()
     assert type(loaded.untyped()) is NpyStorage
+    buffer = io.BytesIO()
+    torch.save(storage, buffer)  # through pickle: torch.save knows a storage by its exact class
+    buffer.seek(0)
+    assert torch.load(buffer, weights_only=False).tolist() == on_cpu.tolist()
 
 
 def test_new_shared_storage_is_on_the_device_asked():
