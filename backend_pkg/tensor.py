@@ -57,6 +57,7 @@ _SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
 _AS_STRIDED = torch.ops.aten.as_strided.default._handle
 _RESHAPE_ALIAS = torch.ops.aten._reshape_alias.default._handle
 _VIEW = torch.ops.aten.view.default._handle
+_VIEW_DTYPE = torch.ops.aten.view.dtype._handle
 _ALIAS = torch.ops.aten.alias.default._handle
 _METADATA_ONLY_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 # What an NpyTensor keeps of its memory between calls, as attributes: its NumPy view, and
@@ -303,6 +304,18 @@ def reshaped(base, size):
     tensor = _VIEW.redispatch_boxed(_METADATA_ONLY_KEYS, base, size)
     array = _array_over(_root_of(base), to_numpy_dtype(base.dtype), tensor.shape, tensor.stride(), tensor.storage_offset())
     return _as_npy_tensor(tensor, array)
+
+
+def retyped(base, dtype):
+    """``base.view(dtype)``: its CPU kernel makes it from the metadata, with PyTorch's errors.
+
+    Autograd hands the caller a plain ``torch.Tensor`` object over the result
+    (a view across dtypes is not differentiable, and such a view is a new
+    tensor object), whose ``data_ptr()`` is C++'s, which never asks npy: the
+    storage is given its data pointer first.
+    """
+    materialize(base)
+    return _VIEW_DTYPE.redispatch_boxed(_METADATA_ONLY_KEYS, base, dtype)
 
 
 def alias_of(base):

@@ -184,3 +184,14 @@ def test_data_shares_memory_without_history_or_version(device):
     data.add_(1)
     assert parameter._version == version
     assert torch.equal(parameter.detach().cpu(), torch.arange(1.0, 4.0))
+
+
+def test_a_dtype_view_of_a_fresh_result_has_its_data_pointer():
+    """``view(dtype)`` reaches Python as a plain ``torch.Tensor``, whose ``data_ptr()`` never asks npy;
+    a fresh result's storage gets its pointer only when asked, so the view must have asked."""
+    fresh = torch.arange(4.0, device="npy") + 1
+    as_bits = fresh.view(torch.int32)
+    assert type(as_bits) is torch.Tensor
+    assert as_bits.data_ptr() != 0
+    assert as_bits.data_ptr() == fresh.data_ptr()
+    torch.testing.assert_close(as_bits.cpu(), (torch.arange(4.0) + 1).view(torch.int32))

@@ -18,6 +18,7 @@ from ..tensor import (
     materialize,
     reshaped,
     restrided,
+    retyped,
     set_metadata,
     storage_array,
     storage_nbytes,
@@ -44,6 +45,11 @@ def detach(self):
     if type(self) is not NpyTensor and self.is_meta:
         return fake_tensor_shell(self)
     return detached(self)
+
+
+@implements(aten.view.dtype)
+def view_dtype(self, dtype):
+    return retyped(self, dtype)
 
 
 @implements(aten.view.default, aten._unsafe_view.default)
