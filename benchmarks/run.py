@@ -30,7 +30,10 @@ What is measured
   ``device_guard_in_cpp.cpp`` before ``backend_pkg``: npy's device guard
   there answers ``type()`` in C++ instead of through Python, which is what
   the change to PyTorch's ``PythonDeviceGuard`` proposed on the Limitations
-  page would do. The two processes take turns;
+  page would do. The two processes take turns. Beside the step, its
+  beginnings (``loss``: the compiled loss's forward; ``loss_backward``: that
+  and its backward and ``zero_grad``), whose differences are the step's
+  phases; ``guard_calls_per_call`` counts npy's Python guard in each;
 * ``eager``: the training step of issue 14's MLP (``Linear(32, 64)``,
   ``ReLU``, ``Linear(64, 64)``, ``ReLU``, ``Linear(64, 10)``, batch 16,
   cross-entropy, SGD), eager on ``npy`` and on CPU: where a Python backend's
@@ -388,7 +391,8 @@ def npy_compiled_works():
 
 
 def mlp_works(device, backend=None):
-    """The forward and the training step of a fresh MLP on ``device``, as callables.
+    """The forward and the training step of a fresh MLP on ``device``, and the step's beginnings
+    (the ``guard`` group's cases), as callables.
 
     With a ``torch.compile`` ``backend``, the model, the loss and the
     optimizer's step are each compiled, as a training loop compiles them.
@@ -410,16 +414,26 @@ def mlp_works(device, backend=None):
         with torch.no_grad():
             return run(x)
 
+    def loss_only():
+        loss(x, y)
+
+    def loss_backward():
+        loss(x, y).backward()
+        optimizer.zero_grad()
+
     def train_step():
         loss(x, y).backward()
         step()
         optimizer.zero_grad()
 
-    return {"forward": forward, "train_step": train_step}
+    return {"forward": forward, "loss": loss_only, "loss_backward": loss_backward, "train_step": train_step}
 
 
 # The compiled training step in a process whose npy device guard answers in C++ (``--guard-in-cpp``).
 GUARD_IN_CPP = "_guard_in_cpp"
+# The step and its beginnings, whose differences are its phases: the loss's forward; then its
+# backward and zero_grad; then the optimizer's step.
+GUARD_CASES = ("loss", "loss_backward", "train_step")
 INDUCTOR_VARIANTS = ("npy_inductor", "cpu_inductor", *(f"{variant}{GUARD_IN_CPP}" for variant in ("npy_inductor", "cpu_inductor")))
 GUARD_SOURCE = Path(__file__).with_name("device_guard_in_cpp.cpp")
 GUARD_BUILD_DIRECTORY = ROOT / "_build" / "device_guard_in_cpp"
@@ -613,16 +627,17 @@ def load_guard_in_cpp():
                                    build_directory=str(GUARD_BUILD_DIRECTORY), extra_cflags=["-O2"])
 
 
-def inductor_train_steps():
-    """The MLP training step compiled by default (the ``mlp`` group's), on npy and on CPU: variant -> Timer."""
-    return {f"{device}_inductor": as_timer(mlp_works(device, backend="inductor")["train_step"])
-            for device in (backend_pkg.DEVICE_NAME, "cpu")}
+def inductor_steps():
+    """The ``mlp`` group's training step compiled by default (Inductor), and its beginnings
+    (:data:`GUARD_CASES`), on npy and on CPU: "case variant" -> Timer."""
+    works = {f"{device}_inductor": mlp_works(device, backend="inductor") for device in (backend_pkg.DEVICE_NAME, "cpu")}
+    return {f"{case} {variant}": as_timer(steps[case]) for case in GUARD_CASES for variant, steps in works.items()}
 
 
 def serve_guard_in_cpp_turns(settings):
     """The ``--guard-in-cpp`` process (:func:`load_guard_in_cpp` ran before ``import backend_pkg``):
-    time turns of the Inductor training step, once a step shows that npy's Python guard is never called."""
-    steps = inductor_train_steps()
+    time turns of :func:`inductor_steps`, once a step shows that npy's Python guard is never called."""
+    steps = inductor_steps()
     for step in steps.values():
         step.timeit(1)  # compiles
     if backend_pkg.runtime.guard_calls():
@@ -630,29 +645,43 @@ def serve_guard_in_cpp_turns(settings):
     serve_turns(steps, settings)
 
 
+def guard_calls_per_call(steps):
+    """How many times npy's Python guard answers during one call of each npy case of ``steps``."""
+    calls = {}
+    for case in GUARD_CASES:
+        before = backend_pkg.runtime.guard_calls()
+        steps[f"{case} npy_inductor"].timeit(1)
+        calls[case] = backend_pkg.runtime.guard_calls() - before
+    return calls
+
+
 def measure_guard(settings, quick):
-    """The Inductor training step in this process and in a ``--guard-in-cpp`` one, taking turns.
+    """The Inductor training step and its beginnings in this process and in a ``--guard-in-cpp`` one,
+    taking turns; and the guard's calls in each case here.
 
     Each process times npy against CPU, so each ratio's two rows share a
     process and a turn; the processes' turns alternate, so a quiet or busy
     spell of the machine falls on both guards alike.
     """
-    rows = INDUCTOR_VARIANTS
     if quick:
-        return {"train_step": {row: unavailable_row(QUICK_SKIPS_INDUCTOR) for row in rows}}
-    local = inductor_train_steps()
+        rows = {case: {row: unavailable_row(QUICK_SKIPS_INDUCTOR) for row in INDUCTOR_VARIANTS} for case in GUARD_CASES}
+        return rows, dict.fromkeys(GUARD_CASES)
+    local = inductor_steps()
     numbers = calibrate(local, settings)
+    calls = guard_calls_per_call(local)
     process = TurnProcess(["--guard-in-cpp"], quick)
-    numbers.update({variant + GUARD_IN_CPP: number for variant, number in process.numbers.items()})
-    samples = {row: [] for row in rows}
+    numbers.update({name + GUARD_IN_CPP: number for name, number in process.numbers.items()})
+    samples = {name: [] for name in numbers}
     try:
         for _ in range(settings.rounds):
             for turn, suffix in ((one_turn(local, numbers, settings.repeat), ""), (process.one_turn(), GUARD_IN_CPP)):
-                for variant, per_call_us in turn.items():
-                    samples[variant + suffix].extend(per_call_us)
+                for name, per_call_us in turn.items():
+                    samples[name + suffix].extend(per_call_us)
     finally:
         process.close()
-    return {"train_step": {row: timing_row(samples[row], numbers[row]) for row in rows}}
+    rows = {case: {row: timing_row(samples[f"{case} {row}"], numbers[f"{case} {row}"]) for row in INDUCTOR_VARIANTS}
+            for case in GUARD_CASES}
+    return rows, calls
 
 
 class BasicBlock(torch.nn.Module):
@@ -807,6 +836,8 @@ def describe_cases():
         },
         "guard": {
             "train_step": "the mlp group's train_step compiled by default (Inductor), on npy and on CPU",
+            "loss": "the train_step's compiled loss alone: its forward (the result is dropped)",
+            "loss_backward": "the train_step without the optimizer's step: loss(x, y).backward(); zero_grad()",
             "guard_in_cpp": "the same in a process that loaded benchmarks/device_guard_in_cpp.cpp before "
                             "backend_pkg: npy's device guard answers type() in C++, as the change to "
                             "torch/csrc/acc/Module.cpp proposed on the Limitations page would",
@@ -834,7 +865,7 @@ def run(settings, quick, groups=GROUPS, progress=print):
     load_at_start = round(os.getloadavg()[0], 2)
     start = time.perf_counter()
     model_settings = settings if quick else MODEL_SETTINGS
-    timings, cpp_vs_python = {}, None
+    timings, cpp_vs_python, guard_calls = {}, None, None
     with warnings.catch_warnings():
         # The CPU fallback warns once per op; which ops fall back is the Op coverage page's story.
         warnings.filterwarnings("ignore", message="npy device")
@@ -852,7 +883,7 @@ def run(settings, quick, groups=GROUPS, progress=print):
             timings["mlp"] = measure_mlp(settings, quick)
         if "guard" in groups:
             progress("guard: the Inductor training step, and the same with npy's device guard in C++ (a subprocess)")
-            timings["guard"] = measure_guard(settings, quick)
+            timings["guard"], guard_calls = measure_guard(settings, quick)
         if "eager" in groups:
             progress("eager: issue 14's MLP training step, npy and CPU")
             timings["eager"] = measure_eager(settings)
@@ -879,6 +910,7 @@ def run(settings, quick, groups=GROUPS, progress=print):
         "cases": describe_cases(),
         "timings_us": timings,
         "cpp_vs_python": cpp_vs_python,
+        "guard_calls_per_call": guard_calls,
         "ratios": {name: evaluate(ratio, timings) for name, ratio in ratios.items()},
         "seconds": round(time.perf_counter() - start, 1),
     }

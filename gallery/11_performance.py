@@ -323,6 +323,77 @@ for suffix, where in (("", "npy's guard in Python"), ("_guard_in_cpp", "npy's gu
     print(f"{where}: npy {npy_step:.1f} µs, CPU {cpu_step:.1f} µs per step, ratio {npy_step / cpu_step:.2f}")
 
 # %%
+# The same run times the step's beginnings beside it: the compiled loss
+# alone, then with its backward and ``zero_grad``. Their differences are
+# the step's phases; the optimizer's phase is the compiled SGD step. The
+# guard's calls are counted in each:
+
+PHASES = {"forward": ("loss", None), "backward": ("loss_backward", "loss"), "optimizer": ("train_step", "loss_backward")}
+
+
+def phase(values, name):
+    """A phase's share of ``values`` (case -> number): its case, less the case it begins with."""
+    case, before = PHASES[name]
+    return values[case] - (values[before] if before else 0)
+
+
+calls = results["guard_calls_per_call"]
+print(f"{'µs per step':12}{'guard calls':>12}" + "".join(f"{'npy':>8}{'CPU':>8}{'extra':>7}" for _ in range(2))
+      + "\n" + " " * 24 + f"{'guard in Python':^23}{'guard in C++':^23}")
+for name in PHASES:
+    line = f"{name:12}{phase(calls, name):12}"
+    for suffix in ("", "_guard_in_cpp"):
+        npy_us, cpu_us = (phase({case: rows[variant + suffix]["us"] for case, rows in timings["guard"].items()}, name)
+                          for variant in ("npy_inductor", "cpu_inductor"))
+        line += f"{npy_us:8.1f}{cpu_us:8.1f}{npy_us - cpu_us:7.1f}"
+    print(line)
+
+# %%
+# Most of the extra time is the backward's, and a guard answering in C++
+# leaves most of it there. Around each node of a backward (here the compiled
+# backward and one ``AccumulateGrad`` per parameter), the autograd engine
+# sets the node's device and stream and restores them
+# (``Engine::evaluate_function`` in ``torch/csrc/autograd/engine.cpp``),
+# which is where the guard's calls come from: cheap once the guard answers
+# in C++. What npy still pays there is Python: the wrapper code's host views
+# of its inputs and npy results of its outputs, and each gradient's way into
+# ``.grad``, which ``AccumulateGrad`` makes with ``detach``: npy's kernel, in
+# Python, where CPU's is C++. npy registers its own so that the result is an
+# :class:`~backend_pkg.NpyTensor` keeping the views the optimizer's compiled
+# step reads; PyTorch's kernel would hand Python a plain ``torch.Tensor``, as
+# C++ hands every tensor it makes on a device other than XLA:
+
+import backend_pkg
+
+try:
+    torch._C._register_py_class_for_device("npy", backend_pkg.NpyTensor)
+except RuntimeError as error:
+    print("RuntimeError:", str(error).splitlines()[0])
+
+# %%
+# .. dropdown:: Issue: only XLA can choose the Python class of the tensors C++ makes on its device
+#
+#    **What fails.** A tensor that PyTorch's C++ code makes on a
+#    Python-registered device (a C++ kernel's result such as ``detach``'s,
+#    ``.data``, an output saved for backward) reaches Python as a plain
+#    ``torch.Tensor``, without what the backend's tensor subclass keeps on its
+#    objects. The backend either registers Python kernels for such ops
+#    (npy's ``detach``, which ``AccumulateGrad`` calls for every gradient it
+#    stores) or rebuilds what the plain object lacks each time it meets one.
+#
+#    **Where.** ``torch/csrc/autograd/python_variable.cpp``:
+#    ``registerPythonTensorClass`` (``torch._C._register_py_class_for_device``)
+#    refuses every device type but ``kXLA``, and ``THPVariable_Wrap`` looks
+#    up the registered class only for XLA tensors.
+#
+#    **Proposed change.** Accept ``PrivateUse1`` in
+#    ``registerPythonTensorClass``, requiring a subclass of ``torch.Tensor``,
+#    and in ``THPVariable_Wrap`` read the per-device table
+#    (``getPythonTensorClass``) for ``PrivateUse1`` tensors as for XLA ones;
+#    ``_setup_privateuseone_for_python_backend`` could then take the class
+#    as an argument.
+
+# %%
 # To measure again, run ``make bench`` and commit the new
 # ``source/benchmarks.json``; the next build of this site shows it. The
 # run above took:

@@ -51,7 +51,7 @@ def expected_rows():
     small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor", "floor_with_result")]
     large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
     mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
-    guard = [f"guard.train_step.{variant}" for variant in bench.INDUCTOR_VARIANTS]
+    guard = [f"guard.{case}.{variant}" for case in bench.GUARD_CASES for variant in bench.INDUCTOR_VARIANTS]
     eager = [f"eager.mlp_train_step.{device}" for device in ("npy", "cpu")]
     models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
     models += [f"models.large_mlp_forward.{variant}" for variant in bench.LARGE_MLP_VARIANTS]
@@ -97,6 +97,15 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
             assert ratio["status"] == "unavailable" and ratio["reason"], name
         else:
             assert ratio["status"] == ("PASS" if ratio["value"] <= ratio["target"] else "FAIL"), name
+
+
+def test_guard_calls_are_counted_per_guard_case(quick_run, committed):
+    """--quick compiles nothing, so it counts nothing; a full run counts the guard's calls in each case,
+    and the step's are the most, as the step holds the other cases."""
+    assert quick_run["guard_calls_per_call"] == dict.fromkeys(bench.GUARD_CASES)
+    calls = committed["guard_calls_per_call"]
+    assert list(calls) == list(bench.GUARD_CASES)
+    assert 0 < calls["loss"] < calls["loss_backward"] <= calls["train_step"]
 
 
 def test_a_ratio_is_its_rows_divided(quick_run):
