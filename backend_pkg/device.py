@@ -102,7 +102,7 @@ def _npy_device(device):
 class Stream(torch.Stream):
     """``torch.npy.Stream()``, as ``torch.cuda.Stream()``: a ``torch.Stream`` on npy.
 
-    PyTorch code written for any accelerator (FSDP2's collectives, DDP)
+    PyTorch code written for any accelerator (FSDP, FSDP2's collectives)
     makes its streams through the device module. Every npy stream is the
     default one: a kernel has finished when it returns, so there is no
     queue to order.
