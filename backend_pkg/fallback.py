@@ -81,7 +81,6 @@ def _check_devices(name, args, kwargs):
             )
 
 
-
 def _check_strided(name, result):
     """A sparse (or other non-strided) CPU result has no memory an npy tensor could hold."""
     for value in tree_leaves(result):
@@ -89,6 +88,7 @@ def _check_strided(name, result):
             raise NotImplementedError(
                 f"npy device: {name} gives a tensor of layout {value.layout}, and npy tensors are strided only"
             )
+
 
 def _out_arguments(op, kwargs):
     """``out=`` npy tensors, each paired with a CPU tensor the kernel may resize."""

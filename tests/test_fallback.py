@@ -74,7 +74,8 @@ def test_mixing_a_cpu_tensor_is_a_device_error():
 @pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
 def test_a_sparse_result_is_refused_by_name(convert, layout):
     """The CPU kernel's sparse result has no strided memory to become an npy tensor."""
-    with pytest.raises(NotImplementedError, match=f"gives a tensor of layout {layout}, and npy tensors are strided only"):
+    message = f"gives a tensor of layout {layout}, and npy tensors are strided only"
+    with pytest.raises(NotImplementedError, match=message):
         convert(npy(torch.eye(3)))
 
 def test_warns_once_per_op_and_counts_calls():

@@ -40,7 +40,6 @@ def host_view(tensor):
     return view
 
 
-
 def _has_foreign_storage(tensor):
     """Whether ``tensor``'s storage was made by PyTorch's C++ over npy memory rather than by
     npy: pickling a tensor (``Tensor.__reduce_ex__`` pickles its storage with the legacy
@@ -54,7 +53,9 @@ def _view_by_address(tensor):
     npy memory is host memory, and the storage it belongs to outlives the copy."""
     storage = torch.Tensor.untyped_storage(tensor)
     memory = np.ctypeslib.as_array((ctypes.c_uint8 * storage.nbytes()).from_address(storage.data_ptr()))
-    return torch.from_numpy(memory).view(tensor.dtype).as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
+    elements = torch.from_numpy(memory).view(tensor.dtype)
+    return elements.as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
+
 
 @implements(aten._copy_from.default)
 def copy_from(self, dst, non_blocking=False):

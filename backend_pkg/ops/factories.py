@@ -116,6 +116,7 @@ def record_stream(self, stream):
     Without this kernel the op reaches the CPU fallback, where it has no kernel: CUDA data
     prefetchers call it on every batch."""
 
+
 # The memory formats that give a contiguous tensor's "like" the tensor's own strides.
 _KEEPS_CONTIGUOUS = (None, torch.preserve_format, torch.contiguous_format)
 
