@@ -4,13 +4,16 @@ PyTorch finds these functions through ``getattr(torch, "npy")``:
 ``torch.manual_seed`` (``manual_seed_all``), ``torch.random.fork_rng`` and
 ``torch.utils.checkpoint`` (``get_rng_state``, ``set_rng_state``,
 ``device``, ``_initialized``), ``torch.autocast``
-(``get_amp_supported_dtype``), ``torch.accelerator`` (``device_count``...).
+(``get_amp_supported_dtype``), ``torch.accelerator`` (``device_count``...),
+FSDP2 (``Stream``, ``stream``, ``current_stream``).
 The memory functions have ``torch.cuda``'s names; ``torch.accelerator``'s
 own memory functions cannot reach them (:mod:`backend_pkg.memory`).
 
 There is exactly one npy device, index 0: NumPy runs on the host, and the
 C++ device guard for Python backends reports a single device.
 """
+
+import contextlib
 
 import numpy as np
 import torch
@@ -82,6 +85,58 @@ def synchronize(device=None):
 def get_amp_supported_dtype():
     """The dtypes ``torch.autocast("npy")`` accepts: NumPy has float16, not bfloat16."""
     return [torch.float16]
+
+
+def is_bf16_supported(including_emulation=True):
+    """False, so that a program choosing ``bfloat16 if is_bf16_supported() else float16``
+    picks float16: NumPy has no bfloat16, emulated or not."""
+    return False
+
+
+def _npy_device(device):
+    index = 0 if device is None else _index_of(device)
+    _check_index(index)
+    return torch.device("npy", index)
+
+
+class Stream(torch.Stream):
+    """``torch.npy.Stream()``, as ``torch.cuda.Stream()``: a ``torch.Stream`` on npy.
+
+    PyTorch code written for any accelerator (FSDP, FSDP2's collectives)
+    makes its streams through the device module. Every npy stream is the
+    default one: a kernel has finished when it returns, so there is no
+    queue to order.
+    """
+
+    def __new__(cls, device=None, priority=0):
+        return super().__new__(cls, _npy_device(device), priority=priority)
+
+
+class Event(torch.Event):
+    """``torch.npy.Event()``, as ``torch.cuda.Event()``: a ``torch.Event`` on npy."""
+
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
+        return super().__new__(
+            cls, _npy_device(None), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
+        )
+
+
+def current_stream(device=None):
+    return torch.accelerator.current_stream(_npy_device(device))
+
+
+# The one npy stream is both the current and the default one.
+default_stream = current_stream
+
+
+def set_stream(stream):
+    torch.accelerator.set_stream(stream)
+
+
+def stream(stream):
+    """``with torch.npy.stream(s):`` makes ``s`` current in the block, as ``torch.cuda.stream``
+    does; ``None`` changes nothing."""
+    return contextlib.nullcontext() if stream is None else stream
 
 
 def memory_allocated(device=None):

@@ -54,6 +54,7 @@ def run_on_cpu(op, *args, **kwargs):
     for npy_out, cpu_out in outs.values():
         _store_out(npy_out, cpu_out)
     written = _written_arguments(op, args, kwargs)
+    _check_strided(name, result)
     returns = op._schema.returns
     if not returns:  # an op that only checks, as _assert_async does
         return None
@@ -77,6 +78,15 @@ def _check_devices(name, args, kwargs):
             raise RuntimeError(
                 f"{name}: Expected all tensors to be on the same device, but found at least "
                 f"two devices, {DEVICE_NAME}:0 and cpu!"
+            )
+
+
+def _check_strided(name, result):
+    """A sparse (or other non-strided) CPU result has no memory an npy tensor could hold."""
+    for value in tree_leaves(result):
+        if isinstance(value, torch.Tensor) and value.layout != torch.strided:
+            raise NotImplementedError(
+                f"npy device: {name} gives a tensor of layout {value.layout}, and npy tensors are strided only"
             )
 
 

@@ -23,7 +23,6 @@ from this page, and shows where PyTorch still stops a Python backend.
 
 import inspect
 import statistics
-import unittest.mock
 
 import torch
 import torch.distributed as dist
@@ -181,53 +180,16 @@ with distributed_demo.process_group_of_one():
 #    declare that their device memory is host memory, in which case the
 #    map needs no device copy at all.
 #
-# FSDP2 (``fully_shard``) stops earlier, in its first
-# forward pass, where it asks the device module for streams:
+# FSDP2 (``fully_shard``) overlaps communication with computation on
+# separate streams, and makes them through the device module, found by the
+# device type's name: ``torch.npy.Stream()``, ``torch.npy.stream(...)``,
+# ``torch.npy.current_stream()``, as ``torch.cuda``'s. ``backend_pkg.device``
+# gives it ``torch.Stream`` and ``torch.Event`` objects on npy; every npy
+# stream is the default one, since an npy kernel has finished when it
+# returns and there is nothing to overlap. FSDP2 stops in its first forward
+# pass:
 
 with distributed_demo.process_group_of_one():
-    print(distributed_demo.try_fully_shard(rank=0, world_size=1))
-
-# %%
-# FSDP2 overlaps communication with computation on separate streams, and
-# gets their class from the device module (``torch.npy``) by the device
-# type's name. ``backend_pkg.device`` has no ``Stream``: an npy kernel runs
-# when it is called and has finished when it returns, so there is nothing
-# to overlap. Streams and events that do nothing, lent to the device
-# module for this one experiment, take FSDP2 to its next step:
-
-
-class InertStream:
-    def wait_stream(self, stream):
-        pass
-
-    def wait_event(self, event):
-        pass
-
-    def record_event(self, event=None):
-        return InertEvent()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        return False
-
-
-class InertEvent:
-    def record(self, stream=None):
-        pass
-
-    def wait(self, stream=None):
-        pass
-
-    def synchronize(self):
-        pass
-
-
-inert_streams = {"Stream": lambda *args, **kwargs: InertStream(), "Event": lambda *args, **kwargs: InertEvent(),
-                 "current_stream": lambda *args, **kwargs: InertStream(), "stream": lambda stream: stream}
-with distributed_demo.process_group_of_one(), \
-        unittest.mock.patch.multiple(backend_pkg.device, create=True, **inert_streams):
     print(distributed_demo.try_fully_shard(rank=0, world_size=1))
 
 # %%

@@ -121,6 +121,40 @@ def test_device_module_and_stream_synchronize():
     assert event.query()
 
 
+def test_data_prefetcher_copies_on_a_side_stream_and_records_it():
+    """A CUDA data prefetcher's step: copy the batch in on a stream of its own, make the
+    compute stream wait for it, and mark the batch used there (``record_stream``)."""
+    side = torch.Stream("npy")
+    with side:
+        batch = torch.arange(4.0).pin_memory().to("npy", non_blocking=True)
+    compute = torch.accelerator.current_stream()
+    compute.wait_stream(side)
+    batch.record_stream(compute)
+    assert_matches_cpu(batch * 2, torch.arange(4.0) * 2)
+
+
+def test_device_module_makes_streams_and_events_as_torch_cuda_does():
+    """What code written for any accelerator asks the device module for (FSDP2's collectives:
+    ``Stream()``, ``with stream(...)``, ``current_stream().wait_event(...)``)."""
+    module = torch.get_device_module("npy")
+    side = module.Stream()
+    assert isinstance(side, torch.Stream) and side.device == torch.device("npy:0")
+    with module.stream(side):
+        assert module.current_stream() == side
+        event = module.Event()
+        event.record()
+    with module.stream(None):
+        module.current_stream().wait_event(event)
+    assert event.query() and module.default_stream() == module.current_stream("npy:0")
+    with pytest.raises(RuntimeError, match="invalid device index 1"):
+        module.Stream("npy:1")
+
+
+def test_device_module_steers_bfloat16_choices_to_float16():
+    """``dtype = bfloat16 if is_bf16_supported() else float16``: npy tensors cannot hold bfloat16."""
+    assert torch.get_device_module("npy").is_bf16_supported() is False
+
+
 def recorded_event():
     event = torch.Event("npy", enable_timing=True)
     event.record()

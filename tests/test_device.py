@@ -149,3 +149,51 @@ def test_exit_does_not_wait_after_backward_on_the_main_thread():
     started = time.monotonic()
     backend_pkg.runtime.settle_autograd_thread()
     assert time.monotonic() - started < backend_pkg.runtime.QUIET_SECONDS / 2
+
+
+class TiedLanguageModel(torch.nn.Module):
+    """An embedding and an output layer sharing one weight, as GPT-style models do."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(5, 3)
+        self.head = torch.nn.Linear(3, 5, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, tokens):
+        return self.head(self.embed(tokens))
+
+
+def test_module_to_npy_unties_shared_parameters():
+    """``Module.to`` keeps a parameter object (``param.data = moved``) only between tensors
+    whose TensorImpls c10 lets one copy into the other (``TensorImpl::has_compatible_shallow_copy_type``
+    in c10/core/TensorImpl.h: CPU, CUDA, MPS, HIP, XPU, HPU, MTIA, not PrivateUse1). Moving a
+    CPU model to npy gives each module a new Parameter instead: tied weights come apart, and
+    an optimizer made before the move keeps the CPU ones. When PyTorch lets PrivateUse1 opt
+    in, this test fails: the docs need updating."""
+    model = TiedLanguageModel()
+    moved = model.head.weight
+    model.to("npy")
+    assert model.head.weight is not model.embed.weight
+    assert model.head.weight is not moved
+    assert len(list(model.parameters())) == 2
+
+
+def test_models_built_on_npy_or_swapped_there_stay_tied():
+    """The ways around the untying above: build the model on the device, or move it with
+    ``torch.__future__.set_swap_module_params_on_conversion(True)``, whose ``swap_tensors``
+    keeps every parameter object."""
+    with torch.device("npy"):
+        built_there = TiedLanguageModel()
+    assert built_there.head.weight is built_there.embed.weight
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        swapped = TiedLanguageModel().to("npy")
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(False)
+    assert swapped.head.weight is swapped.embed.weight and swapped.embed.weight.device.type == "npy"
+    swapped(torch.tensor([1, 2], device="npy")).sum().backward()
+    cpu = TiedLanguageModel()
+    cpu.load_state_dict({name: value.cpu() for name, value in swapped.state_dict().items()})
+    cpu(torch.tensor([1, 2])).sum().backward()
+    torch.testing.assert_close(swapped.embed.weight.grad.cpu(), cpu.embed.weight.grad)

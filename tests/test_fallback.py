@@ -65,6 +65,19 @@ def test_mixing_a_cpu_tensor_is_a_device_error():
         torch.special.xlogy(npy(torch.ones(3)), torch.ones(3))
 
 
+
+@pytest.mark.parametrize(
+    "convert, layout",
+    [(torch.Tensor.to_sparse, "torch.sparse_coo"), (torch.Tensor.to_sparse_csr, "torch.sparse_csr")],
+    ids=["to_sparse", "to_sparse_csr"],
+)
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_a_sparse_result_is_refused_by_name(convert, layout):
+    """The CPU kernel's sparse result has no strided memory to become an npy tensor."""
+    message = f"gives a tensor of layout {layout}, and npy tensors are strided only"
+    with pytest.raises(NotImplementedError, match=message):
+        convert(npy(torch.eye(3)))
+
 def test_warns_once_per_op_and_counts_calls():
     x = npy(torch.rand(4))
     before = fallback.calls["aten::special_i1e.out"]

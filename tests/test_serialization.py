@@ -2,6 +2,7 @@
 
 import copy
 import io
+import pickle
 
 import pytest
 import torch
@@ -47,6 +48,23 @@ def test_deepcopy_makes_new_memory():
     model = copy.deepcopy(torch.nn.Linear(2, 2).to("npy"))
     assert model.weight.device.type == "npy" and isinstance(model.weight, torch.nn.Parameter)
 
+
+
+def test_pickle_and_legacy_save_round_trip_views_and_models():
+    """``pickle`` (multiprocessing, caches, experiment trackers) and the legacy ``torch.save``
+    format write each storage through PyTorch's C++, which copies it to the CPU from a tensor
+    of its own over the storage's data pointer."""
+    view = torch.arange(12.0).reshape(3, 4).to("npy")[:, 1:]
+    unpickled = pickle.loads(pickle.dumps(view))
+    assert unpickled.stride() == view.stride()
+    assert_matches_cpu(unpickled, view.cpu())
+    model = torch.nn.Linear(2, 2).to("npy")
+    buffer = io.BytesIO()
+    torch.save(model, buffer, _use_new_zipfile_serialization=False)
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=False)
+    assert loaded.weight.device.type == "npy"
+    torch.testing.assert_close(loaded.weight.detach().cpu(), model.weight.detach().cpu())
 
 class Net(torch.nn.Module):
     """A model class of the program's own, as torch.load(weights_only=True) meets them."""

@@ -10,9 +10,12 @@ convert exactly as CPU copies do, and always write into fresh memory:
 a copy never aliases its source.
 """
 
+import ctypes
+
+import numpy as np
 import torch
 
-from ..tensor import DEVICE_NAME, unwrap
+from ..tensor import DEVICE_NAME, NpyTensor, unwrap
 from ._results import check_apart
 from .factories import check_factory_options, empty_strided
 from .registry import aten, implements
@@ -29,12 +32,29 @@ def host_view(tensor):
         return tensor
     if tensor.device.type != DEVICE_NAME:
         raise RuntimeError(f"npy device: cannot copy between npy and {tensor.device}")
-    view = torch.from_numpy(unwrap(tensor))
+    view = _view_by_address(tensor) if _has_foreign_storage(tensor) else torch.from_numpy(unwrap(tensor))
     if tensor.is_conj():
         view = view.conj()
     if tensor.is_neg():
         view = view._neg_view()
     return view
+
+
+def _has_foreign_storage(tensor):
+    """Whether ``tensor``'s storage was made by PyTorch's C++ over npy memory rather than by
+    npy: pickling a tensor (``Tensor.__reduce_ex__`` pickles its storage with the legacy
+    ``torch.save``) copies each storage to the CPU through ``at::from_blob`` over its data
+    pointer (``THPStorage_writeFileRaw`` in torch/csrc/serialization.cpp)."""
+    return type(tensor) is not NpyTensor and not hasattr(torch.Tensor.untyped_storage(tensor), "_npy_root")
+
+
+def _view_by_address(tensor):
+    """A CPU tensor over the memory ``tensor`` describes, found by its storage's data pointer:
+    npy memory is host memory, and the storage it belongs to outlives the copy."""
+    storage = torch.Tensor.untyped_storage(tensor)
+    memory = np.ctypeslib.as_array((ctypes.c_uint8 * storage.nbytes()).from_address(storage.data_ptr()))
+    elements = torch.from_numpy(memory).view(tensor.dtype)
+    return elements.as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
 
 
 @implements(aten._copy_from.default)

@@ -107,6 +107,16 @@ def resize_(self, size, *, memory_format=None):
     return self
 
 
+@implements(aten.record_stream.default)
+def record_stream(self, stream):
+    """Nothing to record: CUDA's caching allocator must not reuse ``self``'s memory before
+    ``stream``'s queued work ends, but npy work has ended when its kernel returns, and the
+    memory goes back to NumPy only when the last tensor using it goes.
+
+    Without this kernel the op reaches the CPU fallback, where it has no kernel: CUDA data
+    prefetchers call it on every batch."""
+
+
 # The memory formats that give a contiguous tensor's "like" the tensor's own strides.
 _KEEPS_CONTIGUOUS = (None, torch.preserve_format, torch.contiguous_format)
 
