@@ -66,8 +66,8 @@ PLANTS = [
         "host-view-copies",
         "stride",
         "backend_pkg/ops/copies.py",
-        "view = torch.from_numpy(unwrap(tensor))",
-        "view = torch.from_numpy(unwrap(tensor)).contiguous()",
+        "else torch.from_numpy(unwrap(tensor))",
+        "else torch.from_numpy(unwrap(tensor)).contiguous()",
         "the CPU view of an npy tensor is made contiguous, so for a strided tensor it is a copy: "
         "the fallback and copy_ write into that copy, not into the tensor",
         ("tests/test_fallback.py", "tests/test_in_place_aliasing.py"),
