@@ -165,12 +165,13 @@ class TiedLanguageModel(torch.nn.Module):
 
 
 def test_module_to_npy_unties_shared_parameters():
-    """``Module.to`` keeps a parameter object (``param.data = moved``) only between tensors
-    whose TensorImpls c10 lets one copy into the other (``TensorImpl::has_compatible_shallow_copy_type``
-    in c10/core/TensorImpl.h: CPU, CUDA, MPS, HIP, XPU, HPU, MTIA, not PrivateUse1). Moving a
-    CPU model to npy gives each module a new Parameter instead: tied weights come apart, and
-    an optimizer made before the move keeps the CPU ones. When PyTorch lets PrivateUse1 opt
-    in, this test fails: the docs need updating."""
+    """``Module.to`` keeps a parameter object (``param.data = moved``) only when the op
+    ``_has_compatible_shallow_copy_type`` says so; c10's rule names the dense backends it knows
+    (``TensorImpl::has_compatible_shallow_copy_type`` in c10/core/TensorImpl.h) and leaves
+    PrivateUse1 to a kernel of the backend's, which npy does not register yet. Moving a CPU
+    model to npy gives each module a new Parameter instead: tied weights come apart, and an
+    optimizer made before the move keeps the CPU ones (Limitations page). When npy answers
+    the op, this test fails: the page needs updating."""
     model = TiedLanguageModel()
     moved = model.head.weight
     model.to("npy")
