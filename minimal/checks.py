@@ -4,13 +4,25 @@ Run in a process of its own (one PrivateUse1 backend per process); prints one
 line per check and exits non-zero at the first that fails.
 """
 
+import concurrent.futures
 import importlib
+import os
+import re
+import subprocess
 import sys
+import tempfile
+import warnings
+from pathlib import Path
 
 import torch
 from torch.testing import assert_close
 
 BACKENDS = {"python": "minimal.python_backend", "cpp": "minimal.cpp_backend"}
+CHECKOUT = Path(__file__).parents[1]
+EXIT_RUNS = 50  # scripts ending in backward(); an abort at exit showed in about 4 of 10 on a busy machine
+PROCESS_TIMEOUT = 300
+# Names the setup refuses part way: not lower case, a character the device-string parser stops at, a name taken.
+REFUSED_DEVICE_NAMES = ["LST", "mini2", "xla", "cuda", "float"]
 
 
 def check_copies(device):
@@ -84,13 +96,168 @@ def check_mlp_training_step(device):
     assert_close(parameters, expected_parameters)
 
 
-CHECKS = [check_copies, check_dtypes, check_printing, check_view, check_device_indices, check_mlp_training_step]
+def check_float_of_int(device):
+    """A float function of an int tensor gives floats, as on CPU (the out= kernel is given a float ``out``)."""
+    cpu = torch.tensor([1, 2, 3])
+    for function in (torch.sin, lambda t: t / 2):
+        result = function(cpu.to(device))
+        assert result.dtype == function(cpu).dtype, (result.dtype, function(cpu).dtype)
+        assert_close(result.cpu(), function(cpu))
+
+
+def check_fallback(device):
+    """Ops without a kernel of the backend's own run on CPU's kernels and give CPU's results."""
+    def ops(on):
+        torch.manual_seed(0)
+        noise = torch.randn(4, 3, device=on)
+        stacked = torch.cat([noise, torch.zeros(2, 3, device=on)])
+        return [noise, stacked, stacked.max(dim=0).values, torch.nn.functional.mse_loss(noise, stacked[2:])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the Python backend names each op it runs on CPU, once
+        assert_close([result.cpu() for result in ops(device)], ops("cpu"))
+
+
+def tied_language_model(device, build_optimizer_first):
+    """Three Adam steps of an embedding and an output layer that share one weight; losses and the weight."""
+    torch.manual_seed(0)
+    embedding = torch.nn.Embedding(10, 4)
+    head = torch.nn.Linear(4, 10, bias=False)
+    head.weight = embedding.weight
+    model = torch.nn.Sequential(embedding, head)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1) if build_optimizer_first else None
+    model.to(device)
+    assert model[1].weight is model[0].weight, "Module.to split the tied weight"
+    optimizer = optimizer or torch.optim.Adam(model.parameters(), lr=0.1)
+    tokens = torch.tensor([1, 2, 3, 4]).to(device)
+    losses = []
+    for _ in range(3):
+        loss = torch.nn.functional.cross_entropy(model(tokens), tokens.roll(1))
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.detach().cpu())
+    weight = model[0].weight
+    assert model.to("cpu")[0].weight is weight, "Module.to('cpu') made a new parameter"
+    return losses, weight.detach()
+
+
+def check_parameters_keep_identity(device):
+    """Module.to keeps parameter objects: tied weights stay tied, an optimizer built before the move trains."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for build_optimizer_first in (True, False):
+            assert_close(tied_language_model(device, build_optimizer_first),
+                         tied_language_model("cpu", build_optimizer_first))
+
+
+CHECKS = [check_copies, check_dtypes, check_printing, check_view, check_device_indices, check_mlp_training_step,
+          check_float_of_int, check_fallback, check_parameters_keep_identity]
+
+
+def run_python(code, env=None, timeout=PROCESS_TIMEOUT):
+    """``code`` run by a new interpreter in the checkout, as a script is."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                          cwd=CHECKOUT, env={**os.environ, **(env or {})})
+
+
+def backward_as_last_statement(module):
+    return f"""
+import torch
+import {module} as backend
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3)).to(backend.DEVICE_NAME)
+loss = model(torch.randn(5, 4).to(backend.DEVICE_NAME)).pow(2).mean()
+loss.backward()
+"""
+
+
+def check_exit_after_backward(module, runs=EXIT_RUNS):
+    """Scripts whose last statement is ``loss.backward()`` all exit with status 0 while the machine is busy.
+
+    An exit race shows only under load: a spinning process per core keeps the machine busy meanwhile, and the
+    scripts run two at a time.
+    """
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count())]
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            results = list(pool.map(run_python, [backward_as_last_statement(module)] * runs))
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+    failed = [result for result in results if result.returncode != 0]
+    assert not failed, (f"{len(failed)} of {runs} scripts exited with status {failed[0].returncode}: "
+                        f"{failed[0].stderr.strip()[-500:]}")
+
+
+def with_device_name(module, name, directory):
+    """A copy of ``module``'s source in ``directory`` with only its ``DEVICE_NAME`` changed; the copy's name."""
+    source = Path(importlib.util.find_spec(module).origin).read_text()
+    assignment = re.compile(r'^DEVICE_NAME = "\w+"', re.MULTILINE)
+    assert len(assignment.findall(source)) == 1, "the device is named once, by DEVICE_NAME"
+    copy = f"renamed_{re.sub('[^a-z]', '_', name.lower())}"
+    Path(directory, f"{copy}.py").write_text(assignment.sub(f'DEVICE_NAME = "{name}"', source))
+    return copy
+
+
+def check_renamed_device(module):
+    """Changing ``DEVICE_NAME`` alone renames the device: every in-process check passes under the new name."""
+    with tempfile.TemporaryDirectory() as directory:
+        copy = with_device_name(module, "renamed", directory)
+        result = run_python(f"import sys; sys.path.insert(0, {directory!r}); import minimal.checks as c; "
+                            f"c.run_checks({copy!r}, c.CHECKS)")
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def check_refused_device_names(module):
+    """A name PyTorch would refuse part way through the setup is refused first, and nothing has changed."""
+    with tempfile.TemporaryDirectory() as directory:
+        copies = [with_device_name(module, name, directory) for name in REFUSED_DEVICE_NAMES]
+        result = run_python(f"""
+import importlib, sys, torch
+sys.path.insert(0, {directory!r})
+for copy in {copies!r}:
+    try:
+        importlib.import_module(copy)
+    except ValueError as error:
+        print(error)
+    else:
+        sys.exit(copy + " was set up")
+assert torch._C._get_privateuse1_backend_name() == "privateuseone", "the setup renamed PrivateUse1"
+backend = importlib.import_module({module!r})
+assert torch.ones(1).to(backend.DEVICE_NAME).device.type == backend.DEVICE_NAME
+""")
+    assert result.returncode == 0, result.stderr[-3000:] or result.stdout
+    assert len(result.stdout.splitlines()) == len(REFUSED_DEVICE_NAMES), result.stdout
+
+
+def check_strict_fallback(module):
+    """With the strict switch set, an op without a kernel raises an error that names it."""
+    backend = importlib.import_module(module)
+    result = run_python(f"import torch, {module} as backend; torch.lgamma(torch.ones(2).to(backend.DEVICE_NAME))",
+                        env={backend.STRICT_ENV: "1"})
+    expected = (f"NotImplementedError: {backend.DEVICE_NAME} device: aten::lgamma.out has no kernel, "
+                f"and {backend.STRICT_ENV}=1 forbids the CPU fallback")
+    assert result.returncode != 0 and expected in result.stderr, result.stderr[-3000:]
+
+
+# Checks that need processes of their own, by backend: the C++ twin's name and fallback are C++'s.
+PROCESS_CHECKS = {
+    "python": [check_exit_after_backward, check_renamed_device, check_refused_device_names, check_strict_fallback],
+    "cpp": [check_exit_after_backward],
+}
+
+
+def run_checks(module, checks):
+    device = importlib.import_module(module).DEVICE_NAME
+    for check in checks:
+        check(device)
+        print(f"{check.__name__}: ok")
 
 
 def main(backend):
-    device = importlib.import_module(BACKENDS[backend]).DEVICE_NAME
-    for check in CHECKS:
-        check(device)
+    run_checks(BACKENDS[backend], CHECKS)
+    for check in PROCESS_CHECKS[backend]:
+        check(BACKENDS[backend])
         print(f"{check.__name__}: ok")
 
 

@@ -207,6 +207,22 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fill_.Scalar", fill_);
 }
 
+// Module.to keeps a parameter object only when its tensor may take the moved one's (param.data = moved);
+// c10 answers for CPU and CUDA and asks a PrivateUse1 backend. The twin's tensors are plain TensorImpls
+// over host memory, as CPU's are, so the answer is CUDA's: yes, when both are dense.
+bool shallow_copy_compatible(const at::Tensor& self, const at::Tensor& other) {
+  auto dense = [](const at::Tensor& tensor) {
+    return tensor.layout() == c10::kStrided && !tensor.is_quantized() &&
+           (tensor.device().is_cpu() || tensor.device().type() == kTwin);
+  };
+  return dense(self) && dense(other);
+}
+
+// The op is composite: a call with a twin tensor arrives at the twin's autograd key.
+TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
+  m.impl("_has_compatible_shallow_copy_type", shallow_copy_compatible);
+}
+
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
 }
