@@ -12,8 +12,8 @@ BUILDDIR := _build
 # committed measurements (tests/test_bench.py, tests/test_opinfo.py) check their layout and
 # what the installed torch measures, not the pinned torch's numbers, so they run too, on one
 # worker per core as `make test` does. The Compatibility page counts the docs tests
-# (DOCS_TESTS) apart from the backend's (the rest). The C++ twin is built apart too: an
-# extension built against one torch must not be loaded by another.
+# (DOCS_TESTS) apart from the backend's (the rest). The C++ twin is built apart too, in a folder
+# per torch asked for: an extension built against one torch must not be loaded by another.
 TORCH ?= torch==2.14.1
 INDEX_URL ?=
 CHECK_VENV := .venv-torch-check
@@ -61,7 +61,7 @@ check-torch:
 	$(CHECK_VENV)/bin/python -m pip install --quiet $(if $(INDEX_URL),--pre --index-url $(INDEX_URL)) "$(TORCH)"
 	$(CHECK_VENV)/bin/python -m pip install --quiet -r requirements/tools.txt
 	$(CHECK_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	MINIMAL_TWIN_BUILD_DIR=$(CURDIR)/$(BUILDDIR)/cpp_backend-check \
+	MINIMAL_TWIN_BUILD_DIR=$(CURDIR)/$(BUILDDIR)/cpp_backend-$(subst =,,$(subst <,,$(subst >,,$(TORCH)))) \
 		$(CHECK_VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --junitxml=$(BUILDDIR)/check-torch.xml; \
 		status=$$?; \
 		$(CHECK_VENV)/bin/python tools/record_compatibility.py $(BUILDDIR)/check-torch.xml \

@@ -25,10 +25,9 @@ def check_device_name(name):
     if not re.fullmatch("[a-z_]+", name):  # c10's device-string parser reads letters and "_", in lower case
         raise ValueError(f"device name {name!r}: PyTorch parses only lower-case letters and '_' in a device name")
     owners = (torch.Tensor, torch.nn.Module, torch.nn.utils.rnn.PackedSequence, torch.UntypedStorage)
-    taken = [f"torch.{name}"] * hasattr(torch, name) + [  # the setup adds these attributes, and refuses to replace one
-        f"{owner.__name__}.{attribute}" for owner in owners for attribute in (name, f"is_{name}")
-        if hasattr(owner, attribute)]
-    if taken:
+    taken = [f"{owner.__name__}.{attribute}" for owner in owners for attribute in (name, f"is_{name}")
+             if hasattr(owner, attribute)] + [f"torch.{name}"] * hasattr(torch, name)
+    if taken:  # the setup adds these attributes, and refuses to replace one
         raise ValueError(f"device name {name!r}: PyTorch already has {', '.join(taken)}")
 # LITERALINCLUDE END: DEVICE_NAME
 
@@ -70,11 +69,8 @@ def unwrap(tensor):
 
 
 def host_view(value):  # a CPU tensor over the same memory, for PyTorch's CPU kernels
-    return torch.from_numpy(unwrap(value)) if on_device(value) else value
-
-
-def on_device(value):
-    return isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME
+    on_device = isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME
+    return torch.from_numpy(unwrap(value)) if on_device else value
 # LITERALINCLUDE END: MEMORY
 
 
@@ -86,9 +82,10 @@ class MiniTensor(torch.Tensor):
     __torch_function__ = torch._C._disabled_torch_function_impl
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        # The engine runs a device's backward on a thread of its own, which takes the GIL for this backend's
-        # Python and may still hold work when backward() returns. Run then while Python shuts down, that thread
-        # is ended inside PyTorch's C++ and the process aborts; on the calling thread, as for CPU, nothing is left.
+        # PyTorch runs a device's backward on an engine thread, which can drop the last reference to a Python
+        # object of the backward (the context torch.autograd.graph._engine_run_backward stashes) after backward()
+        # returns; if Python is finalizing by then, taking the GIL ends that thread inside C++ and the process
+        # aborts ("terminate called without an active exception"). Run on the calling thread, as CPU's is, it can't.
         with torch.autograd.set_multithreading_enabled(False):
             super().backward(gradient, retain_graph, create_graph, inputs=inputs)
     # LITERALINCLUDE END: EXIT
@@ -196,7 +193,6 @@ def addmm(bias, a, b, beta=1, alpha=1, *, out):
 writes_out("add.out", lambda a, b, alpha=1, *, out: np.add(a, scaled(b, alpha), out=out, casting="unsafe"))
 writes_out("sub.out", lambda a, b, alpha=1, *, out: np.subtract(a, scaled(b, alpha), out=out, casting="unsafe"))
 writes_out("mul.out", lambda a, b, *, out: np.multiply(a, b, out=out, casting="unsafe"))
-writes_out("div.out", lambda a, b, *, out: np.true_divide(a, b, out=out, casting="unsafe"))
 writes_out("pow.Tensor_Scalar_out", lambda a, exponent, *, out: np.power(a, exponent, out=out, casting="unsafe"))
 writes_out("sin.out", lambda a, *, out: np.sin(a, out=out, casting="unsafe"))
 writes_out("mm.out", lambda a, b, *, out: np.matmul(a, b, out=out, casting="unsafe"))
@@ -221,28 +217,18 @@ warned = set()  # the ops the fallback has named in a warning
 
 def run_on_cpu(op, *args, **kwargs):
     """Every op without a kernel: PyTorch's CPU kernel on CPU views of the same memory, so in-place ops
-    and out= arguments write the device's memory; results in new memory are copied to the device."""
+    write the device's memory; results in new memory are copied to the device."""
     if os.environ.get(STRICT_ENV) == "1":
         raise NotImplementedError(f"{DEVICE_NAME} device: {op.name()} has no kernel, and {STRICT_ENV}=1 "
                                   "forbids the CPU fallback")
     if op not in warned:
         warned.add(op)
         warnings.warn(f"{DEVICE_NAME} device: {op.name()} has no kernel; it runs on CPU (warned once per op)")
-    host = {}  # each CPU view, by id, to the argument it views: results that are arguments are returned as such
+    arguments = {}  # each CPU view, by id, to the argument it views: a result that is a view is that argument
 
     def to_host(value):
-        if isinstance(value, torch.device) and value.type == DEVICE_NAME:
-            return torch.device("cpu")
-        if not on_device(value):
-            return value
-        view = host_view(value)
-        host[id(view)] = (view, value)
-        return view
-
-    def from_host(value):
-        if not isinstance(value, torch.Tensor):
-            return value
-        return host[id(value)][1] if id(value) in host else value.to(DEVICE_NAME)
+        arguments[id(view := host_view(value))] = value
+        return torch.device("cpu") if isinstance(value, torch.device) and value.type == DEVICE_NAME else view
 
     # The CPU kernel may resize an out= tensor, and NumPy memory cannot grow in place: it gets a CPU tensor,
     # copied into the resized out= tensor after.
@@ -250,8 +236,9 @@ def run_on_cpu(op, *args, **kwargs):
                 if argument.is_out and isinstance(kwargs.get(argument.name), torch.Tensor)}
     result = op(*tree_map(to_host, args), **{**tree_map(to_host, kwargs), **cpu_outs})
     for name, cpu_out in cpu_outs.items():
-        host[id(cpu_out)] = (cpu_out, kwargs[name].resize_(cpu_out.shape).copy_(cpu_out))
-    return tree_map(from_host, result)
+        arguments[id(cpu_out)] = kwargs[name].resize_(cpu_out.shape).copy_(cpu_out)
+    return tree_map(lambda value: value if not isinstance(value, torch.Tensor) else
+                    arguments[id(value)] if id(value) in arguments else value.to(DEVICE_NAME), result)
 
 
 fallback_library = torch.library.Library("_", "IMPL")  # "_": a fallback serves every namespace
