@@ -98,17 +98,20 @@ def guard_calls():
 
 
 def settle_autograd_thread(quiet=QUIET_SECONDS, limit=1.0):
-    """Wait, at interpreter exit, until the autograd thread has stopped calling the guard.
+    """Wait, at interpreter exit, until the autograd thread has gone quiet.
 
-    PyTorch's C++ side reaches the guard through Python (pybind11 looks up
-    ``type_`` and calls it), so each call from the autograd engine's device
-    thread takes the GIL. A call that comes once Python is finalizing makes
-    CPython end that thread with pthread_exit, whose unwinding through
-    PyTorch's C++ frames calls std::terminate: the process aborts after a
-    clean run (seen in about 1 of 4 short scripts that call backward() on a
-    loaded machine, with PyTorch's own default guard as well). Waiting until
-    the guard has been quiet for ``quiet`` seconds (at most ``limit``) lets
-    those last calls finish first.
+    A backward() whose nodes run on the autograd engine's npy thread can
+    leave that thread holding the last reference to the backward's graph
+    task after backward() returns. Dropping it drops a Python object too:
+    the ``contextvars`` context that ``_engine_run_backward``
+    (torch/autograd/graph.py) stashes in the thread-local state the graph
+    task copies. If Python is finalizing by then, taking the GIL for that
+    decref makes CPython end the thread with pthread_exit, whose unwinding
+    through PyTorch's C++ frames calls std::terminate: the process aborts
+    after a clean run (gdb shows ``~ThreadLocalState`` on ``pt_autograd_0``).
+    The thread calls the guard for each node it runs; once the guard has
+    been quiet for ``quiet`` seconds (waiting at most ``limit``), its last
+    node is long done and so, in practice, is the release that follows it.
 
     Only a backward() that gives that thread work makes this wait:
     ``loss.backward()`` on npy runs on the calling thread

@@ -1,9 +1,12 @@
-"""The core checks both minimal backends pass: ``python -m minimal.checks python|cpp``.
+"""The checks the minimal backends pass: ``python -m minimal.checks python|cpp [--exit-runs N]``.
 
 Run in a process of its own (one PrivateUse1 backend per process); prints one
-line per check and exits non-zero at the first that fails.
+line per check and exits non-zero at the first that fails. The checks both
+backends share run in this process; a backend's own checks start new
+interpreters where the point is a process's start or end.
 """
 
+import argparse
 import importlib
 import os
 import re
@@ -43,7 +46,8 @@ def check_dtypes(device):
         on_device = cpu.to(device)
         assert on_device.dtype == dtype, (on_device.dtype, dtype)
         assert_close(on_device.cpu(), cpu)
-    assert_close(torch.ones(3, dtype=torch.float32).to(device).to(torch.float64).cpu(), torch.ones(3, dtype=torch.float64))
+    assert_close(torch.ones(3, dtype=torch.float32).to(device).to(torch.float64).cpu(),
+                 torch.ones(3, dtype=torch.float64))
 
 
 def check_printing(device):
@@ -265,12 +269,20 @@ def run_checks(module, checks):
         print(f"{check.__name__}: ok")
 
 
-def main(backend):
+def main(backend, exit_runs=EXIT_RUNS):
     run_checks(BACKENDS[backend], CHECKS)
     for check in OWN_CHECKS[backend]:
-        check(BACKENDS[backend])
+        if check is check_exit_after_backward:
+            check(BACKENDS[backend], exit_runs)
+        else:
+            check(BACKENDS[backend])
         print(f"{check.__name__}: ok")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("backend", choices=BACKENDS)
+    parser.add_argument("--exit-runs", type=int, default=EXIT_RUNS,
+                        help="scripts ending in backward() that must all exit cleanly (default %(default)s)")
+    arguments = parser.parse_args()
+    main(arguments.backend, arguments.exit_runs)
