@@ -8,8 +8,11 @@ import numpy as np
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
+# LITERALINCLUDE START: DEVICE_NAME
 DEVICE_NAME = "mini"
 DEVICE = torch.device("privateuseone", 0)  # prints as mini:0 once renamed
+# LITERALINCLUDE END: DEVICE_NAME
+# LITERALINCLUDE START: MEMORY
 NUMPY_DTYPES = {dtype: torch.empty(0, dtype=dtype).numpy().dtype for dtype in (
     torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
     torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128)}
@@ -57,8 +60,10 @@ def unwrap(tensor):
     root = tensor.untyped_storage().root
     return np.lib.stride_tricks.as_strided(root[tensor.storage_offset():], tensor.shape,
                                            [step * root.itemsize for step in tensor.stride()])
+# LITERALINCLUDE END: MEMORY
 
 
+# LITERALINCLUDE START: RUNTIME
 class Hooks(torch._C._acc.PrivateUse1Hooks):  # what PyTorch's C++ side asks of the device
     is_built = is_available = lambda self: True
     has_primary_context = lambda self, index: index == 0  # autograd asks before backward
@@ -75,8 +80,10 @@ library = torch.library.Library("aten", "IMPL")  # the kernels live as long as t
 
 def kernel(name):
     return lambda function: library.impl(name, function, "PrivateUse1") or function
+# LITERALINCLUDE END: RUNTIME
 
 
+# LITERALINCLUDE START: COPY
 @kernel("empty.memory_format")
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     if device is not None and device.index not in (None, 0):  # the Python guard's C++ side has one device
@@ -98,8 +105,10 @@ def copy_from(source, destination, non_blocking=False):  # CPU to mini, mini to 
 
 def host_view(tensor):  # a CPU tensor over the same memory
     return tensor if tensor.device.type == "cpu" else torch.from_numpy(unwrap(tensor))
+# LITERALINCLUDE END: COPY
 
 
+# LITERALINCLUDE START: VIEWS
 @kernel("as_strided")
 def as_strided(self, size, stride, storage_offset=None):  # every view shares its base's storage
     offset = self.storage_offset() if storage_offset is None else storage_offset
@@ -112,6 +121,13 @@ def view(self, size):  # the meta device computes the strides, or raises as CPU 
     return as_strided(self, layout.shape, layout.stride())
 
 
+@kernel("detach")
+def detach(self):  # a MiniTensor, as nn.Parameter requires of a subclass's detach()
+    return as_strided(self, self.shape, self.stride())
+# LITERALINCLUDE END: VIEWS
+
+
+# LITERALINCLUDE START: KERNELS
 def writes_out(name, function):
     """Register ``function`` of NumPy arrays as the out= form ``name``: it computes into ``out=``, an array
     over the result's memory. PyTorch makes the functional and in-place forms of these ops from it, with
@@ -148,8 +164,16 @@ kernel("threshold_backward")(lambda grad, self, threshold:  # relu's backward
                              wrap(np.where(unwrap(self) <= threshold, 0, unwrap(grad)), grad.dtype))
 kernel("fill_.Scalar")(lambda self, value: np.copyto(unwrap(self), value, casting="unsafe") or self)
 kernel("_local_scalar_dense")(lambda self: unwrap(self).item())  # item(), float(tensor)
+# LITERALINCLUDE END: KERNELS
 
+# LITERALINCLUDE START: FALLBACK
+# Not in this version of the template yet: a CPU fallback for ops without a kernel.
+# LITERALINCLUDE END: FALLBACK
 
-@kernel("detach")
-def detach(self):  # a MiniTensor, as nn.Parameter requires of a subclass's detach()
-    return as_strided(self, self.shape, self.stride())
+# LITERALINCLUDE START: PARAMETERS
+# Not in this version of the template yet: the kernel that keeps parameter objects through Module.to.
+# LITERALINCLUDE END: PARAMETERS
+
+# LITERALINCLUDE START: EXIT
+# Not in this version of the template yet: a clean exit after backward.
+# LITERALINCLUDE END: EXIT

@@ -11,7 +11,7 @@ backend turns each graph into one Python function that unwraps the inputs
 once, calls NumPy directly on arrays from op to op, and wraps the outputs
 once: one host round trip per graph instead of one per op. The default
 ``torch.compile(fn)`` works as well, through Inductor's C++ kernels on npy
-memory (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py`).
+memory (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`).
 
 This page uses the backend as ``import backend_pkg`` sets it up, and shows
 what that import changes in PyTorch for ``torch.compile``, the backend's
@@ -37,7 +37,7 @@ code, its generated code, its results against eager ones, and its speed.
 # that runs ops eagerly on npy tensors (the check refuses every tensor
 # subclass), and Inductor's ``loop_reindexing_after_fusion`` is off from the
 # moment Inductor meets an npy node until that compile ends
-# (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py` says why, and
+# (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py` says why, and
 # lists every private PyTorch API the package uses). Read back from this process, with PyTorch's default beside:
 
 import functools
@@ -157,7 +157,7 @@ print("eager:  ", dict(graphs[0].eager))
 # backward graph runs as one autograd node. The Inductor page compiles the
 # same step; both pages take it from the gallery's ``_training.py``:
 #
-# .. literalinclude:: ../../gallery/_training.py
+# .. literalinclude:: ../../../gallery/deep_dives/_training.py
 #    :pyobject: train_step
 #
 # Every op of the forward, the backward and the optimizer graphs is lowered:
@@ -237,7 +237,7 @@ for name, microseconds in timings.items():
 # Two limits
 # ----------
 # Compiled code keeps the eager limits
-# (:ref:`sphx_glr_auto_examples_08_limitations.py`). A tensor made on npy
+# (:ref:`sphx_glr_auto_examples_learn_05_gotchas.py`). A tensor made on npy
 # inside a compiled function works: under fake-tensor tracing the npy
 # factory kernels give a plain ``torch.Tensor`` object
 # (``backend_pkg.ops.factories.new_tensor``), since fake tensors refuse every

@@ -54,10 +54,10 @@ read from what ``make bench`` measured last.
 #       Python (``backend_pkg/ops/registry.py`` registers the kernels,
 #       ``backend_pkg/backend.py`` the fallback with the rest):
 #
-#       .. literalinclude:: ../../backend_pkg/ops/registry.py
+#       .. literalinclude:: ../../../backend_pkg/ops/registry.py
 #          :pyobject: install
 #
-#       .. literalinclude:: ../../backend_pkg/backend.py
+#       .. literalinclude:: ../../../backend_pkg/backend.py
 #          :pyobject: install_kernels
 #
 #    .. tab-item:: Device guard
@@ -73,7 +73,7 @@ read from what ``make bench`` measured last.
 #
 #       Python (``backend_pkg/runtime.py``):
 #
-#       .. literalinclude:: ../../backend_pkg/runtime.py
+#       .. literalinclude:: ../../../backend_pkg/runtime.py
 #          :pyobject: NpyDeviceGuard
 #
 #    .. tab-item:: Hooks
@@ -93,19 +93,19 @@ read from what ``make bench`` measured last.
 #
 #       Python (``backend_pkg/runtime.py``):
 #
-#       .. literalinclude:: ../../backend_pkg/runtime.py
+#       .. literalinclude:: ../../../backend_pkg/runtime.py
 #          :pyobject: NpyHooks
 #
 # .. warning::
 #
 #    In C++ as in Python, register the hooks. Without them ``backward()``
-#    fails (:ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`
+#    fails (:ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`
 #    runs it).
 #
 # The comparison
 # --------------
 # Two backends written to be compared, the C++ twin and the minimal Python
-# backend of :ref:`sphx_glr_auto_examples_14_minimal_backend.py` (the same
+# backend of :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py` (the same
 # device pieces and kernels over host memory, one in each language), and
 # ``backend_pkg``. Every cell of the table is a measurement:
 #
@@ -182,7 +182,7 @@ table
 # * **Per op**, the C++ twin pays CPU eager's cost plus its own dispatch
 #   and the CPU views of its memory; each Python kernel adds a Python call
 #   and the wrapping of its result
-#   (:ref:`sphx_glr_auto_examples_11_performance.py` splits that cost up).
+#   (:ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` splits that cost up).
 #   On large tensors the arithmetic takes most of the time.
 # * **Devices**: the Python route's device guard is C++ code in PyTorch
 #   (``PythonDeviceGuard`` in ``torch/csrc/acc/Module.cpp``) that reports one
@@ -205,11 +205,11 @@ table
 #   (``get_device_op_overrides`` in ``torch/_inductor/codegen/common.py``).
 #   ``backend_pkg`` runs Inductor, whose CPU code generation its device
 #   module hands over, ``eager``, and a ``backend="npy"`` of its own
-#   (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`). Its
+#   (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`). Its
 #   ``aot_eager`` raises at the first call: that backend runs the graph's
 #   aten ops on npy tensors under AOTAutograd's first-call check of custom
 #   ops, which refuses every tensor subclass
-#   (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py`); a
+#   (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`); a
 #   program that turns ``torch._functorch.config.check_custom_op_aliasing``
 #   off runs it.
 # * **API status**: the Python route is built on private, experimental
@@ -218,5 +218,6 @@ table
 #   and its Python side names its device module through
 #   ``torch._register_device_module``.
 #
-# Next, :ref:`sphx_glr_auto_examples_08_limitations.py` goes through what the
+# The *PyTorch limits* section (:ref:`sphx_glr_auto_examples_limits_01_runtime_around_kernels.py`
+# and after) goes through what the
 # Python route cannot do, and what ``backend_pkg`` does about it.

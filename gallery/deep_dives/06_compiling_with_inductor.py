@@ -15,7 +15,7 @@ for npy relies on, with the upstream change that would make it unnecessary.
 
 # %%
 # The model, data and training step of
-# :ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`: a multilayer
+# :ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`: a multilayer
 # perceptron, 32 -> 64 -> 10, on a batch of 64, on npy and on CPU from the
 # same weights.
 
@@ -136,11 +136,11 @@ show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
 # ---------------------
 # The forward pass per call, best of five repeats, measured when this page
 # was built: ``backend="npy"``
-# (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`) runs NumPy from
+# (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`) runs NumPy from
 # Python, the default runs Inductor's C++ and BLAS calls on host views; the
 # CPU's own default and eager CPU beside them. ``make bench`` measures the
 # same, and a training step, on a quiet machine
-# (:ref:`sphx_glr_auto_examples_11_performance.py`).
+# (:ref:`sphx_glr_auto_examples_deep_dives_07_performance.py`).
 
 cpu_inductor_model = torch.compile(model_cpu)
 with torch.no_grad():

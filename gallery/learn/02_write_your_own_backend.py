@@ -21,16 +21,16 @@ this page is built.
 #
 #    .. tab-item:: Python (minimal/python_backend.py)
 #
-#       .. literalinclude:: ../../minimal/python_backend.py
+#       .. literalinclude:: ../../../minimal/python_backend.py
 #
 #    .. tab-item:: C++ (minimal/cpp_backend.cpp)
 #
-#       .. literalinclude:: ../../minimal/cpp_backend.cpp
+#       .. literalinclude:: ../../../minimal/cpp_backend.cpp
 #          :language: cpp
 #
 #    .. tab-item:: Building the C++ twin (minimal/cpp_backend.py)
 #
-#       .. literalinclude:: ../../minimal/cpp_backend.py
+#       .. literalinclude:: ../../../minimal/cpp_backend.py
 #
 # What the Python file does, top to bottom:
 #
@@ -58,7 +58,7 @@ this page is built.
 # kernel for. Its guard is its own, so it also has what the Python route's
 # guard cannot give: two devices, and events that complete when recorded
 # and read the host's clock for ``elapsed_time``
-# (:ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` runs both).
+# (:ref:`sphx_glr_auto_examples_deep_dives_08_cpp_vs_python.py` runs both).
 #
 # Both, checked
 # -------------
@@ -101,5 +101,5 @@ for path in ("minimal/python_backend.py", "minimal/cpp_backend.cpp", "minimal/cp
     print(f"{path}: {len((ROOT / path).read_text().splitlines())} lines")
 
 # %%
-# :ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` compares the two, with
+# :ref:`sphx_glr_auto_examples_deep_dives_08_cpp_vs_python.py` compares the two, with
 # ``backend_pkg`` and CPU eager, on the rows ``make bench`` times.

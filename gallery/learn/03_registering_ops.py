@@ -14,7 +14,7 @@ do, by asking the dispatcher.
 # ``backend_pkg`` keeps its kernels in one table, filled by one decorator and
 # installed by one function, with the lookup order written down once:
 #
-# .. literalinclude:: ../../backend_pkg/ops/registry.py
+# .. literalinclude:: ../../../backend_pkg/ops/registry.py
 #
 # A kernel receives the op's arguments as the op's schema names them, and
 # returns an npy tensor. Most of the package's kernels are two functions: a
@@ -26,13 +26,13 @@ do, by asking the dispatcher.
 # ``out=`` and its in-place overloads. ``add.Tensor`` honours ``alpha`` and
 # PyTorch's type promotion:
 #
-# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+# .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: _scaled
 #
-# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+# .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: add
 #
-# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+# .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: add_kernel
 
 import json
@@ -145,7 +145,7 @@ print("a __torch_dispatch__ subclass has it:", torch._C._dispatch_keys(intercept
 # insists on ``__torch_dispatch__``, on npy as on CPU. ``backend_pkg``
 # makes a PrivateUse1 tensor with ``torch._C._acc.create_empty_tensor`` and
 # gives it the ``NpyTensor`` class
-# (:ref:`sphx_glr_auto_examples_03_tensor_subclass.py`).
+# (:ref:`sphx_glr_auto_examples_deep_dives_02_tensor_subclass.py`).
 
 
 class Plain(torch.Tensor):
@@ -245,7 +245,7 @@ for step, needed in found.items():
 # * ``expand`` has a default implementation at the PrivateUse1 key
 #   (``CompositeExplicitAutograd``), which is a call to ``as_strided``.
 # * ``backward()`` needs nothing new: what it runs (page
-#   :ref:`sphx_glr_auto_examples_06_autograd_end_to_end.py` traces it:
+#   :ref:`sphx_glr_auto_examples_learn_04_autograd_end_to_end.py` traces it:
 #   ``mul``, and the ``expand`` that spreads the gradient of ``sum``) was
 #   registered by the steps above, and ``NpyTensor.backward`` makes the
 #   gradient's seed itself, a NumPy array of ones.
@@ -278,5 +278,5 @@ for family, names in sorted(families.items()):
     print(textwrap.fill(f"{family} ({len(names)}): {', '.join(sorted(names))}", 88, subsequent_indent="    "))
 
 # %%
-# Next, :ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`: what the
-# C++ runtime asks of the backend besides kernels.
+# Next, :ref:`sphx_glr_auto_examples_learn_04_autograd_end_to_end.py` trains
+# on the device and checks every gradient against CPU.

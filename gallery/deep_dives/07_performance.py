@@ -223,7 +223,7 @@ print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 
 # minimal backend, whose kernels call PyTorch's CPU kernels on host memory
 # from C++; the minimal Python backend, whose kernels are NumPy calls in
 # Python; and ``backend_pkg`` (both minimal backends:
-# :ref:`sphx_glr_auto_examples_14_minimal_backend.py`). The MLP is the one
+# :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py`). The MLP is the one
 # above, trained with a mean-squared-error loss, which all four can run.
 # The four take turns as the rows above do, the two minimal backends each
 # in a process of its own that waits for its turn.
