@@ -102,6 +102,31 @@ read from what ``make bench`` measured last.
 #    fails (:ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`
 #    runs it).
 #
+# The template's C++ twin
+# -----------------------
+# ``minimal/cpp_backend.cpp`` is the template of
+# :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py` written in
+# C++, for this page: a host allocator, a ``DeviceGuardImplInterface``, a
+# ``PrivateUse1HooksInterface``, each kernel running PyTorch's CPU kernel on
+# CPU views (``at::from_blob``) of the same memory, and
+# ``at::native::cpu_fallback`` for every op it has no kernel for. Its guard
+# is its own, so it also has what the Python route's guard cannot give: two
+# devices, and events that read the host's clock for ``elapsed_time``.
+# ``torch.utils.cpp_extension.load`` compiles it on first import (into
+# ``_build/cpp_backend``), and it passes the same ``minimal/checks.py``,
+# run below in a process of its own.
+#
+# .. tab-set::
+#
+#    .. tab-item:: C++ (minimal/cpp_backend.cpp)
+#
+#       .. literalinclude:: ../../../minimal/cpp_backend.cpp
+#          :language: cpp
+#
+#    .. tab-item:: Building it (minimal/cpp_backend.py)
+#
+#       .. literalinclude:: ../../../minimal/cpp_backend.py
+#
 # The comparison
 # --------------
 # Two backends written to be compared, the C++ twin and the minimal Python
@@ -130,6 +155,9 @@ from _measurements import Table, load_benchmarks
 import backend_pkg
 
 ROOT = Path(backend_pkg.__file__).resolve().parents[1]  # the checkout, where minimal/ lives
+twin_checks = subprocess.run([sys.executable, "-m", "minimal.checks", "cpp"],
+                             capture_output=True, text=True, cwd=ROOT, timeout=900, check=True)
+print(twin_checks.stdout)
 BACKENDS = {"cpp": "cpp_twin", "python": "minimal_python", "backend_pkg": "backend_pkg"}  # facts.py: benchmarks.json
 SOURCES = {
     "cpp": ["minimal/cpp_backend.cpp", "minimal/cpp_backend.py"],

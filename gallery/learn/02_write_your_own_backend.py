@@ -1,78 +1,140 @@
 """
-A minimal backend to copy
-=========================
+Write your own backend
+======================
 
-``backend_pkg`` is complete, and large. The file below is the smallest
-backend this project calls correct: one file, no import of ``backend_pkg``,
-with its own device, ``mini``. Its tensors keep their memory in NumPy
-arrays; copies go both ways and never alias; dtypes are kept; it prints as
-a CPU tensor prints; views share their base's memory; and an MLP's training
-step with SGD gives CPU's numbers. Beside it is its C++ twin, written for
-this page: the same device pieces and kernels, registered from C++, with
-PyTorch's CPU fallback for every other op. Both are built and checked when
-this page is built.
+``minimal/python_backend.py`` is a whole backend in one file: its own
+device, ``mini``, whose memory is NumPy arrays, with no import of
+``backend_pkg``. Copy it, and it is yours. This page builds it region by
+region, each region quoted from the file itself, says what to change when
+your memory is not NumPy, and ends with the file's checks passing.
 """
 
 # %%
-# The two files
-# -------------
+# 1. The name
+# -----------
+# ``PrivateUse1`` is the dispatch key PyTorch keeps for one out-of-tree
+# backend per process; the setup call below renames it to your device's
+# name. The name is one constant:
 #
-# .. tab-set::
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: DEVICE_NAME
+#    :end-before: # LITERALINCLUDE END: DEVICE_NAME
 #
-#    .. tab-item:: Python (minimal/python_backend.py)
+# 2. Memory: a tensor over your memory
+# ------------------------------------
+# A tensor is metadata (sizes, strides, offset, dtype) over a *storage*,
+# which holds a data pointer and a byte count. ``wrap`` makes a storage over
+# a NumPy array's memory with ``_construct_storage_from_data_pointer`` and
+# keeps the array alive on it; ``tensor_over`` makes an empty PrivateUse1
+# tensor (``torch._C._acc.create_empty_tensor``), points it at that storage
+# with ``set_``'s CPU kernel (which touches no memory), and gives it the
+# ``MiniTensor`` class. ``unwrap`` is the reverse: a NumPy view of a tensor's
+# memory, from its storage and its own metadata, never a copy:
 #
-#       .. literalinclude:: ../../../minimal/python_backend.py
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: MEMORY
+#    :end-before: # LITERALINCLUDE END: MEMORY
 #
-#    .. tab-item:: C++ (minimal/cpp_backend.cpp)
+# (:ref:`sphx_glr_auto_examples_deep_dives_02_tensor_subclass.py` shows the
+# two mistakes ``MiniTensor`` avoids, run.)
 #
-#       .. literalinclude:: ../../../minimal/cpp_backend.cpp
-#          :language: cpp
+# 3. The runtime: hooks, guard, setup
+# -----------------------------------
+# Besides kernels, PyTorch's C++ side asks two objects about the device: the
+# *hooks* (``backward()`` asks ``has_primary_context`` first) and the *device
+# guard* (which device and stream are current; its C++ side answers one
+# device, one stream, for every Python guard). One call registers the name,
+# the generated ``Tensor.mini()`` methods, the hooks and the guard:
 #
-#    .. tab-item:: Building the C++ twin (minimal/cpp_backend.py)
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: RUNTIME
+#    :end-before: # LITERALINCLUDE END: RUNTIME
 #
-#       .. literalinclude:: ../../../minimal/cpp_backend.py
+# (:ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`
+# runs ``backward()`` without hooks and a copy without a guard.)
 #
-# What the Python file does, top to bottom:
+# 4. Copies
+# ---------
+# ``tensor.to("mini")`` allocates on the device (``empty_strided``) and
+# fills it with ``_copy_from``, the one op every copy between devices
+# becomes. Running PyTorch's CPU ``copy_`` over CPU views of both sides gives
+# PyTorch's own dtype conversions, into memory the destination owns:
 #
-# * ``_setup_privateuseone_for_python_backend`` names PrivateUse1 ``mini``
-#   and registers the hooks and the device guard, Python objects that the
-#   C++ side calls (``backward()`` asks the hooks ``has_primary_context``).
-# * Memory: each result is a NumPy array. A storage is made over its
-#   memory (``_construct_storage_from_data_pointer``) and keeps the array
-#   alive; ``create_empty_tensor`` makes the tensor, and ``set_``'s CPU
-#   kernel (which touches no memory) gives it that storage and its sizes,
-#   strides and offset. So ``stride()`` tells the truth, and a view
-#   (``as_strided``, ``view``) is a new tensor over the same storage.
-# * Copies: ``_copy_from`` runs PyTorch's CPU ``copy_`` over CPU views of
-#   both sides, so dtype conversion is PyTorch's, into memory the
-#   destination owns.
-# * Kernels: for ops that PyTorch generates from an ``out=`` kernel (a
-#   *structured* op: ``add``, ``add_`` and ``add(out=...)`` all reach
-#   ``add.out``), the backend registers only the ``out=`` form, and
-#   PyTorch has already given ``out`` the result's dtype and shape.
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: COPY
+#    :end-before: # LITERALINCLUDE END: COPY
 #
-# The C++ twin has the same pieces: a host allocator, a
-# ``DeviceGuardImplInterface``, a ``PrivateUse1HooksInterface``, and each
-# kernel runs PyTorch's CPU kernel on CPU views (``at::from_blob``) of the
-# same memory; ``at::native::cpu_fallback`` serves every op it has no
-# kernel for. Its guard is its own, so it also has what the Python route's
-# guard cannot give: two devices, and events that complete when recorded
-# and read the host's clock for ``elapsed_time``
-# (:ref:`sphx_glr_auto_examples_deep_dives_08_cpp_vs_python.py` runs both).
+# 5. Views
+# --------
+# A view is a new tensor over its base's storage, with other metadata;
+# ``view`` lets the meta device compute the strides (or raise as CPU
+# would):
 #
-# Both, checked
-# -------------
-# ``minimal/checks.py`` holds the checks (copies both ways never alias,
-# dtypes kept, printing, a view, each device index it reports and none
-# beyond, an MLP training step against CPU with
-# ``assert_close``). Each backend runs them in a process of its own: a
-# process has one PrivateUse1 backend, and this one already has ``npy``.
-# The C++ twin is compiled by ``torch.utils.cpp_extension.load`` on first
-# import and loaded from ``_build/cpp_backend`` afterwards.
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: VIEWS
+#    :end-before: # LITERALINCLUDE END: VIEWS
+#
+# 6. Kernels
+# ----------
+# For a *structured* op (``add``, ``add_`` and ``add(out=...)`` all reach
+# ``add.out``), register only the ``out=`` form: PyTorch has already given
+# ``out`` the result's dtype and shape, type promotion included.
+#
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: KERNELS
+#    :end-before: # LITERALINCLUDE END: KERNELS
+#
+# :ref:`sphx_glr_auto_examples_learn_03_registering_ops.py` finds, by
+# experiment, which ops a step needs.
+#
+# 7. Every other op: the CPU fallback
+# -----------------------------------
+# Your memory is host memory, so an op without a kernel can run PyTorch's
+# CPU kernel on CPU views of it; a strict switch turns that into an error
+# naming the op, to find what a workload needs natively:
+#
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: FALLBACK
+#    :end-before: # LITERALINCLUDE END: FALLBACK
+#
+# 8. Parameters that stay themselves
+# ----------------------------------
+# ``Module.to(device)`` keeps each parameter object only where the op
+# ``_has_compatible_shallow_copy_type`` says the CPU tensor and the moved one
+# are compatible, and c10 leaves that answer for PrivateUse1 to a kernel of
+# the backend's (pytorch/pytorch#155215). With it, tied weights stay tied
+# and an optimizer built before ``.to()`` trains:
+#
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: PARAMETERS
+#    :end-before: # LITERALINCLUDE END: PARAMETERS
+#
+# 9. A clean exit after backward
+# ------------------------------
+# The autograd engine runs a device's backward work on a thread of its own,
+# which calls the Python device guard, and so takes the GIL, just after
+# ``backward()`` returns. If that call comes while Python is already
+# finalizing, CPython ends the thread in a way PyTorch's C++ frames turn into
+# ``std::terminate``, and the process aborts after a clean run
+# (:ref:`sphx_glr_auto_examples_limits_02_autograd_engine.py`). The template
+# waits for that thread at exit:
+#
+# .. literalinclude:: ../../../minimal/python_backend.py
+#    :start-after: # LITERALINCLUDE START: EXIT
+#    :end-before: # LITERALINCLUDE END: EXIT
+#
+# Memory that is not NumPy
+# ------------------------
+# Two things tie the template to NumPy, and both are small: ``wrap`` needs a
+# *data pointer* and a byte count for the storage, plus an object that keeps
+# the memory alive; ``unwrap`` (and so ``_copy_from`` and the fallback)
+# needs a *CPU view* of that memory. Any host buffer gives both. Here the
+# template's tensor is built over a ``bytearray``, in a fresh process (a
+# process has one PrivateUse1 backend, and this one has ``npy``):
 
 import subprocess
 import sys
-import time
+import textwrap
 from pathlib import Path
 
 import backend_pkg
@@ -80,26 +142,43 @@ import backend_pkg
 # The checkout backend_pkg is installed from, where minimal/ lives.
 ROOT = Path(backend_pkg.__file__).resolve().parents[1]
 
+OVER_A_BYTEARRAY = """
+import ctypes
+import numpy as np
+import torch
+from minimal import python_backend as mini
 
-def run_checks(backend):
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "minimal.checks", backend],
-                            capture_output=True, text=True, cwd=ROOT, timeout=900, check=True)
-    return result.stdout, time.perf_counter() - start
-
-
-for backend in ("python", "cpp"):
-    output, seconds = run_checks(backend)
-    print(f"{backend}: {seconds:.1f} s, build and start-up included")
-    print(output)
+memory = bytearray(16)  # your device's memory: here 16 bytes of host memory
+address = ctypes.addressof((ctypes.c_char * len(memory)).from_buffer(memory))  # the data pointer
+storage = torch._C._construct_storage_from_data_pointer(address, mini.DEVICE, len(memory))
+storage.root = np.frombuffer(memory, np.float32)  # the CPU view unwrap reads; it keeps memory alive
+x = mini.tensor_over(storage, torch.float32, (4,), (1,), 0)
+x.copy_(torch.arange(4.0))
+print(x * 2)
+print("memory now:", bytes(memory[4:8]).hex(), "=", np.frombuffer(memory, np.float32)[1])
+"""
+done = subprocess.run([sys.executable, "-c", textwrap.dedent(OVER_A_BYTEARRAY)],
+                      capture_output=True, text=True, cwd=ROOT, check=True)
+print(done.stdout)
 
 # %%
-# How big each is
-# ---------------
+# A device whose memory the host cannot address has no CPU view: there,
+# ``_copy_from`` is where the transfers happen, and every op needs a kernel
+# of its own (no CPU fallback).
+#
+# The checks
+# ----------
+# ``minimal/checks.py`` holds the checks: copies both ways never alias,
+# dtypes kept, printing, a view, each device index it reports and none
+# beyond, an MLP training step against CPU with ``assert_close``. They run
+# in a process of their own; copy them beside your backend and run them
+# after each change:
 
-for path in ("minimal/python_backend.py", "minimal/cpp_backend.cpp", "minimal/cpp_backend.py"):
-    print(f"{path}: {len((ROOT / path).read_text().splitlines())} lines")
+result = subprocess.run([sys.executable, "-m", "minimal.checks", "python"],
+                        capture_output=True, text=True, cwd=ROOT, timeout=900, check=True)
+print(result.stdout)
+print(f"minimal/python_backend.py: {len((ROOT / 'minimal/python_backend.py').read_text().splitlines())} lines")
 
 # %%
-# :ref:`sphx_glr_auto_examples_deep_dives_08_cpp_vs_python.py` compares the two, with
-# ``backend_pkg`` and CPU eager, on the rows ``make bench`` times.
+# Next, :ref:`sphx_glr_auto_examples_learn_03_registering_ops.py`: how to
+# register a kernel, and which ones a step needs.
