@@ -259,7 +259,10 @@ print(torch.compile(scaled)(pair))
 # fails inside Dynamo, whatever the backend: Dynamo mishandles the result
 # for any tensor subclass that disables ``__torch_function__``, as
 # ``NpyTensor`` does (a two-line CPU subclass shows the same ``NameError``).
-# The function form of the comparison works:
+# It is pytorch/pytorch#193933 (reported on 2.13.0 and on the 2.15 nightly of
+# 17 August 2026), fixed on PyTorch's main branch by pytorch/pytorch#193969,
+# after the 2.14 releases: 2.13.0 and 2.14.1 have the bug, and the first
+# release with the fix is 2.15. The function form of the comparison works:
 
 try:
     torch.compile(lambda t: t >= 0, backend="npy")(pair)

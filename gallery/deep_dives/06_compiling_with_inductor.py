@@ -258,11 +258,17 @@ except TypeError as error:
 #    ``_unsafe_view`` of ``unsafe_view_out_indices`` run on the device
 #    tensors inside the mode.
 #
-#    **Proposed change.** The check concerns custom ops only: for a builtin
-#    op, return ``func(*args, **kwargs)`` before looking at tensor types; and
-#    give up only on subclasses that define their own ``__torch_dispatch__``
+#    **Proposed change.** Give up only on subclasses that define their own
+#    ``__torch_dispatch__``
 #    (``type(t).__torch_dispatch__ is not torch._C._disabled_torch_dispatch_impl``),
-#    which a subclass that only carries device memory does not.
+#    which a subclass that only carries device memory does not; treat every
+#    other tensor as a plain one. Not the shorter change of returning
+#    ``func(*args, **kwargs)`` for every builtin op before looking at types:
+#    inside the mode's handler the mode is off, so a wrapper subclass's
+#    ``__torch_dispatch__`` (``TwoTensor``'s, say) would then run a builtin op
+#    with the mode off, and a custom op it calls on its inner tensors would
+#    escape the check. Returning ``NotImplemented`` for such a subclass, as
+#    now, lets it unwrap first, with the mode still on.
 
 # %%
 # The private PyTorch compiling relies on
@@ -343,8 +349,8 @@ except TypeError as error:
 #   check (``_AnalyzeCustomOpInputOutputMode`` in
 #   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``) returns
 #   ``NotImplemented`` for every tensor subclass not in ``HANDLED_TYPES``.
-#   Upstream: "_AnalyzeCustomOpInputOutputMode: skip graphs with no custom
-#   ops, and let a tensor subclass without ``__torch_dispatch__`` through".
+#   Upstream: "_AnalyzeCustomOpInputOutputMode: let a tensor subclass without
+#   ``__torch_dispatch__`` through" (the dropdown above says why not more).
 # * ``torch._C._get_dispatch_mode`` in ``backend_pkg.ops.factories.new_tensor``,
 #   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
 #   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself
