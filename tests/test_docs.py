@@ -17,7 +17,7 @@ def page_of(built_site, script):
     return built_site / "auto_examples" / script.relative_to(ROOT / "gallery").with_suffix(".html")
 
 
-@pytest.mark.parametrize("script", GALLERY, ids=lambda path: path.name)
+@pytest.mark.parametrize("script", GALLERY, ids=lambda path: str(path.relative_to(ROOT / "gallery")))
 def test_gallery_script_runs_in_a_fresh_process(script):
     result = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT
