@@ -314,7 +314,8 @@ for name in ("npy_inductor", "cpu_inductor"):
 # node's device and stream (the guard calls counted above, for the eager
 # step). The ``guard`` rows time the step once more in a process whose npy
 # guard answers in C++, as the change to ``PythonDeviceGuard`` proposed on
-# the Limitations page would (``benchmarks/device_guard_in_cpp.cpp``, loaded
+# :ref:`sphx_glr_auto_examples_limits_02_autograd_engine.py` would
+# (``benchmarks/device_guard_in_cpp.cpp``, loaded
 # before ``import backend_pkg``), taking turns with the same step here:
 
 guard = timings["guard"]["train_step"]
