@@ -44,7 +44,8 @@ your memory is not NumPy, and ends with the file's checks passing.
 # *hooks* (``backward()`` asks ``has_primary_context`` first) and the *device
 # guard* (which device and stream are current; its C++ side answers one
 # device, one stream, for every Python guard). One call registers the name,
-# the generated ``Tensor.mini()`` methods, the hooks and the guard:
+# the generated ``Tensor.mini()`` methods, a device module (``torch.mini``; a
+# stand-in when none is given), the hooks and the guard:
 #
 # .. literalinclude:: ../../../minimal/python_backend.py
 #    :start-after: # LITERALINCLUDE START: RUNTIME
@@ -102,8 +103,9 @@ your memory is not NumPy, and ends with the file's checks passing.
 # ``Module.to(device)`` keeps each parameter object only where the op
 # ``_has_compatible_shallow_copy_type`` says the CPU tensor and the moved one
 # are compatible, and c10 leaves that answer for PrivateUse1 to a kernel of
-# the backend's (pytorch/pytorch#155215). With it, tied weights stay tied
-# and an optimizer built before ``.to()`` trains:
+# the backend's (``has_compatible_shallow_copy_type`` in
+# ``c10/core/TensorImpl.h``; upstream, pytorch/pytorch#155215, closed). With
+# it, tied weights stay tied and an optimizer built before ``.to()`` trains:
 #
 # .. literalinclude:: ../../../minimal/python_backend.py
 #    :start-after: # LITERALINCLUDE START: PARAMETERS

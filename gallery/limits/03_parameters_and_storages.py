@@ -30,10 +30,10 @@ x = torch.ones(4).to("npy")
 # half then trains on its own part of the gradient, and an optimizer made
 # before the move keeps the CPU parameters. Made on the device, or moved with
 # PyTorch's opt-in to swapping (``swap_tensors``, which keeps every object),
-# they stay one. PyTorch settled the rule for PrivateUse1 this way in
-# pytorch/pytorch#155215 (closed): the backend registers the kernel.
+# they stay one. The shallow-copy rule for PrivateUse1 was discussed upstream
+# in pytorch/pytorch#155215 (closed);
 # :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py` shows the
-# template's.
+# template's kernel.
 
 
 def tied_language_model():
