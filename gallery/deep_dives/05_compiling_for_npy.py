@@ -43,7 +43,6 @@ code, its generated code, its results against eager ones, and its speed.
 import functools
 import importlib.metadata
 import inspect
-import timeit
 
 import torch
 import torch._functorch.config
@@ -201,37 +200,20 @@ print("compiled npy, eager npy and eager CPU weights agree")
 # %%
 # How much faster
 # ---------------
-# Per call, the best of five repeats, measured when this page was built.
-# Compiled code still pays Dynamo's guard checks and AOTAutograd's wrappers
-# on every call, and one unwrap per input and one wrap per output; the
-# NumPy work itself is a few microseconds per op at these sizes.
+# Per call, for this MLP, as ``make bench`` timed it last: the run
+# :ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` plots, read from
+# ``source/benchmarks.json`` (the same model, batch and SGD step, each compiled
+# with ``backend="npy"``). Compiled code still pays Dynamo's guard checks and
+# AOTAutograd's wrappers on every call, and one unwrap per input and one wrap
+# per output; the NumPy work itself is a few microseconds per op at these
+# sizes.
 
+from _measurements import LABELS, load_benchmarks
 
-def per_call(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
-
-
-def forward(net, inputs):
-    with torch.no_grad():
-        return net(inputs)
-
-
-timings = {
-    "forward, eager npy": per_call(lambda: forward(model, x), 300),
-    "forward, compiled npy": per_call(lambda: forward(compiled_model, x), 300),
-    "forward, eager CPU": per_call(lambda: forward(model_cpu, x_cpu), 300),
-}
-sgd = torch.optim.SGD(model.parameters(), lr=0.01)
-cpu_sgd = torch.optim.SGD(model_cpu.parameters(), lr=0.01)
-timings.update(
-    {
-        "training step, eager npy": per_call(lambda: train_step(model, sgd, x, y), 100),
-        "training step, compiled npy": per_call(lambda: compiled_step(model, sgd, x, y), 100),
-        "training step, eager CPU": per_call(lambda: train_step(model_cpu, cpu_sgd, x_cpu, y_cpu), 100),
-    }
-)
-for name, microseconds in timings.items():
-    print(f"{name:29} {microseconds:8.0f} us")
+mlp_timings = load_benchmarks()["timings_us"]["mlp"]
+for case, label in (("forward", "forward"), ("train_step", "training step")):
+    for implementation in ("npy_eager", "npy_compiled", "cpu_eager"):
+        print(f"{label + ', ' + LABELS[implementation]:45} {mlp_timings[case][implementation]['us']:8.0f} us")
 
 # %%
 # Two limits

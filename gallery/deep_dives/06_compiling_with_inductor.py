@@ -20,13 +20,11 @@ for npy relies on, with the upstream change that would make it unnecessary.
 # same weights.
 
 import inspect
-import timeit
 
 import torch
 import torch._inductor.config
 
 import backend_pkg  # noqa: F401  (registers the npy device)
-from backend_pkg.compiler import dynamo_backend
 from _training import train_step
 
 
@@ -38,15 +36,6 @@ def show_setting(config, name):
     print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
 
 
-def per_call(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
-
-
-def forward(net, inputs):
-    with torch.no_grad():
-        return net(inputs)
-
-
 torch.manual_seed(0)
 model_cpu = mlp()
 weights = {name: p.detach().clone() for name, p in model_cpu.named_parameters()}
@@ -55,7 +44,6 @@ model.load_state_dict(weights)
 model = model.to("npy")
 x_cpu, y_cpu = torch.randn(64, 32), torch.randint(0, 10, (64,))
 x, y = x_cpu.to("npy"), y_cpu.to("npy")
-npy_backend_model = torch.compile(model, backend=dynamo_backend.npy_backend)
 
 # %%
 # How Inductor finds npy's code generation
@@ -134,25 +122,19 @@ show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
 # %%
 # Both routes, measured
 # ---------------------
-# The forward pass per call, best of five repeats, measured when this page
-# was built: ``backend="npy"``
+# The forward pass per call, as ``make bench`` timed it last, the run
+# :ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` plots (read from
+# ``source/benchmarks.json``; the same MLP and batch, with a training step):
+# ``backend="npy"``
 # (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`) runs NumPy from
 # Python, the default runs Inductor's C++ and BLAS calls on host views; the
-# CPU's own default and eager CPU beside them. ``make bench`` measures the
-# same, and a training step, on a quiet machine
-# (:ref:`sphx_glr_auto_examples_deep_dives_07_performance.py`).
+# CPU's own default and eager CPU beside them.
 
-cpu_inductor_model = torch.compile(model_cpu)
-with torch.no_grad():
-    cpu_inductor_model(x_cpu)
-routes = {
-    'forward, compiled npy, backend="npy"': per_call(lambda: forward(npy_backend_model, x), 300),
-    "forward, compiled npy, default": per_call(lambda: forward(inductor_model, x), 300),
-    "forward, compiled CPU, default": per_call(lambda: forward(cpu_inductor_model, x_cpu), 300),
-    "forward, eager CPU": per_call(lambda: forward(model_cpu, x_cpu), 300),
-}
-for name, microseconds in routes.items():
-    print(f"{name:38} {microseconds:8.0f} us")
+from _measurements import LABELS, load_benchmarks
+
+forward_timings = load_benchmarks()["timings_us"]["mlp"]["forward"]
+for implementation in ("npy_compiled", "npy_inductor", "cpu_inductor", "cpu_eager"):
+    print(f"forward, {LABELS[implementation]:36} {forward_timings[implementation]['us']:8.0f} us")
 
 # %%
 # The first call of a compiled function, under autograd

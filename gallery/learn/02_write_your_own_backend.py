@@ -152,7 +152,8 @@ from minimal import python_backend as mini
 
 memory = bytearray(16)  # your device's memory: here 16 bytes of host memory
 address = ctypes.addressof((ctypes.c_char * len(memory)).from_buffer(memory))  # the data pointer
-storage = torch._C._construct_storage_from_data_pointer(address, mini.DEVICE, len(memory))
+device = torch.device(mini.DEVICE_NAME, 0)
+storage = torch._C._construct_storage_from_data_pointer(address, device, len(memory))
 storage.root = np.frombuffer(memory, np.float32)  # the CPU view unwrap reads; it keeps memory alive
 x = mini.tensor_over(storage, torch.float32, (4,), (1,), 0)
 x.copy_(torch.arange(4.0))
