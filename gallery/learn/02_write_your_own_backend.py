@@ -44,8 +44,9 @@ your memory is not NumPy, and ends with the file's checks passing.
 # *hooks* (``backward()`` asks ``has_primary_context`` first) and the *device
 # guard* (which device and stream are current; its C++ side answers one
 # device, one stream, for every Python guard). One call registers the name,
-# the generated ``Tensor.mini()`` methods, a device module (``torch.mini``; a
-# stand-in when none is given), the hooks and the guard:
+# the generated ``Tensor.mini()`` methods, a device module (the attribute of
+# ``torch`` named after the device; a stand-in when none is given), the hooks
+# and the guard:
 #
 # .. literalinclude:: ../../../minimal/python_backend.py
 #    :start-after: # LITERALINCLUDE START: RUNTIME
