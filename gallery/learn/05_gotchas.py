@@ -8,6 +8,7 @@ would have to change is in the *PyTorch limits* section
 (:ref:`sphx_glr_auto_examples_limits_01_runtime_around_kernels.py` and the
 pages after it).
 """
+
 # %%
 # One device, index 0
 # -------------------
@@ -41,6 +42,7 @@ event = torch.Event(device="npy")
 event.record()
 print("event complete:", event.query())
 torch.npy.synchronize()
+
 # %%
 # Per-op Python overhead
 # ----------------------

@@ -14,6 +14,7 @@ import sys
 import torch
 
 import backend_pkg
+
 # %%
 # An exception in a backward hook ends the process
 # ------------------------------------------------

@@ -17,6 +17,7 @@ import torch
 import backend_pkg
 
 x = torch.ones(4).to("npy")
+
 # %%
 # ``Module.to("npy")`` makes new parameters
 # -----------------------------------------
