@@ -23,7 +23,7 @@ that file. They describe the machine and the code of the last
 
 import matplotlib.pyplot as plt
 
-# Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/_measurements.py.
+# Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/deep_dives/_measurements.py.
 from _measurements import LABELS, grouped_bars, load_benchmarks, print_rows, speed_bars
 
 results = load_benchmarks()
