@@ -253,6 +253,54 @@ except TypeError as error:
 #    now, lets it unwrap first, with the mode still on.
 
 # %%
+# The probe behind that last point: a wrapper subclass whose ``mul`` calls a
+# custom op that returns an alias of its input, under the mode as it is and
+# under the mode with the shortcut.
+
+from torch._functorch._aot_autograd.runtime_wrappers import _AnalyzeCustomOpInputOutputMode, is_builtin
+from torch._library.utils import lookup_op
+from torch.utils._pytree import tree_map
+
+probe_library = torch.library.Library("aliasing_probe", "DEF")
+probe_library.define("alias(Tensor x) -> Tensor")  # claims to be functional...
+probe_library.impl("alias", lambda x: x.view(x.shape), "CPU")  # ...and returns an alias
+alias = lookup_op("aliasing_probe::alias")
+
+
+class Wrapper(torch.Tensor):
+    @staticmethod
+    def __new__(cls, inner):
+        return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        if func is torch.ops.aten.mul.Tensor:
+            return Wrapper(alias(args[0].inner))
+        unwrapped_args, unwrapped_kwargs = tree_map(lambda t: t.inner if isinstance(t, Wrapper) else t,
+                                                    (args, kwargs or {}))
+        return func(*unwrapped_args, **unwrapped_kwargs)
+
+
+class BuiltinOpsFirst(_AnalyzeCustomOpInputOutputMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if is_builtin(func):
+            return func(*args, **(kwargs or {}))
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+for mode in (_AnalyzeCustomOpInputOutputMode, BuiltinOpsFirst):
+    with torch._functorch.config.patch(error_on_custom_op_aliasing=True):
+        try:
+            with mode():
+                Wrapper(torch.ones(3)) * 2
+            print(f"{mode.__name__}: the custom op inside the wrapper escapes the check")
+        except RuntimeError as error:
+            print(f"{mode.__name__}: {str(error).split(' (')[0]} caught by the check")
+
+# %%
 # The private PyTorch compiling relies on
 # ---------------------------------------
 # PyTorch has no public API for a backend's Inductor code generation yet;
