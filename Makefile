@@ -18,7 +18,8 @@ TORCH ?= torch==2.14.1
 INDEX_URL ?=
 CHECK_VENV := .venv-torch-check
 DOCS_TESTS := tests/test_docs.py tests/test_snippets.py tests/test_snippet_breaks.py \
-	tests/test_api_names.py tests/test_notebooks.py tests/test_browser.py tests/test_build_breaks.py
+	tests/test_api_names.py tests/test_notebooks.py tests/test_browser.py tests/test_build_breaks.py \
+	tests/test_downloaded_script.py
 
 .PHONY: setup html html-noplot test coverage bench check-torch clean
 

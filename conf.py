@@ -25,15 +25,20 @@ extensions = [
 
 # sphinx-gallery also writes a notebook beside each example for download;
 # those are outputs, not documents for myst-nb to parse.
-exclude_patterns = ["auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
+exclude_patterns = ["auto_examples/**.ipynb", "auto_examples/**.py", "auto_examples/**.zip"]
 
 sphinx_gallery_conf = {
-    "examples_dirs": str(ROOT / "gallery"),
-    "gallery_dirs": str(ROOT / "source" / "auto_examples"),
+    # Relative to source/: the toctree of the sections' pages names them by these paths.
+    "examples_dirs": "../gallery",
+    "gallery_dirs": "auto_examples",
     # Run every script, not only the plot_* ones.
     "filename_pattern": r".*\.py$",
     # A file whose name starts with "_" is a helper the pages import, not a page.
     "ignore_pattern": r"__init__\.py|(^|/)_[^/]*\.py$",
+    # The sections in reading order (a subfolder of gallery/ each, with its GALLERY_HEADER.rst; paths
+    # as sphinx-gallery writes them, from source/),
+    # each section's pages by file name.
+    "subsection_order": [f"../gallery/{section}" for section in ("learn", "deep_dives", "limits")],
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
@@ -53,9 +58,9 @@ def rerun_gallery_pages_reading(data_file):
     keeps the script's md5 beside the page), so a page quoting numbers from
     ``data_file`` would go on showing the old ones after ``make bench``.
     """
-    pages = Path(sphinx_gallery_conf["gallery_dirs"])
-    for script in Path(sphinx_gallery_conf["examples_dirs"]).glob("*.py"):
-        stamp = pages / f"{script.name}.md5"
+    scripts, pages = ROOT / "gallery", ROOT / "source" / "auto_examples"
+    for script in scripts.rglob("*.py"):  # the pages of every section (a subfolder each)
+        stamp = pages / script.relative_to(scripts).parent / f"{script.name}.md5"
         if (data_file.name in script.read_text() and stamp.exists()
                 and stamp.stat().st_mtime < data_file.stat().st_mtime):
             stamp.unlink()

@@ -29,8 +29,8 @@ What is measured
   CPU, here and in a subprocess (``--guard-in-cpp``) that loads
   ``device_guard_in_cpp.cpp`` before ``backend_pkg``: npy's device guard
   there answers ``type()`` in C++ instead of through Python, which is what
-  the change to PyTorch's ``PythonDeviceGuard`` proposed on the Limitations
-  page would do. The two processes take turns. Beside the step, its
+  the change to PyTorch's ``PythonDeviceGuard`` proposed on the limits page
+  on autograd's engine would do. The two processes take turns. Beside the step, its
   beginnings (``loss``: the compiled loss's forward; ``loss_backward``: that
   and its backward and ``zero_grad``), whose differences are the step's
   phases; ``guard_calls_per_call`` counts npy's Python guard in each;

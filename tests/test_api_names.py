@@ -17,13 +17,14 @@ import backend_pkg  # noqa: F401  (torch.npy exists once the package is imported
 SOURCES = [
     *sorted(ROOT.glob("source/*.rst")),
     *sorted(ROOT.glob("source/*.md")),
-    *sorted(ROOT.glob("gallery/*.py")),
-    *sorted(ROOT.glob("gallery/*.rst")),
+    *sorted(ROOT.glob("gallery/**/*.py")),
+    *sorted(ROOT.glob("gallery/**/*.rst")),
     ROOT / "README.md",
 ]
 # The package files the gallery shows with ``.. literalinclude::``: their comments are on the site too.
-INCLUDED = re.compile(r"literalinclude:: \.\./\.\./(\S+)")
-SOURCES += sorted({ROOT / shown for path in ROOT.glob("gallery/*.py") for shown in INCLUDED.findall(path.read_text())})
+INCLUDED = re.compile(r"literalinclude:: (?:\.\./)+(\S+)")  # from a section's page: ../../../
+SOURCES += sorted({ROOT / shown for path in ROOT.glob("gallery/**/*.py")
+                   for shown in INCLUDED.findall(path.read_text())})
 DOTTED_NAME = re.compile(r"(?<![\w./])torch(?:\.\w+)+")
 # "Since PyTorch 2.10", "first shipped in PyTorch 2.10.0": claims that a feature exists from a release on.
 VERSION_CLAIM = re.compile(

@@ -99,12 +99,12 @@ def test_search_finds_the_tutorial(page, site_url):
     page.goto(f"{site_url}/search.html?q=PrivateUse1", wait_until="networkidle")
     page.wait_for_selector("#search-results li a", timeout=15000)
     found = page.eval_on_selector_all("#search-results li a", "links => links.map(l => l.href)")
-    assert any("auto_examples/02_quick_setup" in link for link in found), found
+    assert any("auto_examples/deep_dives/01_quick_setup" in link for link in found), found
     assert page.console_errors == [] and page.foreign_requests == []
 
 
 def test_code_blocks_have_copy_buttons(page, site_url):
-    page.goto(f"{site_url}/auto_examples/06_autograd_end_to_end.html", wait_until="networkidle")
+    page.goto(f"{site_url}/auto_examples/learn/04_autograd_end_to_end.html", wait_until="networkidle")
     blocks = page.locator("div.highlight").count()
     buttons = page.locator("button.copybtn").count()
     assert blocks > 0 and buttons == blocks

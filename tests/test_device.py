@@ -170,7 +170,7 @@ def test_module_to_npy_unties_shared_parameters():
     (``TensorImpl::has_compatible_shallow_copy_type`` in c10/core/TensorImpl.h) and leaves
     PrivateUse1 to a kernel of the backend's, which npy does not register yet. Moving a CPU
     model to npy gives each module a new Parameter instead: tied weights come apart, and an
-    optimizer made before the move keeps the CPU ones (Limitations page). When npy answers
+    optimizer made before the move keeps the CPU ones (the Parameters and storages page). When npy answers
     the op, this test fails: the page needs updating."""
     model = TiedLanguageModel()
     moved = model.head.weight

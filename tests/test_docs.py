@@ -7,11 +7,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# The pages; a file whose name starts with "_" is a helper they import (conf.py's ignore_pattern).
-GALLERY = sorted(path for path in (ROOT / "gallery").glob("*.py") if not path.name.startswith("_"))
+# The pages, in a subfolder per section; a file whose name starts with "_" is a helper they import
+# (conf.py's ignore_pattern).
+GALLERY = sorted(path for path in (ROOT / "gallery").rglob("*.py") if not path.name.startswith("_"))
 
 
-@pytest.mark.parametrize("script", GALLERY, ids=lambda path: path.name)
+def page_of(built_site, script):
+    """The built page of a gallery script: auto_examples/<section>/<name>.html."""
+    return built_site / "auto_examples" / script.relative_to(ROOT / "gallery").with_suffix(".html")
+
+
+@pytest.mark.parametrize("script", GALLERY, ids=lambda path: str(path.relative_to(ROOT / "gallery")))
 def test_gallery_script_runs_in_a_fresh_process(script):
     result = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT
@@ -23,7 +29,7 @@ def test_site_has_every_page(built_site):
     for page in ["index.html", "quickstart.html", "auto_examples/index.html", "search.html"]:
         assert (built_site / page).is_file(), page
     for script in GALLERY:
-        assert (built_site / "auto_examples" / f"{script.stem}.html").is_file()
+        assert page_of(built_site, script).is_file()
 
 
 def test_quickstart_notebook_was_executed(built_site):
@@ -34,11 +40,11 @@ def test_quickstart_notebook_was_executed(built_site):
 
 def test_gallery_pages_show_outputs_and_offer_downloads(built_site):
     """sphinx-gallery ran every example in the build process, one after another, each printing."""
-    end_to_end = (built_site / "auto_examples" / "06_autograd_end_to_end.html").read_text()
+    end_to_end = (built_site / "auto_examples" / "learn" / "04_autograd_end_to_end.html").read_text()
     assert "gradients match CPU" in end_to_end
     downloads = {path.name for path in (built_site / "_downloads").rglob("*")}
     for script in GALLERY:
-        page = (built_site / "auto_examples" / f"{script.stem}.html").read_text()
+        page = page_of(built_site, script).read_text()
         assert 'class="sphx-glr-script-out' in page, f"{script.name} shows no output"
         for suffix in (".py", ".ipynb"):
             name = script.stem + suffix

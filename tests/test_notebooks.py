@@ -7,13 +7,13 @@ import pytest
 from nbclient import NotebookClient
 from sitebuild import ROOT
 
-SCRIPTS = sorted(path for path in (ROOT / "gallery").glob("*.py") if not path.name.startswith("_"))
+SCRIPTS = sorted(path for path in (ROOT / "gallery").rglob("*.py") if not path.name.startswith("_"))
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
 def test_downloaded_notebook_runs(script, built_site, tmp_path, monkeypatch):
-    # The kernel inherits it: a notebook imports the gallery's helpers (gallery/_*.py) as its page does.
-    path = os.pathsep.join(filter(None, [str(ROOT / "gallery"), os.environ.get("PYTHONPATH")]))
+    # The kernel inherits it: a notebook imports its section's helpers (gallery/<section>/_*.py) as its page does.
+    path = os.pathsep.join(filter(None, [str(script.parent), os.environ.get("PYTHONPATH")]))
     monkeypatch.setenv("PYTHONPATH", path)
     [download] = list((built_site / "_downloads").rglob(f"{script.stem}.ipynb"))
     notebook = nbformat.read(download, as_version=4)

@@ -5,7 +5,7 @@ allocates through the device's C++ allocator; a Python backend has none,
 and the process dies with a segfault. The storages npy makes copy
 themselves in NumPy memory (:mod:`backend_pkg.storage`). Calls that crashed
 run in a new interpreter; the constructors PyTorch runs before any npy code
-still crash, which the Limitations page states.
+still crash, which the Parameters and storages page states.
 """
 
 import copy
@@ -98,7 +98,7 @@ BLOCKED = {
 @pytest.mark.parametrize("call", BLOCKED.values(), ids=BLOCKED.keys())
 def test_storages_pytorch_allocates_for_npy_crash(call):
     """PyTorch allocates them through the device's C++ allocator, null for a Python backend,
-    before npy code runs (the Limitations page). When PyTorch refuses them instead, this fails."""
+    before npy code runs (the Parameters and storages page). When PyTorch refuses them instead, this fails."""
     done = run_fresh(call)
     assert done.returncode == -signal.SIGSEGV, (done.returncode, done.stderr[-3000:])
 

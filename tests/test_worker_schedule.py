@@ -11,7 +11,7 @@ def test_a_module_is_one_unit_and_a_notebook_test_its_own():
     split = ModuleScheduling._split_scope
     assert split(None, "tests/test_ops.py::test_add[float32]") == "tests/test_ops.py"
     assert split(None, "tests/test_ops.py::TestViews::test_t") == "tests/test_ops.py"
-    notebook = "tests/test_notebooks.py::test_downloaded_notebook_runs[02_quick_setup]"
+    notebook = "tests/test_notebooks.py::test_downloaded_notebook_runs[01_quick_setup]"
     assert split(None, notebook) == notebook
 
 
@@ -23,7 +23,7 @@ def test_the_longest_units_are_handed_out_first(monkeypatch):
     scheduler.workqueue = OrderedDict.fromkeys([
         "tests/test_ops.py",
         "tests/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
-        "tests/test_notebooks.py::test_downloaded_notebook_runs[15_compiling_with_inductor]",
+        "tests/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
         "tests/test_opinfo.py",
         "tests/test_browser.py",
     ])
@@ -32,7 +32,7 @@ def test_the_longest_units_are_handed_out_first(monkeypatch):
     assert handed_out == [
         "tests/test_browser.py",
         "tests/test_opinfo.py",
-        "tests/test_notebooks.py::test_downloaded_notebook_runs[15_compiling_with_inductor]",
+        "tests/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
         "tests/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
         "tests/test_ops.py",
     ]
@@ -46,4 +46,4 @@ def test_the_schedule_names_existing_tests():
         if test:
             name, _, page = test.partition("[")
             assert f"def {name}(" in (ROOT / module).read_text(), prefix
-            assert list((ROOT / "gallery").glob(f"{page}*.py")), prefix
+            assert list((ROOT / "gallery").rglob(f"{page}*.py")), prefix

@@ -291,6 +291,20 @@ class OpCoverage(SphinxDirective):
         return [_table(["OpInfo", "why it is not compared"], rows, [35, 65])]
 
 
+class NpyKernels(SphinxDirective):
+    """Every aten overload with an npy kernel, by family (the module of backend_pkg/ops that registers it)."""
+
+    def run(self):
+        import backend_pkg  # the kernels as the installed package registers them, read at build time
+
+        families = collections.defaultdict(list)
+        for op, kernel in backend_pkg.ops.KERNELS.items():
+            families[kernel.__module__.rsplit(".", 1)[-1]].append(op.name().removeprefix("aten::"))
+        total = nodes.paragraph(text=f"{len(backend_pkg.registered_ops())} kernels, by family:")
+        rows = [[f"{family} ({len(names)})", _code(*sorted(names))] for family, names in sorted(families.items())]
+        return [total, _table(["family", "aten overloads"], rows, [20, 80])]
+
+
 def _add_stylesheet(app):
     """The page's CSS, kept beside this extension: table cells may break long names."""
     app.config.html_static_path.append(str(STATIC))
@@ -299,5 +313,6 @@ def _add_stylesheet(app):
 
 def setup(app):
     app.add_directive("op-coverage", OpCoverage)
+    app.add_directive("npy-kernels", NpyKernels)
     app.connect("builder-inited", _add_stylesheet)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

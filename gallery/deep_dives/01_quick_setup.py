@@ -6,7 +6,7 @@ One function turns ``PrivateUse1`` into a device:
 ``torch.utils.backend_registration._setup_privateuseone_for_python_backend``.
 This page runs it step by step. The function first shipped in PyTorch
 2.10.0 (the 2.9.0 and 2.9.1 wheels on PyPI do not have it, 2.10.0 does:
-:doc:`../compatibility` shows the check); the site was built with the torch
+:doc:`../../compatibility` shows the check); the site was built with the torch
 version printed below.
 """
 
@@ -53,7 +53,7 @@ print(inspect.getsource(_setup_privateuseone_for_python_backend))
 # %%
 # ``backend_pkg`` calls it with its own device module, hooks and device guard:
 #
-# .. literalinclude:: ../../backend_pkg/backend.py
+# .. literalinclude:: ../../../backend_pkg/backend.py
 #    :pyobject: register_device
 #
 # Then each step, in the order the function runs them.
@@ -121,5 +121,5 @@ backend_pkg.setup()
 print("backend_pkg.setup() again: fine")
 
 # %%
-# Next, :ref:`sphx_glr_auto_examples_03_tensor_subclass.py` shows what holds
+# Next, :ref:`sphx_glr_auto_examples_deep_dives_02_tensor_subclass.py` shows what holds
 # an ``npy`` tensor's data.

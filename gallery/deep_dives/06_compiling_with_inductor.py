@@ -15,18 +15,16 @@ for npy relies on, with the upstream change that would make it unnecessary.
 
 # %%
 # The model, data and training step of
-# :ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`: a multilayer
+# :ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`: a multilayer
 # perceptron, 32 -> 64 -> 10, on a batch of 64, on npy and on CPU from the
 # same weights.
 
 import inspect
-import timeit
 
 import torch
 import torch._inductor.config
 
 import backend_pkg  # noqa: F401  (registers the npy device)
-from backend_pkg.compiler import dynamo_backend
 from _training import train_step
 
 
@@ -38,15 +36,6 @@ def show_setting(config, name):
     print(f"{config.__name__}.{name} = {getattr(config, name)} (PyTorch's default: {config._config[name].default})")
 
 
-def per_call(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
-
-
-def forward(net, inputs):
-    with torch.no_grad():
-        return net(inputs)
-
-
 torch.manual_seed(0)
 model_cpu = mlp()
 weights = {name: p.detach().clone() for name, p in model_cpu.named_parameters()}
@@ -55,7 +44,6 @@ model.load_state_dict(weights)
 model = model.to("npy")
 x_cpu, y_cpu = torch.randn(64, 32), torch.randint(0, 10, (64,))
 x, y = x_cpu.to("npy"), y_cpu.to("npy")
-npy_backend_model = torch.compile(model, backend=dynamo_backend.npy_backend)
 
 # %%
 # How Inductor finds npy's code generation
@@ -134,25 +122,19 @@ show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
 # %%
 # Both routes, measured
 # ---------------------
-# The forward pass per call, best of five repeats, measured when this page
-# was built: ``backend="npy"``
-# (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`) runs NumPy from
+# The forward pass per call, as ``make bench`` timed it last, the run
+# :ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` plots (read from
+# ``source/benchmarks.json``; the same MLP and batch, with a training step):
+# ``backend="npy"``
+# (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`) runs NumPy from
 # Python, the default runs Inductor's C++ and BLAS calls on host views; the
-# CPU's own default and eager CPU beside them. ``make bench`` measures the
-# same, and a training step, on a quiet machine
-# (:ref:`sphx_glr_auto_examples_11_performance.py`).
+# CPU's own default and eager CPU beside them.
 
-cpu_inductor_model = torch.compile(model_cpu)
-with torch.no_grad():
-    cpu_inductor_model(x_cpu)
-routes = {
-    'forward, compiled npy, backend="npy"': per_call(lambda: forward(npy_backend_model, x), 300),
-    "forward, compiled npy, default": per_call(lambda: forward(inductor_model, x), 300),
-    "forward, compiled CPU, default": per_call(lambda: forward(cpu_inductor_model, x_cpu), 300),
-    "forward, eager CPU": per_call(lambda: forward(model_cpu, x_cpu), 300),
-}
-for name, microseconds in routes.items():
-    print(f"{name:38} {microseconds:8.0f} us")
+from _measurements import LABELS, load_benchmarks
+
+forward_timings = load_benchmarks()["timings_us"]["mlp"]["forward"]
+for implementation in ("npy_compiled", "npy_inductor", "cpu_inductor", "cpu_eager"):
+    print(f"forward, {LABELS[implementation]:36} {forward_timings[implementation]['us']:8.0f} us")
 
 # %%
 # The first call of a compiled function, under autograd
@@ -258,11 +240,65 @@ except TypeError as error:
 #    ``_unsafe_view`` of ``unsafe_view_out_indices`` run on the device
 #    tensors inside the mode.
 #
-#    **Proposed change.** The check concerns custom ops only: for a builtin
-#    op, return ``func(*args, **kwargs)`` before looking at tensor types; and
-#    give up only on subclasses that define their own ``__torch_dispatch__``
+#    **Proposed change.** Give up only on subclasses that define their own
+#    ``__torch_dispatch__``
 #    (``type(t).__torch_dispatch__ is not torch._C._disabled_torch_dispatch_impl``),
-#    which a subclass that only carries device memory does not.
+#    which a subclass that only carries device memory does not; treat every
+#    other tensor as a plain one. Not the shorter change of returning
+#    ``func(*args, **kwargs)`` for every builtin op before looking at types:
+#    inside the mode's handler the mode is off, so a wrapper subclass's
+#    ``__torch_dispatch__`` (``TwoTensor``'s, say) would then run a builtin op
+#    with the mode off, and a custom op it calls on its inner tensors would
+#    escape the check. Returning ``NotImplemented`` for such a subclass, as
+#    now, lets it unwrap first, with the mode still on.
+
+# %%
+# The probe behind that last point: a wrapper subclass whose ``mul`` calls a
+# custom op that returns an alias of its input, under the mode as it is and
+# under the mode with the shortcut.
+
+from torch._functorch._aot_autograd.runtime_wrappers import _AnalyzeCustomOpInputOutputMode, is_builtin
+from torch._library.utils import lookup_op
+from torch.utils._pytree import tree_map
+
+probe_library = torch.library.Library("aliasing_probe", "DEF")
+probe_library.define("alias(Tensor x) -> Tensor")  # claims to be functional...
+probe_library.impl("alias", lambda x: x.view(x.shape), "CPU")  # ...and returns an alias
+alias = lookup_op("aliasing_probe::alias")
+
+
+class Wrapper(torch.Tensor):
+    @staticmethod
+    def __new__(cls, inner):
+        return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        if func is torch.ops.aten.mul.Tensor:
+            return Wrapper(alias(args[0].inner))
+        unwrapped_args, unwrapped_kwargs = tree_map(lambda t: t.inner if isinstance(t, Wrapper) else t,
+                                                    (args, kwargs or {}))
+        return func(*unwrapped_args, **unwrapped_kwargs)
+
+
+class BuiltinOpsFirst(_AnalyzeCustomOpInputOutputMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if is_builtin(func):
+            return func(*args, **(kwargs or {}))
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+for mode in (_AnalyzeCustomOpInputOutputMode, BuiltinOpsFirst):
+    with torch._functorch.config.patch(error_on_custom_op_aliasing=True):
+        try:
+            with mode():
+                Wrapper(torch.ones(3)) * 2
+            print(f"{mode.__name__}: the custom op inside the wrapper escapes the check")
+        except RuntimeError as error:
+            print(f"{mode.__name__}: {str(error).split(' (')[0]} caught by the check")
 
 # %%
 # The private PyTorch compiling relies on
@@ -343,8 +379,8 @@ except TypeError as error:
 #   check (``_AnalyzeCustomOpInputOutputMode`` in
 #   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``) returns
 #   ``NotImplemented`` for every tensor subclass not in ``HANDLED_TYPES``.
-#   Upstream: "_AnalyzeCustomOpInputOutputMode: skip graphs with no custom
-#   ops, and let a tensor subclass without ``__torch_dispatch__`` through".
+#   Upstream: "_AnalyzeCustomOpInputOutputMode: let a tensor subclass without
+#   ``__torch_dispatch__`` through" (the dropdown above says why not more).
 # * ``torch._C._get_dispatch_mode`` in ``backend_pkg.ops.factories.new_tensor``,
 #   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
 #   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself

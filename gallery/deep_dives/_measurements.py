@@ -1,8 +1,8 @@
 """Reading and showing measurements, for the pages that report them (not a page itself).
 
-The Performance and C++ vs Python pages import it: sphinx-gallery runs a page with
-gallery/ on ``sys.path``, and conf.py's ``ignore_pattern`` keeps files whose name
-starts with ``_`` from becoming pages.
+The Performance, C++ vs Python and compiling pages import it: sphinx-gallery runs a
+page with its own folder (here gallery/deep_dives/) on ``sys.path``, and conf.py's
+``ignore_pattern`` keeps files whose name starts with ``_`` from becoming pages.
 """
 
 import html

@@ -22,7 +22,7 @@ stream?). ``torch._C._acc`` lets Python classes play both parts.
 # matters in practice: the autograd engine asks it before it runs
 # ``backward()`` on the device.
 #
-# .. literalinclude:: ../../backend_pkg/runtime.py
+# .. literalinclude:: ../../../backend_pkg/runtime.py
 #    :pyobject: NpyHooks
 
 import subprocess
@@ -42,9 +42,9 @@ print(hooks.is_built(), hooks.is_available(), hooks.has_primary_context(0), hook
 # ``torch._C._acc.DeviceGuard`` (``PythonDeviceGuard`` in
 # ``torch/csrc/acc/Module.cpp``) fixes the rest: one device, index 0; the
 # default stream for every stream; events that are complete as soon as they
-# are recorded. :ref:`sphx_glr_auto_examples_08_limitations.py` runs each.
+# are recorded. :ref:`sphx_glr_auto_examples_learn_05_gotchas.py` runs each.
 #
-# .. literalinclude:: ../../backend_pkg/runtime.py
+# .. literalinclude:: ../../../backend_pkg/runtime.py
 #    :pyobject: NpyDeviceGuard
 
 print(backend_pkg.runtime.NpyDeviceGuard().type_())
@@ -56,9 +56,9 @@ print(backend_pkg.runtime.NpyDeviceGuard().type_())
 # compiled by ``torch.compile`` runs; Dynamo would then try to compile them
 # as user code. The mark tells Dynamo to run them, and everything they call,
 # as they are
-# (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py` compiles):
+# (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py` compiles):
 #
-# .. literalinclude:: ../../backend_pkg/runtime.py
+# .. literalinclude:: ../../../backend_pkg/runtime.py
 #    :pyobject: untraced
 
 # %%
@@ -121,5 +121,5 @@ x = torch.ones(3, device="npy", requires_grad=True)
 print(x.grad)
 
 # %%
-# Next, :ref:`sphx_glr_auto_examples_06_autograd_end_to_end.py` puts the device
-# to work.
+# Next, :ref:`sphx_glr_auto_examples_deep_dives_04_training_a_classifier.py`
+# puts the device to work.

@@ -54,10 +54,10 @@ read from what ``make bench`` measured last.
 #       Python (``backend_pkg/ops/registry.py`` registers the kernels,
 #       ``backend_pkg/backend.py`` the fallback with the rest):
 #
-#       .. literalinclude:: ../../backend_pkg/ops/registry.py
+#       .. literalinclude:: ../../../backend_pkg/ops/registry.py
 #          :pyobject: install
 #
-#       .. literalinclude:: ../../backend_pkg/backend.py
+#       .. literalinclude:: ../../../backend_pkg/backend.py
 #          :pyobject: install_kernels
 #
 #    .. tab-item:: Device guard
@@ -73,7 +73,7 @@ read from what ``make bench`` measured last.
 #
 #       Python (``backend_pkg/runtime.py``):
 #
-#       .. literalinclude:: ../../backend_pkg/runtime.py
+#       .. literalinclude:: ../../../backend_pkg/runtime.py
 #          :pyobject: NpyDeviceGuard
 #
 #    .. tab-item:: Hooks
@@ -93,19 +93,44 @@ read from what ``make bench`` measured last.
 #
 #       Python (``backend_pkg/runtime.py``):
 #
-#       .. literalinclude:: ../../backend_pkg/runtime.py
+#       .. literalinclude:: ../../../backend_pkg/runtime.py
 #          :pyobject: NpyHooks
 #
 # .. warning::
 #
 #    In C++ as in Python, register the hooks. Without them ``backward()``
-#    fails (:ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`
+#    fails (:ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`
 #    runs it).
+#
+# The template's C++ twin
+# -----------------------
+# ``minimal/cpp_backend.cpp`` is the template of
+# :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py` written in
+# C++, for this page: a host allocator, a ``DeviceGuardImplInterface``, a
+# ``PrivateUse1HooksInterface``, each kernel running PyTorch's CPU kernel on
+# CPU views (``at::from_blob``) of the same memory, and
+# ``at::native::cpu_fallback`` for every op it has no kernel for. Its guard
+# is its own, so it also has what the Python route's guard cannot give: two
+# devices, and events that read the host's clock for ``elapsed_time``.
+# ``torch.utils.cpp_extension.load`` compiles it on first import (into
+# ``_build/cpp_backend``), and it passes the same ``minimal/checks.py``,
+# run below in a process of its own.
+#
+# .. tab-set::
+#
+#    .. tab-item:: C++ (minimal/cpp_backend.cpp)
+#
+#       .. literalinclude:: ../../../minimal/cpp_backend.cpp
+#          :language: cpp
+#
+#    .. tab-item:: Building it (minimal/cpp_backend.py)
+#
+#       .. literalinclude:: ../../../minimal/cpp_backend.py
 #
 # The comparison
 # --------------
 # Two backends written to be compared, the C++ twin and the minimal Python
-# backend of :ref:`sphx_glr_auto_examples_14_minimal_backend.py` (the same
+# backend of :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py` (the same
 # device pieces and kernels over host memory, one in each language), and
 # ``backend_pkg``. Every cell of the table is a measurement:
 #
@@ -130,6 +155,9 @@ from _measurements import Table, load_benchmarks
 import backend_pkg
 
 ROOT = Path(backend_pkg.__file__).resolve().parents[1]  # the checkout, where minimal/ lives
+twin_checks = subprocess.run([sys.executable, "-m", "minimal.checks", "cpp"],
+                             capture_output=True, text=True, cwd=ROOT, timeout=900, check=True)
+print(twin_checks.stdout)
 BACKENDS = {"cpp": "cpp_twin", "python": "minimal_python", "backend_pkg": "backend_pkg"}  # facts.py: benchmarks.json
 SOURCES = {
     "cpp": ["minimal/cpp_backend.cpp", "minimal/cpp_backend.py"],
@@ -182,7 +210,7 @@ table
 # * **Per op**, the C++ twin pays CPU eager's cost plus its own dispatch
 #   and the CPU views of its memory; each Python kernel adds a Python call
 #   and the wrapping of its result
-#   (:ref:`sphx_glr_auto_examples_11_performance.py` splits that cost up).
+#   (:ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` splits that cost up).
 #   On large tensors the arithmetic takes most of the time.
 # * **Devices**: the Python route's device guard is C++ code in PyTorch
 #   (``PythonDeviceGuard`` in ``torch/csrc/acc/Module.cpp``) that reports one
@@ -205,11 +233,11 @@ table
 #   (``get_device_op_overrides`` in ``torch/_inductor/codegen/common.py``).
 #   ``backend_pkg`` runs Inductor, whose CPU code generation its device
 #   module hands over, ``eager``, and a ``backend="npy"`` of its own
-#   (:ref:`sphx_glr_auto_examples_10_compiling_for_npy.py`). Its
+#   (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`). Its
 #   ``aot_eager`` raises at the first call: that backend runs the graph's
 #   aten ops on npy tensors under AOTAutograd's first-call check of custom
 #   ops, which refuses every tensor subclass
-#   (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py`); a
+#   (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`); a
 #   program that turns ``torch._functorch.config.check_custom_op_aliasing``
 #   off runs it.
 # * **API status**: the Python route is built on private, experimental
@@ -218,5 +246,6 @@ table
 #   and its Python side names its device module through
 #   ``torch._register_device_module``.
 #
-# Next, :ref:`sphx_glr_auto_examples_08_limitations.py` goes through what the
+# The *PyTorch limits* section (:ref:`sphx_glr_auto_examples_limits_01_runtime_around_kernels.py`
+# and after) goes through what the
 # Python route cannot do, and what ``backend_pkg`` does about it.

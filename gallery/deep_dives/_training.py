@@ -1,10 +1,10 @@
 """What the training pages share (not a page itself).
 
-The compiling pages (10, with ``backend="npy"``, and 15, with Inductor)
-compile the same training step; the classifier pages (09 and 12) plot the
+The compiling pages (05, with ``backend="npy"``, and 06, with Inductor)
+compile the same training step; the classifier pages (04 and 09) plot the
 losses of the same training on npy and on CPU. sphinx-gallery runs a page
-with gallery/ on ``sys.path``, and conf.py's ``ignore_pattern`` keeps files
-whose name starts with ``_`` from becoming pages.
+with its own folder (here gallery/deep_dives/) on ``sys.path``, and conf.py's
+``ignore_pattern`` keeps files whose name starts with ``_`` from becoming pages.
 """
 
 import matplotlib.pyplot as plt

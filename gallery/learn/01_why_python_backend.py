@@ -14,7 +14,7 @@ synchronously (a simulator, NumPy here), when you are prototyping, or when
 your kernels are Python anyway. Choose C++ when per-operator overhead
 matters more than development speed, or when you need streams, events,
 several devices or device generators, which the Python route does not
-offer (see :ref:`sphx_glr_auto_examples_08_limitations.py`).
+offer (see :ref:`sphx_glr_auto_examples_learn_05_gotchas.py`).
 
 An asynchronous runtime, such as JAX (which dispatches asynchronously) or
 MLX (which evaluates lazily), is not a good fit as it is: the C++ side of
@@ -62,16 +62,18 @@ print("event complete at once:", event.query())
 # ---------------------------
 # Each operator on ``npy`` runs a Python function, so small operations pay
 # Python's overhead. Here is one elementwise ``add`` on a four-element tensor,
-# on CPU and on ``npy``, timed on the machine that built this page:
+# on CPU and on ``npy``, as ``make bench`` timed it last: the run
+# :ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` plots, read from
+# ``source/benchmarks.json`` in the checkout ``backend_pkg`` is installed from.
 
-import timeit
+import json
+from pathlib import Path
 
-cpu = torch.ones(4)
-npy = cpu.to("npy")
-for name, tensor in [("cpu", cpu), ("npy", npy)]:
-    seconds = min(timeit.repeat(lambda: tensor + tensor, number=2000, repeat=5)) / 2000
-    print(f"{name}: {seconds * 1e6:6.1f} µs per add")
+BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
+add = json.loads(BENCHMARKS.read_text())["timings_us"]["small"]["add"]
+for device in ("cpu", "npy"):
+    print(f"{device}: {add[device]['us']:6.1f} µs per add")
 
 # %%
-# The rest of the learning path builds the ``npy`` device step by step:
-# :ref:`sphx_glr_auto_examples_02_quick_setup.py` registers it.
+# Next, :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py`
+# builds a whole backend of your own, step by step.

@@ -23,7 +23,7 @@ that file. They describe the machine and the code of the last
 
 import matplotlib.pyplot as plt
 
-# Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/_measurements.py.
+# Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/deep_dives/_measurements.py.
 from _measurements import LABELS, grouped_bars, load_benchmarks, print_rows, speed_bars
 
 results = load_benchmarks()
@@ -223,7 +223,7 @@ print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 
 # minimal backend, whose kernels call PyTorch's CPU kernels on host memory
 # from C++; the minimal Python backend, whose kernels are NumPy calls in
 # Python; and ``backend_pkg`` (both minimal backends:
-# :ref:`sphx_glr_auto_examples_14_minimal_backend.py`). The MLP is the one
+# :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py`). The MLP is the one
 # above, trained with a mean-squared-error loss, which all four can run.
 # The four take turns as the rows above do, the two minimal backends each
 # in a process of its own that waits for its turn.
@@ -314,7 +314,8 @@ for name in ("npy_inductor", "cpu_inductor"):
 # node's device and stream (the guard calls counted above, for the eager
 # step). The ``guard`` rows time the step once more in a process whose npy
 # guard answers in C++, as the change to ``PythonDeviceGuard`` proposed on
-# the Limitations page would (``benchmarks/device_guard_in_cpp.cpp``, loaded
+# :ref:`sphx_glr_auto_examples_limits_02_autograd_engine.py` would
+# (``benchmarks/device_guard_in_cpp.cpp``, loaded
 # before ``import backend_pkg``), taking turns with the same step here:
 
 guard = timings["guard"]["train_step"]

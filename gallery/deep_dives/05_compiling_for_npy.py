@@ -11,7 +11,7 @@ backend turns each graph into one Python function that unwraps the inputs
 once, calls NumPy directly on arrays from op to op, and wraps the outputs
 once: one host round trip per graph instead of one per op. The default
 ``torch.compile(fn)`` works as well, through Inductor's C++ kernels on npy
-memory (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py`).
+memory (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`).
 
 This page uses the backend as ``import backend_pkg`` sets it up, and shows
 what that import changes in PyTorch for ``torch.compile``, the backend's
@@ -37,13 +37,12 @@ code, its generated code, its results against eager ones, and its speed.
 # that runs ops eagerly on npy tensors (the check refuses every tensor
 # subclass), and Inductor's ``loop_reindexing_after_fusion`` is off from the
 # moment Inductor meets an npy node until that compile ends
-# (:ref:`sphx_glr_auto_examples_15_compiling_with_inductor.py` says why, and
+# (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py` says why, and
 # lists every private PyTorch API the package uses). Read back from this process, with PyTorch's default beside:
 
 import functools
 import importlib.metadata
 import inspect
-import timeit
 
 import torch
 import torch._functorch.config
@@ -157,7 +156,7 @@ print("eager:  ", dict(graphs[0].eager))
 # backward graph runs as one autograd node. The Inductor page compiles the
 # same step; both pages take it from the gallery's ``_training.py``:
 #
-# .. literalinclude:: ../../gallery/_training.py
+# .. literalinclude:: ../../../gallery/deep_dives/_training.py
 #    :pyobject: train_step
 #
 # Every op of the forward, the backward and the optimizer graphs is lowered:
@@ -201,43 +200,26 @@ print("compiled npy, eager npy and eager CPU weights agree")
 # %%
 # How much faster
 # ---------------
-# Per call, the best of five repeats, measured when this page was built.
-# Compiled code still pays Dynamo's guard checks and AOTAutograd's wrappers
-# on every call, and one unwrap per input and one wrap per output; the
-# NumPy work itself is a few microseconds per op at these sizes.
+# Per call, for this MLP, as ``make bench`` timed it last: the run
+# :ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` plots, read from
+# ``source/benchmarks.json`` (the same model, batch and SGD step, each compiled
+# with ``backend="npy"``). Compiled code still pays Dynamo's guard checks and
+# AOTAutograd's wrappers on every call, and one unwrap per input and one wrap
+# per output; the NumPy work itself is a few microseconds per op at these
+# sizes.
 
+from _measurements import LABELS, load_benchmarks
 
-def per_call(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
-
-
-def forward(net, inputs):
-    with torch.no_grad():
-        return net(inputs)
-
-
-timings = {
-    "forward, eager npy": per_call(lambda: forward(model, x), 300),
-    "forward, compiled npy": per_call(lambda: forward(compiled_model, x), 300),
-    "forward, eager CPU": per_call(lambda: forward(model_cpu, x_cpu), 300),
-}
-sgd = torch.optim.SGD(model.parameters(), lr=0.01)
-cpu_sgd = torch.optim.SGD(model_cpu.parameters(), lr=0.01)
-timings.update(
-    {
-        "training step, eager npy": per_call(lambda: train_step(model, sgd, x, y), 100),
-        "training step, compiled npy": per_call(lambda: compiled_step(model, sgd, x, y), 100),
-        "training step, eager CPU": per_call(lambda: train_step(model_cpu, cpu_sgd, x_cpu, y_cpu), 100),
-    }
-)
-for name, microseconds in timings.items():
-    print(f"{name:29} {microseconds:8.0f} us")
+mlp_timings = load_benchmarks()["timings_us"]["mlp"]
+for case, label in (("forward", "forward"), ("train_step", "training step")):
+    for implementation in ("npy_eager", "npy_compiled", "cpu_eager"):
+        print(f"{label + ', ' + LABELS[implementation]:45} {mlp_timings[case][implementation]['us']:8.0f} us")
 
 # %%
 # Two limits
 # ----------
 # Compiled code keeps the eager limits
-# (:ref:`sphx_glr_auto_examples_08_limitations.py`). A tensor made on npy
+# (:ref:`sphx_glr_auto_examples_learn_05_gotchas.py`). A tensor made on npy
 # inside a compiled function works: under fake-tensor tracing the npy
 # factory kernels give a plain ``torch.Tensor`` object
 # (``backend_pkg.ops.factories.new_tensor``), since fake tensors refuse every
@@ -259,7 +241,10 @@ print(torch.compile(scaled)(pair))
 # fails inside Dynamo, whatever the backend: Dynamo mishandles the result
 # for any tensor subclass that disables ``__torch_function__``, as
 # ``NpyTensor`` does (a two-line CPU subclass shows the same ``NameError``).
-# The function form of the comparison works:
+# It is pytorch/pytorch#193933 (reported on 2.13.0 and on the 2.15 nightly of
+# 17 August 2026), fixed on PyTorch's main branch by pytorch/pytorch#193969,
+# after the 2.14 releases: 2.13.0 and 2.14.1 have the bug, and the first
+# release with the fix is 2.15. The function form of the comparison works:
 
 try:
     torch.compile(lambda t: t >= 0, backend="npy")(pair)

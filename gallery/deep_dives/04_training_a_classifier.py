@@ -58,7 +58,7 @@ def train(device, steps=100):
 
 
 # Ops without an npy kernel run on PyTorch's CPU kernels; their one-time
-# warnings are not the story here (the limitations page tells it).
+# warnings are not the story here (:ref:`sphx_glr_auto_examples_learn_05_gotchas.py` tells it).
 fallbacks_before = backend_pkg.fallback.calls.copy()
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

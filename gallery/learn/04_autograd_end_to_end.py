@@ -7,7 +7,7 @@ tensor on the ``npy`` device, a device whose memory is NumPy arrays and whose
 kernels are Python functions registered with ``torch.library``. The
 backward pass runs registered ops on the same device, as the forward pass
 does; it also asks the hooks and the device guard
-(:ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py` shows backward
+(:ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py` shows backward
 failing without hooks), and this page counts those calls too.
 
 The whole run is repeated on CPU, and the two are compared.
@@ -177,5 +177,5 @@ torch.testing.assert_close(w.cpu(), w_cpu.detach())
 torch.testing.assert_close(b.cpu(), b_cpu.detach())
 
 # %%
-# Next, :ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` compares this route
-# with a C++ backend.
+# Next, :ref:`sphx_glr_auto_examples_learn_05_gotchas.py`: what an author
+# meets on the way.

@@ -57,7 +57,7 @@ print(type(back).__name__, back.device)
 # one line in the subclass: turn ``__torch_function__`` off, so each result
 # keeps the type its kernel gave it.
 #
-# .. literalinclude:: ../../backend_pkg/tensor.py
+# .. literalinclude:: ../../../backend_pkg/tensor.py
 #    :pyobject: NpyTensor
 #    :lines: 1-10
 
@@ -95,13 +95,13 @@ except TypeError as error:
 # and offset into the tensor, so ``stride()``, ``is_contiguous()`` and
 # ``data_ptr()`` tell the truth:
 #
-# .. literalinclude:: ../../backend_pkg/tensor.py
+# .. literalinclude:: ../../../backend_pkg/tensor.py
 #    :pyobject: wrap
 #
 # ``unwrap`` rebuilds the NumPy view from the storage and the tensor's own
 # metadata. It is a view, never a copy:
 #
-# .. literalinclude:: ../../backend_pkg/tensor.py
+# .. literalinclude:: ../../../backend_pkg/tensor.py
 #    :pyobject: unwrap
 
 m = torch.arange(12.0).reshape(3, 4).to("npy")
@@ -118,5 +118,5 @@ column.fill_(-1.0)
 print(m)
 
 # %%
-# Next, :ref:`sphx_glr_auto_examples_04_registering_ops.py` registers the
-# kernels that make these tensors compute.
+# Next, :ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`:
+# what the C++ runtime asks of the backend besides kernels.

@@ -12,9 +12,17 @@ do, by asking the dispatcher.
 # One kernel
 # ----------
 # ``backend_pkg`` keeps its kernels in one table, filled by one decorator and
-# installed by one function, with the lookup order written down once:
+# installed by one function (``backend_pkg/ops/registry.py``), with the lookup
+# order written down once, in the module's docstring:
 #
-# .. literalinclude:: ../../backend_pkg/ops/registry.py
+# .. literalinclude:: ../../../backend_pkg/ops/registry.py
+#    :end-before: import functools
+#
+# .. literalinclude:: ../../../backend_pkg/ops/registry.py
+#    :pyobject: implements
+#
+# .. literalinclude:: ../../../backend_pkg/ops/registry.py
+#    :pyobject: install
 #
 # A kernel receives the op's arguments as the op's schema names them, and
 # returns an npy tensor. Most of the package's kernels are two functions: a
@@ -26,19 +34,18 @@ do, by asking the dispatcher.
 # ``out=`` and its in-place overloads. ``add.Tensor`` honours ``alpha`` and
 # PyTorch's type promotion:
 #
-# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+# .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: _scaled
 #
-# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+# .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: add
 #
-# .. literalinclude:: ../../backend_pkg/ops/arithmetic.py
+# .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: add_kernel
 
 import json
 import subprocess
 import sys
-import textwrap
 
 import torch
 
@@ -145,7 +152,7 @@ print("a __torch_dispatch__ subclass has it:", torch._C._dispatch_keys(intercept
 # insists on ``__torch_dispatch__``, on npy as on CPU. ``backend_pkg``
 # makes a PrivateUse1 tensor with ``torch._C._acc.create_empty_tensor`` and
 # gives it the ``NpyTensor`` class
-# (:ref:`sphx_glr_auto_examples_03_tensor_subclass.py`).
+# (:ref:`sphx_glr_auto_examples_deep_dives_02_tensor_subclass.py`).
 
 
 class Plain(torch.Tensor):
@@ -245,7 +252,7 @@ for step, needed in found.items():
 # * ``expand`` has a default implementation at the PrivateUse1 key
 #   (``CompositeExplicitAutograd``), which is a call to ``as_strided``.
 # * ``backward()`` needs nothing new: what it runs (page
-#   :ref:`sphx_glr_auto_examples_06_autograd_end_to_end.py` traces it:
+#   :ref:`sphx_glr_auto_examples_learn_04_autograd_end_to_end.py` traces it:
 #   ``mul``, and the ``expand`` that spreads the gradient of ``sum``) was
 #   registered by the steps above, and ``NpyTensor.backward`` makes the
 #   gradient's seed itself, a NumPy array of ones.
@@ -257,7 +264,8 @@ for step, needed in found.items():
 # ``empty_strided``, ``_copy_from``, ``detach``, ``view``, ``as_strided``,
 # ``ones_like``, ``expand``, ``sum``, ``add.Tensor``, ``mul.Tensor``) was
 # neither the minimum nor the set this path asks for. ``backend_pkg``
-# registers both the functional and the ``out=`` forms, and more:
+# registers both the functional and the ``out=`` forms, and more: the
+# :doc:`../../op_coverage` page lists every kernel, by family.
 
 assert found == {
     "x = torch.ones(2, 3).to('npy')": [["aten::empty_strided", "aten::_to_copy"], ["aten::_copy_from", "aten::_to_copy"]],
@@ -270,13 +278,8 @@ assert found == {
     "x.requires_grad_(); (x * 2).sum().backward()": [],
     "torch.autograd.backward((x * 2).sum())": [["aten::fill_.Scalar", None]],
 }, "the dispatcher asks for other ops now: update the reading above"
-families = {}
-for op, kernel in backend_pkg.ops.KERNELS.items():
-    families.setdefault(kernel.__module__.rsplit(".", 1)[-1], []).append(op.name().removeprefix("aten::"))
-print(len(backend_pkg.registered_ops()), "kernels, by family:")
-for family, names in sorted(families.items()):
-    print(textwrap.fill(f"{family} ({len(names)}): {', '.join(sorted(names))}", 88, subsequent_indent="    "))
+print(len(backend_pkg.registered_ops()), "kernels")
 
 # %%
-# Next, :ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`: what the
-# C++ runtime asks of the backend besides kernels.
+# Next, :ref:`sphx_glr_auto_examples_learn_04_autograd_end_to_end.py` trains
+# on the device and checks every gradient against CPU.
