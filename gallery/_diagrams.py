@@ -108,23 +108,29 @@ def _dispatch_path():
         boxes.append(Box(key, f"{key}\n{_KEY_TEXT[key]}", x, y, layer, width=4.4))
         y -= 0.98
     boxes += [
-        Box("kernel", "add_kernel (backend_pkg.ops.arithmetic)\nPyTorch's checks: result_type, alpha\n"
-            "operands: each npy tensor's NumPy view (unwrap)", x, 2.6, "npy",
-            ("backend_pkg.ops.arithmetic.add_kernel", "backend_pkg.tensor.unwrap", "torch.result_type")),
-        Box("numpy", "arithmetic.add: np.add on the two arrays,\nin the promoted dtype", x, 1.65, "numpy",
-            ("backend_pkg.ops.arithmetic.add", "numpy.add")),
+        Box("kernel", "the kernel registered for aten::add.Tensor: add_kernel\nbehind with_same_dtype_shortcut: "
+            "same dtype, and\nboth NumPy views kept on the tensors (_npy_array)?", x, 2.6, "npy",
+            ("backend_pkg.ops._same_dtype.with_same_dtype_shortcut", "backend_pkg.ops.arithmetic.add_kernel"),
+            width=4.6),
+        Box("shortcut", "yes (x + y here):\nnp.add on the two arrays", 1.55, 1.2, "numpy", ("numpy.add",), width=2.6),
+        Box("general", "no: add_kernel, PyTorch's checks (result_type,\nalpha), unwrap: the arrays, then "
+            "arithmetic.add:\nnp.add in the promoted dtype", 5.3, 1.2, "numpy",
+            ("backend_pkg.ops.arithmetic.add_kernel", "torch.result_type", "backend_pkg.tensor.unwrap",
+             "backend_pkg.ops.arithmetic.add"), width=4.0),
         Box("wrap", "wrap: the result array becomes a new NpyTensor\n(autograd gives it grad_fn=AddBackward0)",
-            x, 0.8, "npy", ("backend_pkg.tensor.wrap",)),
+            x + 0.6, -0.1, "npy", ("backend_pkg.tensor.wrap",), width=4.4),
         Box("excluded", f"{EXCLUDED_KEY}: on the tensors too,\nexcluded while autocast is off",
             note_x, 7.45, "skipped", width=3.0),
         Box("registry", "install_kernels: one torch.library.Library\n"
             "impl per op, from the table KERNELS\n(ops without a kernel: the CPU fallback)",
             note_x, 3.66, "npy", ("backend_pkg.backend.install_kernels", "backend_pkg.ops.registry.KERNELS",
-                                 "torch.library.Library"), width=3.0),
+                                  "torch.library.Library"), width=3.0),
     ]
-    chain = ["call", "binding", "keys", *(key for key, _ in ADD_DISPATCH_KEYS), "kernel", "numpy", "wrap"]
+    chain = ["call", "binding", "keys", *(key for key, _ in ADD_DISPATCH_KEYS), "kernel"]
     arrows = [Arrow(a, b) for a, b in zip(chain, chain[1:])]
-    arrows += [Arrow("keys", "excluded", dashed=True), Arrow("registry", "PrivateUse1", dashed=True)]
+    arrows += [Arrow("kernel", "shortcut"), Arrow("kernel", "general"), Arrow("shortcut", "wrap"),
+               Arrow("general", "wrap"), Arrow("keys", "excluded", dashed=True),
+               Arrow("registry", "PrivateUse1", dashed=True)]
     return Diagram("dispatch_path", "One call, x + y on npy: from Python through the dispatcher into NumPy",
                    (8.2, 9.7), tuple(boxes), tuple(arrows))
 
@@ -179,10 +185,9 @@ def _metadata(size, stride, storage_offset):
 
 # --- What autograd asks of the hooks and the guard ---------------------------------------------
 
-# backend_pkg.runtime.guard_calls() counts the guard's answers: these are its counts for
-# ``(w * 2 * 2 ...).sum()`` with ``w`` an npy tensor that requires grad.
-GUARD_CALLS_PER_FORWARD_OP = 2
-GUARD_CALLS_PER_BACKWARD_NODE = 4
+# backend_pkg.runtime.guard_calls() counts the guard's answers: a backward asks this many for each
+# gradient a node hands on (a chain of ``y * 2`` has one per node, of ``y * u``, u requiring grad, two).
+GUARD_CALLS_PER_GRADIENT = 4
 HOOKS_METHODS = ("has_primary_context", "is_built", "is_available")
 
 
@@ -203,9 +208,9 @@ def _autograd():
             width=3.9),
         Box("thread", "the engine's thread for device 0 runs\nthe nodes; it started at the first such\n"
             "backward, and takes the GIL to call Python", right, 4.3, "torch", width=3.3),
-        Box("guard", f"each node: NpyDeviceGuard.type_ -> PrivateUse1,\n{GUARD_CALLS_PER_BACKWARD_NODE} calls "
-            f"(and {GUARD_CALLS_PER_FORWARD_OP} per forward op that records\nhistory), counted by guard_calls; "
-            "then the node's\nops: npy kernels at PrivateUse1", 2.85, 2.7, "npy",
+        Box("guard", f"each node: NpyDeviceGuard.type_ -> PrivateUse1, {GUARD_CALLS_PER_GRADIENT} calls\n"
+            f"per gradient it hands on (a chain of y * 2: {GUARD_CALLS_PER_GRADIENT} per\nnode), counted by "
+            "guard_calls; then the node's\nops: npy kernels at PrivateUse1", 2.85, 2.7, "npy",
             ("backend_pkg.runtime.NpyDeviceGuard.type_", "backend_pkg.runtime.guard_calls"), width=4.9),
         Box("exit", "at exit, settle_autograd_thread\nwaits until the guard has\nbeen quiet", right + 0.4, 2.7, "npy",
             ("backend_pkg.runtime.settle_autograd_thread",), width=2.5),
