@@ -280,3 +280,5 @@ for family, names in sorted(families.items()):
 # %%
 # Next, :ref:`sphx_glr_auto_examples_05_hooks_and_device_guard.py`: what the
 # C++ runtime asks of the backend besides kernels.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/dispatch_path.png"

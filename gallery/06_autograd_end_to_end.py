@@ -179,3 +179,5 @@ torch.testing.assert_close(b.cpu(), b_cpu.detach())
 # %%
 # Next, :ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` compares this route
 # with a C++ backend.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/autograd.png"

@@ -220,3 +220,5 @@ table
 #
 # Next, :ref:`sphx_glr_auto_examples_08_limitations.py` goes through what the
 # Python route cannot do, and what ``backend_pkg`` does about it.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/dispatch_path.png"

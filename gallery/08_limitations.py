@@ -595,3 +595,5 @@ for device in ("cpu", "npy"):
 # C++ would not need the GIL at all.
 #
 # See also the :doc:`../see_also` page.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/autograd.png"
