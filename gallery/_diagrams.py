@@ -273,7 +273,7 @@ DIAGRAMS = {diagram.name: diagram for diagram in (_dispatch_path(), _memory(), _
 
 
 def figure_of(diagram):
-    """The matplotlib figure of ``diagram``, in inches: its title, boxes, arrows and legend.
+    """The matplotlib figure of ``diagram``: its title, boxes, arrows and legend, in inches.
 
     The figure is as tall as its boxes, with room for the title above them and the legend below.
     """
@@ -285,8 +285,9 @@ def figure_of(diagram):
     axes.set_xlim(0, width)
     axes.set_ylim(bottom, top)
     axes.axis("off")
-    axes.text(width / 2, top - TITLE_ROOM / 2, diagram.title, ha="center", va="center", fontsize=FONT_SIZE + 2,
-              fontweight="bold")
+    # A figure title, not text on the axes: sphinx-gallery makes it the image's alt text.
+    figure.suptitle(diagram.title, y=1 - TITLE_ROOM / 2 / (top - bottom), va="center", fontsize=FONT_SIZE + 2,
+                    fontweight="bold")
     patches = {box.key: _draw_box(axes, box) for box in diagram.boxes}
     for arrow in diagram.arrows:
         _draw_arrow(axes, arrow, patches)
