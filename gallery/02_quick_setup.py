@@ -124,4 +124,4 @@ print("backend_pkg.setup() again: fine")
 # Next, :ref:`sphx_glr_auto_examples_03_tensor_subclass.py` shows what holds
 # an ``npy`` tensor's data.
 
-# sphinx_gallery_thumbnail_path = "../_build/diagrams/dispatch_path.png"
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/setup.png"

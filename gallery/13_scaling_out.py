@@ -222,4 +222,4 @@ print(f"npy / CPU: {medians['npy'] / medians['cpu']:.1f}x")
 # rest of the step, npy's Python kernels against CPU's C++ ones, as in a
 # single process (see the Performance page).
 
-# sphinx_gallery_thumbnail_path = "../_build/diagrams/autograd.png"
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/scaling_out.png"

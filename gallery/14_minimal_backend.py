@@ -104,4 +104,4 @@ for path in ("minimal/python_backend.py", "minimal/cpp_backend.cpp", "minimal/cp
 # :ref:`sphx_glr_auto_examples_07_cpp_vs_python.py` compares the two, with
 # ``backend_pkg`` and CPU eager, on the rows ``make bench`` times.
 
-# sphinx_gallery_thumbnail_path = "../_build/diagrams/memory.png"
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/setup.png"

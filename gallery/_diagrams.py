@@ -269,7 +269,79 @@ def _compile_routes():
                    (8.6, 8.7), boxes, arrows)
 
 
-DIAGRAMS = {diagram.name: diagram for diagram in (_dispatch_path(), _memory(), _autograd(), _compile_routes())}
+# --- What the setup registers -------------------------------------------------------------------
+
+# What _setup_privateuseone_for_python_backend calls, in its order, and what each gives npy.
+SETUP_STEPS = (
+    ("torch.utils.rename_privateuse1_backend", "the PrivateUse1 key's device is named npy"),
+    ("torch.utils.generate_methods_for_privateuse1_backend", "Tensor.npy(), Tensor.is_npy, Module.npy()..."),
+    ("torch._register_device_module", "torch.npy is backend_pkg.device (device_count...)"),
+    ("torch._C._acc.register_python_privateuseone_hook", "NpyHooks(): built, available, ready for backward"),
+    ("torch._C._acc.register_python_privateuseone_device_guard", "NpyDeviceGuard(): the device type"),
+)
+
+
+def _setup():
+    boxes = [
+        Box("import", "import backend_pkg", 4.3, 7.6, "python", ("backend_pkg",), width=3.0),
+        Box("register", "register_device(): _setup_privateuseone_for_python_backend(\n\"npy\", backend_module=device, "
+            "hook=NpyHooks(), device_guard=NpyDeviceGuard())", 4.3, 6.8, "npy",
+            ("backend_pkg.backend.register_device",
+             "torch.utils.backend_registration._setup_privateuseone_for_python_backend",
+             "backend_pkg.device", "backend_pkg.runtime.NpyHooks", "backend_pkg.runtime.NpyDeviceGuard"), width=6.4),
+    ]
+    y = 5.85
+    for step, (function, gives) in enumerate(SETUP_STEPS, 1):
+        boxes.append(Box(f"step{step}", f"{step}. {function.rsplit('.', 1)[-1]}\n{gives}", 4.3, y, "torch",
+                         (function,), width=6.4))
+        y -= 0.78
+    boxes.append(Box("kernels", "install_kernels(): npy's kernels with torch.library, the CPU fallback\n"
+                     "for every other op; distributed.register(): the npy_gloo process group",
+                     4.3, y - 0.05, "npy", ("backend_pkg.backend.install_kernels", "backend_pkg.distributed.register"),
+                     width=6.4))
+    chain = ["import", "register", *(f"step{step}" for step in range(1, len(SETUP_STEPS) + 1)), "kernels"]
+    return Diagram("setup", "What import backend_pkg registers: PrivateUse1 becomes the npy device",
+                   (8.6, 8.0), tuple(boxes), tuple(Arrow(a, b) for a, b in zip(chain, chain[1:])))
+
+
+# --- Scaling out ---------------------------------------------------------------------------------
+
+# The process group npy tensors get from init_process_group, by name.
+DISTRIBUTED_BACKEND = "npy_gloo"
+
+
+def _scaling_out():
+    left, right = 2.2, 6.4
+    boxes = [
+        Box("init", f"init_process_group(\"{DISTRIBUTED_BACKEND}\"): register() made it npy's group;\n"
+            "create_process_group makes an NpyProcessGroup in each process",
+            4.3, 7.3, "npy", ("torch.distributed.init_process_group", "backend_pkg.distributed.register",
+                              "backend_pkg.distributed.create_process_group"), width=6.8),
+        Box("wire", "gloo to gloo,\nover TCP\n(127.0.0.1 here)", 4.3, 2.2, "torch", width=1.4),
+    ]
+    for rank, x in ((0, left), (1, right)):
+        boxes += [
+            Box(f"ddp{rank}", f"process {rank}: one npy device\nDistributedDataParallel(model on npy)", x, 6.2,
+                "python", ("torch.nn.parallel.DistributedDataParallel",), width=3.4),
+            Box(f"backward{rank}", "loss.backward(): DDP's reducer\nall-reduces each bucket of gradients", x, 5.2,
+                "torch", width=3.4),
+            Box(f"group{rank}", "NpyProcessGroup.allreduce, called\nfrom C++ through pybind's trampoline", x, 4.2,
+                "npy", ("backend_pkg.distributed.NpyProcessGroup.allreduce",), width=3.4),
+            Box(f"view{rank}", "host_view: a CPU tensor over the\nnpy memory, no copy", x, 3.2, "npy",
+                ("backend_pkg.ops.copies.host_view",), width=3.4),
+            Box(f"gloo{rank}", "ProcessGroupGloo: the all-reduce\nwrites into the npy memory",
+                x - 0.4 if rank == 0 else x + 0.4, 2.2, "torch", ("torch.distributed.ProcessGroupGloo",), width=2.6),
+        ]
+    arrows = [Arrow("init", "ddp0"), Arrow("init", "ddp1"), Arrow("gloo0", "wire"), Arrow("gloo1", "wire")]
+    for rank in (0, 1):
+        chain = [f"{step}{rank}" for step in ("ddp", "backward", "group", "view", "gloo")]
+        arrows += [Arrow(a, b) for a, b in zip(chain, chain[1:])]
+    return Diagram("scaling_out", "Scaling out: DDP in two processes, gloo on host views of npy memory",
+                   (8.6, 7.6), tuple(boxes), tuple(arrows))
+
+
+DIAGRAMS = {diagram.name: diagram for diagram in
+            (_dispatch_path(), _memory(), _autograd(), _compile_routes(), _setup(), _scaling_out())}
 
 
 def figure_of(diagram):

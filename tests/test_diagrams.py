@@ -236,6 +236,28 @@ def test_inductor_registers_npy_codegen_as_drawn():
     assert common.get_wrapper_codegen_for_device("npy") is inductor.NpyWrapperCodegen
 
 
+# --- The setup and scaling out ----------------------------------------------------------------
+
+def test_setup_steps_drawn_are_the_setup_functions_calls_in_order():
+    from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
+
+    source = inspect.getsource(_setup_privateuseone_for_python_backend)
+    places = [source.index(f"{function}(") for function, _ in _diagrams.SETUP_STEPS]
+    assert places == sorted(places)
+    assert len(re.findall(r"^\s+torch\.[\w.]+\(", source, re.MULTILINE)) == len(_diagrams.SETUP_STEPS)
+    called = inspect.getsource(backend_pkg.backend.register_device)
+    assert "hook=NpyHooks(), device_guard=NpyDeviceGuard()" in called and "backend_module=device" in called
+    assert torch._C._get_privateuse1_backend_name() == "npy" and torch.npy is backend_pkg.device
+    assert hasattr(torch.Tensor, "is_npy") and hasattr(torch.nn.Module, "npy")
+
+
+def test_process_group_drawn_is_npys():
+    import torch.distributed as dist
+
+    assert _diagrams.DISTRIBUTED_BACKEND == backend_pkg.distributed.BACKEND_NAME
+    assert dist.Backend.default_device_backend_map["npy"] == _diagrams.DISTRIBUTED_BACKEND
+
+
 # --- Thumbnails -------------------------------------------------------------------------------
 
 THUMBNAIL_PATH = re.compile(r"^# sphinx_gallery_thumbnail_path = ['\"](.+)['\"]$", re.MULTILINE)
