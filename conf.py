@@ -13,6 +13,10 @@ sys.path.insert(0, str(ROOT / "source" / "_ext"))
 # The gallery's helper modules, as the pages import them.
 sys.path.insert(0, str(ROOT / "gallery"))
 
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # no window, even with a display: sphinx-gallery draws with Agg too
+
 import _diagrams  # noqa: E402
 
 # The diagrams as images, before any page runs: a page without a figure of its own names

@@ -17,12 +17,8 @@ the figure on the page, and the first figure of a page is its thumbnail.
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # conf.py draws before sphinx-gallery chooses a backend; no display is needed
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyBboxPatch, Patch  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyBboxPatch, Patch
 
 # Who runs each box: the fill colour, and the legend's words for it.
 LAYERS = {
