@@ -4,7 +4,7 @@ Each diagram is data: boxes of text and the arrows between them. A box that
 shows a piece of code lists it in ``names``, as a dotted path from an
 importable module (``backend_pkg.runtime.NpyHooks.has_primary_context``), and
 the constants below hold what a diagram claims of PyTorch (the dispatch keys
-of one call, the guard's calls per backward node, the compile backends);
+of one call, the guard's calls in a backward, the compile backends...);
 ``tests/test_diagrams.py`` checks both against the code, so a renamed
 function or a changed dispatch path fails a test instead of leaving a stale
 picture. Nothing here imports torch: conf.py draws the diagrams that serve as
@@ -56,14 +56,13 @@ class Arrow:
     end: str
     label: str = ""
     dashed: bool = False
-    bend: float = 0.0  # the curvature of an arc: 0 draws a straight line
 
 
 @dataclass(frozen=True)
 class Diagram:
     name: str  # the file name of its image, without the extension
     title: str
-    size: tuple  # (width, height) in inches; figure_of fits the height to the boxes
+    width: float  # in inches; figure_of fits the height to the boxes
     boxes: tuple
     arrows: tuple = ()
 
@@ -128,7 +127,7 @@ def _dispatch_path():
                Arrow("general", "wrap"), Arrow("keys", "excluded", dashed=True),
                Arrow("registry", "PrivateUse1", dashed=True)]
     return Diagram("dispatch_path", "One call, x + y on npy: from Python through the dispatcher into NumPy",
-                   (8.2, 9.7), tuple(boxes), tuple(arrows))
+                   8.2, tuple(boxes), tuple(arrows))
 
 
 # --- Tensor, storage and memory --------------------------------------------------------------
@@ -163,7 +162,8 @@ def _memory():
         Box("x_view", f"{x_name}._npy_array, the NumPy view unwrap\nreturns: here the root array itself",
             left, 1.05, "numpy", ("backend_pkg.tensor.unwrap",), width=3.3),
         Box("v_view", f"{v_name}._npy_array, the NumPy view unwrap\nreturns: "
-            f"shape {v_metadata[0]}, from byte {v_metadata[2] * FLOAT32_BYTES} of the root", right, 1.05, "numpy", width=3.3),
+            f"shape {v_metadata[0]}, from byte {v_metadata[2] * FLOAT32_BYTES} of the root",
+            right, 1.05, "numpy", width=3.3),
     )
     arrows = (
         Arrow("x", "x_impl"), Arrow("v", "v_impl"),
@@ -172,7 +172,7 @@ def _memory():
         Arrow("x_view", "root", "is", dashed=True), Arrow("v_view", "root", "a view of", dashed=True),
     )
     return Diagram("memory", "Tensor, storage and memory: a view shares its base's storage and root array",
-                   (8.2, 7.1), boxes, arrows)
+                   8.2, boxes, arrows)
 
 
 def _metadata(size, stride, storage_offset):
@@ -217,7 +217,7 @@ def _autograd():
         Arrow("caller", "guard"), Arrow("thread", "guard"), Arrow("thread", "exit", dashed=True),
     )
     return Diagram("autograd", "What backward asks of the hooks and the device guard, and on which thread",
-                   (8.6, 8.9), boxes, arrows)
+                   8.6, boxes, arrows)
 
 
 # --- The two compile routes -------------------------------------------------------------------
@@ -262,7 +262,7 @@ def _compile_routes():
         Arrow("inductor", "lowering"), Arrow("lowering", "registered"), Arrow("registered", "run_cpp"),
     )
     return Diagram("compile_routes", "The two compile routes: npy's NumPy code, or Inductor's C++ on npy memory",
-                   (8.6, 8.7), boxes, arrows)
+                   8.6, boxes, arrows)
 
 
 # --- What the setup registers -------------------------------------------------------------------
@@ -297,7 +297,7 @@ def _setup():
                      width=6.4))
     chain = ["import", "register", *(f"step{step}" for step in range(1, len(SETUP_STEPS) + 1)), "kernels"]
     return Diagram("setup", "What import backend_pkg registers: PrivateUse1 becomes the npy device",
-                   (8.6, 8.0), tuple(boxes), tuple(Arrow(a, b) for a, b in zip(chain, chain[1:])))
+                   8.6, tuple(boxes), tuple(Arrow(a, b) for a, b in zip(chain, chain[1:])))
 
 
 # --- Scaling out ---------------------------------------------------------------------------------
@@ -333,7 +333,7 @@ def _scaling_out():
         chain = [f"{step}{rank}" for step in ("ddp", "backward", "group", "view", "gloo")]
         arrows += [Arrow(a, b) for a, b in zip(chain, chain[1:])]
     return Diagram("scaling_out", "Scaling out: DDP in two processes, gloo on host views of npy memory",
-                   (8.6, 7.6), tuple(boxes), tuple(arrows))
+                   8.6, tuple(boxes), tuple(arrows))
 
 
 DIAGRAMS = {diagram.name: diagram for diagram in
@@ -345,7 +345,7 @@ def figure_of(diagram):
 
     The figure is as tall as its boxes, with room for the title above them and the legend below.
     """
-    width = diagram.size[0]
+    width = diagram.width
     top = max(box.y + box.height / 2 for box in diagram.boxes) + TITLE_ROOM
     bottom = min(box.y - box.height / 2 for box in diagram.boxes) - LEGEND_ROOM
     figure = plt.figure(figsize=(width, top - bottom))
@@ -380,20 +380,16 @@ def _draw_box(axes, box):
 
 def _draw_arrow(axes, arrow, patches):
     start, end = patches[arrow.start], patches[arrow.end]
-    annotation = axes.annotate(
+    # patchA and patchB clip the line to the boxes' edges.
+    axes.annotate(
         "", xy=_centre(end), xytext=_centre(start),
         arrowprops={"arrowstyle": "-|>", "color": "#333333", "linewidth": 1.1, "shrinkA": 1, "shrinkB": 1,
-                    "patchA": start, "patchB": end, "linestyle": "--" if arrow.dashed else "-",
-                    "connectionstyle": f"arc3,rad={arrow.bend}"},
+                    "patchA": start, "patchB": end, "linestyle": "--" if arrow.dashed else "-"},
     )
     if arrow.label:
-        # The middle of matplotlib's arc3 curve between the centres: halfway to its control point.
         (x0, y0), (x1, y1) = _centre(start), _centre(end)
-        x = (x0 + x1) / 2 + arrow.bend / 2 * (y1 - y0)
-        y = (y0 + y1) / 2 - arrow.bend / 2 * (x1 - x0)
-        axes.text(x, y, arrow.label, ha="center", va="center", fontsize=FONT_SIZE - 1,
+        axes.text((x0 + x1) / 2, (y0 + y1) / 2, arrow.label, ha="center", va="center", fontsize=FONT_SIZE - 1,
                   style="italic", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
-    return annotation
 
 
 def _centre(patch):
