@@ -155,9 +155,10 @@ def test_backward_asks_has_primary_context(monkeypatch):
     assert asked and set(asked) == {0}
 
 
-def chain(w, step, length):
+def chain(w, factor, length):
+    """``(w * factor * factor ...).sum()``: a backward of ``length`` MulBackward0 nodes in a row."""
     for _ in range(length):
-        w = step(w)
+        w = w * factor
     return w.sum()
 
 
@@ -167,16 +168,17 @@ def guard_calls_of(action):
     return runtime.guard_calls() - before
 
 
-@pytest.mark.parametrize(("step", "gradients_per_node"), [(lambda y: y * 2, 1), (lambda y: y * U, 2)],
-                         ids=["times-2", "times-u"])
-def test_guard_calls_drawn_per_gradient_a_node_hands_on(step, gradients_per_node):
+# Each MulBackward0 hands on a gradient to the next node, and to the factor too when it requires grad.
+@pytest.mark.parametrize(("factor_requires_grad", "gradients_per_node"), [(False, 1), (True, 2)],
+                         ids=["constant-factor", "leaf-factor"])
+def test_guard_calls_drawn_per_gradient_a_node_hands_on(factor_requires_grad, gradients_per_node):
     w = torch.ones(3, device="npy", requires_grad=True)
-    short, long = chain(w, step, 5), chain(w, step, 10)
+    factor = torch.full((3,), 2.0, device="npy", requires_grad=factor_requires_grad)
+    runtime.settle_autograd_thread()  # no late call from an earlier torch.autograd.grad counts here
+    chain(w, factor, 1).backward()  # the first backward of a process asks the guard once more
+    short, long = chain(w, factor, 5), chain(w, factor, 10)
     per_node = (guard_calls_of(long.backward) - guard_calls_of(short.backward)) / 5
     assert per_node == _diagrams.GUARD_CALLS_PER_GRADIENT * gradients_per_node
-
-
-U = torch.ones(3, device="npy", requires_grad=True)
 
 
 class ThreadProbe(torch.autograd.Function):
