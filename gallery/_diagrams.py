@@ -202,8 +202,8 @@ def _autograd():
             tuple(f"backend_pkg.runtime.NpyHooks.{method}" for method in HOOKS_METHODS), width=5.4),
         Box("caller", "the calling thread runs every node\n(MulBackward0, SumBackward0...)", left, 4.3, "torch",
             width=3.9),
-        Box("thread", "the engine's thread for device 0 runs\nthe nodes; it started at the first such\n"
-            "backward, and takes the GIL to call Python", right, 4.3, "torch", width=3.3),
+        Box("thread", "the engine's own thread for device 0\nruns the npy nodes, and takes the GIL\n"
+            "for each call into Python", right, 4.3, "torch", width=3.3),
         Box("guard", f"each node: NpyDeviceGuard.type_ -> PrivateUse1, {GUARD_CALLS_PER_GRADIENT} calls\n"
             f"per gradient it hands on (a chain of y * 2: {GUARD_CALLS_PER_GRADIENT} per\nnode), counted by "
             "guard_calls; then the node's\nops: npy kernels at PrivateUse1", 2.85, 2.7, "npy",

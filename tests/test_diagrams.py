@@ -108,6 +108,7 @@ def test_the_kernel_drawn_is_the_one_registered_and_calls_the_numpy_functions_dr
     # The general path is add_kernel as registered (wrapped once more, quieting NumPy's warnings).
     assert captured["numpy_function"] is np.add and captured["general"].__wrapped__ is arithmetic.add_kernel
     assert arithmetic.add_kernel.numpy_function is arithmetic.add
+    assert type(torch.Tensor.__add__).__name__ == "method_descriptor"  # the C++ binding, no Python between
     x, y = npy_operands()
     assert type(x + y).__name__ == "NpyTensor" and type((x + y).grad_fn).__name__ == "AddBackward0"
 
