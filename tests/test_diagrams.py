@@ -288,7 +288,7 @@ def placeholder_thumbnail(tmp_path):
 
 def test_no_thumbnail_is_the_placeholder(built_site, tmp_path):
     placeholder = placeholder_thumbnail(tmp_path)
-    generated = built_site.parents[1] / "source" / "auto_examples" / "images" / "thumb"
+    generated = built_site.parents[1] / "source" / "auto_examples"  # images/thumb/ in each gallery folder
     thumbnails = sorted(generated.rglob("sphx_glr_*_thumb.png")) + sorted(built_site.glob("_images/*_thumb.png"))
     pages = [page for page in GALLERY.rglob("*.py") if not page.name.startswith("_")]
     assert len(thumbnails) >= 2 * len(pages)
