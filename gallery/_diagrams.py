@@ -288,7 +288,8 @@ def _setup():
     ]
     y = 5.85
     for step, (function, gives) in enumerate(SETUP_STEPS, 1):
-        boxes.append(Box(f"step{step}", f"{step}. {function.rsplit('.', 1)[-1]}\n{gives}", 4.3, y, "torch",
+        layer = "torch" if function.startswith("torch._C.") else "python"  # torch._C's functions are C++
+        boxes.append(Box(f"step{step}", f"{step}. {function.rsplit('.', 1)[-1]}\n{gives}", 4.3, y, layer,
                          (function,), width=6.4))
         y -= 0.78
     boxes.append(Box("kernels", "install_kernels(): npy's kernels with torch.library, the CPU fallback\n"

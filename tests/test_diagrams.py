@@ -252,6 +252,10 @@ def test_setup_steps_drawn_are_the_setup_functions_calls_in_order():
     assert "hook=NpyHooks(), device_guard=NpyDeviceGuard()" in called and "backend_module=device" in called
     assert torch._C._get_privateuse1_backend_name() == "npy" and torch.npy is backend_pkg.device
     assert hasattr(torch.Tensor, "is_npy") and hasattr(torch.nn.Module, "npy")
+    steps = [box for box in _diagrams.DIAGRAMS["setup"].boxes if box.key.startswith("step")]
+    for box, (function, _) in zip(steps, _diagrams.SETUP_STEPS, strict=True):
+        drawn_as_python = box.layer == "python"
+        assert drawn_as_python == inspect.isfunction(resolve(function)), (function, box.layer)
 
 
 def test_process_group_drawn_is_npys():
