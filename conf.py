@@ -10,6 +10,18 @@ from pathlib import Path
 ROOT = Path(__file__).parent
 # Local extensions: the op coverage tables, built from source/op_coverage.json.
 sys.path.insert(0, str(ROOT / "source" / "_ext"))
+# The gallery's helper modules, as the pages import them.
+sys.path.insert(0, str(ROOT / "gallery"))
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # no window, even with a display: sphinx-gallery draws with Agg too
+
+import _diagrams  # noqa: E402
+
+# The diagrams as images, before any page runs: a page without a figure of its own names
+# one as its thumbnail (``# sphinx_gallery_thumbnail_path = "../_build/diagrams/<name>.png"``).
+_diagrams.save_all(ROOT / "_build" / "diagrams")
 
 project = "PyTorch Python backends, executed"
 author = "The backend_pkg authors"

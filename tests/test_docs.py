@@ -1,5 +1,6 @@
 """The gallery runs as plain scripts, and the executed site builds strictly."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +20,11 @@ def page_of(built_site, script):
 
 @pytest.mark.parametrize("script", GALLERY, ids=lambda path: str(path.relative_to(ROOT / "gallery")))
 def test_gallery_script_runs_in_a_fresh_process(script):
+    # gallery/ holds the helpers every section imports (_diagrams.py); conf.py puts it on sys.path too.
+    path = os.pathsep.join(filter(None, [str(ROOT / "gallery"), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
     result = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env
     )
     assert result.returncode == 0, result.stderr
 

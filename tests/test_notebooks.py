@@ -12,8 +12,9 @@ SCRIPTS = sorted(path for path in (ROOT / "gallery").rglob("*.py") if not path.n
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
 def test_downloaded_notebook_runs(script, built_site, tmp_path, monkeypatch):
-    # The kernel inherits it: a notebook imports its section's helpers (gallery/<section>/_*.py) as its page does.
-    path = os.pathsep.join(filter(None, [str(script.parent), os.environ.get("PYTHONPATH")]))
+    # The kernel inherits it: a notebook imports its section's helpers (gallery/<section>/_*.py) and the
+    # gallery's (gallery/_diagrams.py) as its page does.
+    path = os.pathsep.join(filter(None, [str(script.parent), str(ROOT / "gallery"), os.environ.get("PYTHONPATH")]))
     monkeypatch.setenv("PYTHONPATH", path)
     [download] = list((built_site / "_downloads").rglob(f"{script.stem}.ipynb"))
     notebook = nbformat.read(download, as_version=4)

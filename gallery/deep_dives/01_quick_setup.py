@@ -123,3 +123,5 @@ print("backend_pkg.setup() again: fine")
 # %%
 # Next, :ref:`sphx_glr_auto_examples_deep_dives_02_tensor_subclass.py` shows what holds
 # an ``npy`` tensor's data.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/setup.png"

@@ -118,5 +118,14 @@ column.fill_(-1.0)
 print(m)
 
 # %%
+# The whole picture, for a tensor and a view of it: two Python objects, two
+# sets of metadata in C++, one storage, and one NumPy array that owns the
+# bytes:
+
+from _diagrams import draw
+
+draw("memory")
+
+# %%
 # Next, :ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`:
 # what the C++ runtime asks of the backend besides kernels.

@@ -62,6 +62,13 @@ print(backend_pkg.runtime.NpyDeviceGuard().type_())
 #    :pyobject: untraced
 
 # %%
+# What a backward asks of both, and on which thread it runs:
+
+from _diagrams import draw
+
+draw("autograd")
+
+# %%
 # Backward without hooks
 # ----------------------
 # In a fresh process, register everything by hand except the hooks:

@@ -19,6 +19,15 @@ code, its generated code, its results against eager ones, and its speed.
 """
 
 # %%
+# The two routes side by side: this page's ``backend="npy"`` on the left,
+# Inductor (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`)
+# on the right:
+
+from _diagrams import draw
+
+draw("compile_routes")
+
+# %%
 # What ``import backend_pkg`` changes for ``torch.compile``
 # ---------------------------------------------------------
 # None of PyTorch's objects: each one PyTorch had before the import is the

@@ -409,3 +409,5 @@ for mode in (_AnalyzeCustomOpInputOutputMode, BuiltinOpsFirst):
 #   Python object, always serves it." (The package wrapped
 #   ``FakeTensor.__new__`` so for the whole process until npy's ``detach``
 #   took this over.)
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/compile_routes.png"

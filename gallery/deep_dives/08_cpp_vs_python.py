@@ -249,3 +249,5 @@ table
 # The *PyTorch limits* section (:ref:`sphx_glr_auto_examples_limits_01_runtime_around_kernels.py`
 # and after) goes through what the
 # Python route cannot do, and what ``backend_pkg`` does about it.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/dispatch_path.png"

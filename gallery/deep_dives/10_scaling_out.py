@@ -221,3 +221,5 @@ print(f"npy / CPU: {medians['npy'] / medians['cpu']:.1f}x")
 # The all-reduce itself is gloo's on both devices; the difference is the
 # rest of the step, npy's Python kernels against CPU's C++ ones, as in a
 # single process (see the Performance page).
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/scaling_out.png"

@@ -283,3 +283,5 @@ print(len(backend_pkg.registered_ops()), "kernels")
 # %%
 # Next, :ref:`sphx_glr_auto_examples_learn_04_autograd_end_to_end.py` trains
 # on the device and checks every gradient against CPU.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/dispatch_path.png"

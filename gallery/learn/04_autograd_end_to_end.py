@@ -179,3 +179,5 @@ torch.testing.assert_close(b.cpu(), b_cpu.detach())
 # %%
 # Next, :ref:`sphx_glr_auto_examples_learn_05_gotchas.py`: what an author
 # meets on the way.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/autograd.png"

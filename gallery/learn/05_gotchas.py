@@ -172,3 +172,5 @@ for device in ("cpu", "npy"):
 # ``torch.autograd.grad`` on it stops at an internal assert
 # (:ref:`sphx_glr_auto_examples_limits_02_autograd_engine.py` runs it). Put
 # ``import backend_pkg`` (or your backend's import) before any training code.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/memory.png"

@@ -199,3 +199,5 @@ try:
 except RuntimeError as error:
     print("RuntimeError:", str(error).split(";")[0])
 #
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/setup.png"

@@ -2,10 +2,11 @@
 Autograd's engine and the Python guard
 ======================================
 
-Three ways the autograd engine meets a device guard written in Python: an
-exception in a backward hook, a device registered after the first
-backward, and the engine's thread at interpreter exit. Each is run here,
-with the report to file upstream.
+Three ways the autograd engine's threads meet a device registered from
+Python: an exception in a backward hook, a device registered after the
+first backward, and the engine's thread at interpreter exit (where the
+guard turns out to play no part). Each is run here, with the report to file
+upstream.
 """
 
 import subprocess
@@ -132,23 +133,46 @@ print(subprocess.run([sys.executable, "-c", BACKWARD_BEFORE_IMPORT], capture_out
 #    then.
 
 # %%
-# A Python guard at interpreter exit
-# ----------------------------------
-# By default the autograd engine runs a device's backward work on a thread of
-# its own (``loss.backward()`` on npy keeps it on the calling thread, see
-# :meth:`backend_pkg.NpyTensor.backward`; ``torch.autograd.backward`` and
-# ``torch.autograd.grad`` do not), which calls the (Python) device guard, and
-# so takes the GIL, just after ``backward()`` returns. If that call comes
-# while Python is already finalizing, CPython ends the thread in a way
-# PyTorch's C++ frames turn into ``std::terminate``: the process aborts after
-# a clean run. Short scripts calling ``backward()`` on that thread did so in
-# 9 of 30 runs on a loaded machine here, and with PyTorch's own default guard
-# in 7 of 30. ``backend_pkg`` registers an
-# exit handler that, after a ``backward()`` on that thread, waits until the
-# guard has been quiet for 20 ms (0 of 40 aborts after):
+# The engine's thread at interpreter exit
+# ---------------------------------------
+# By default the autograd engine runs a device's backward on a thread of its
+# own. ``_engine_run_backward`` (``torch/autograd/graph.py``) first stashes a
+# ``contextvars`` context in thread-local state (``_stash_obj_in_tls``), which
+# the backward's graph task copies. When that thread drops the last reference
+# to the graph task after ``backward()`` has returned, it drops the context
+# too, and takes the GIL to do it. If the script has ended by then, CPython
+# ends the thread with ``pthread_exit`` while Python finalizes, and the
+# unwinding through PyTorch's C++ frames calls ``std::terminate``: the
+# process aborts after a clean run (``terminate called without an active
+# exception``). gdb shows the aborting thread, ``pt_autograd_0``, in
+# ``take_gil`` under ``SafePyObject``'s decref in ``~ThreadLocalState``, in
+# the graph task's release in ``Engine::thread_main``.
+#
+# The guard plays no part: the C++ twin of the template
+# (:ref:`sphx_glr_auto_examples_deep_dives_08_cpp_vs_python.py`), whose guard
+# is C++, aborted in 3 of 20 scripts ending in ``loss.backward()`` beside two
+# busy processes here, and the template before it ran its backward on the
+# calling thread in 8 of 20. Both ``backend_pkg`` and the template run
+# ``loss.backward()`` on the calling thread, as the engine always does for
+# CPU tensors (:meth:`backend_pkg.NpyTensor.backward`). ``torch.autograd.grad``
+# and ``torch.autograd.backward`` still use the engine's thread, and for
+# those ``backend_pkg`` waits at exit until the guard, which that thread
+# calls for each node it runs, has been quiet for 20 ms:
 #
 # .. literalinclude:: ../../../backend_pkg/runtime.py
 #    :pyobject: settle_autograd_thread
 #
-# The proper fix belongs in PyTorch: a guard whose device type is known in
-# C++ would not need the GIL at all.
+# .. dropdown:: Upstream: the engine's thread drops a Python object after backward() returns
+#
+#    Any device whose backward runs on an engine thread is exposed, CUDA
+#    included. pytorch/pytorch#173568 added the stashed context;
+#    pytorch/pytorch#180701 (closed unmerged) cleared the graph task's
+#    reference to it for a deadlock that the same race causes while Python
+#    runs; pytorch/pytorch#38228 (open) is the general case of C++ threads
+#    calling into Python at exit. The change: release the graph task's
+#    thread-local Python objects on the thread that called ``backward()``
+#    when the engine returns to it (``THPEngine_run_backward`` in
+#    ``torch/csrc/autograd/python_engine.cpp`` takes the GIL back there), so
+#    an engine thread never holds the last reference to one.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/autograd.png"

@@ -136,3 +136,5 @@ print(type(x.data).__name__, copy.deepcopy(x.data))
 #    ``torch/csrc/acc`` register a PrivateUse1 allocator for Python backends
 #    that raises a clear error, or one that calls an ``allocate(nbytes)``
 #    method of the backend's Python module.
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/memory.png"
