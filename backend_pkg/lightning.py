@@ -15,7 +15,7 @@ that choice: with ``accelerator="npy"`` alone the model would train on CPU. So
 strategy object, ``Trainer(strategy=NpyStrategy())``, also works: a strategy
 that carries an accelerator sets the Trainer's.
 
-``accelerator="auto"`` never picks npy: Lightning tries CUDA, MPS and XLA,
+``accelerator="auto"`` never picks npy: Lightning tries XLA, MPS and CUDA,
 then CPU, without asking ``torch.accelerator``.
 """
 

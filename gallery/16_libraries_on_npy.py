@@ -212,7 +212,7 @@ print("weights after fit: npy matches CPU")
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # For an accelerator it does not know, Lightning's connector builds
 # ``SingleDeviceStrategy(device="cpu")``: only CUDA, MPS and XLA get their
-# own device. Lightning offers no hook to change that choice, so the npy
+# own device (``_AcceleratorConnector._choose_strategy``). Lightning offers no hook to change that choice, so the npy
 # accelerator refuses the CPU device rather than train there silently.
 
 from lightning.pytorch.utilities.exceptions import MisconfigurationException  # noqa: E402
@@ -225,7 +225,7 @@ except MisconfigurationException as error:
 # %%
 # ``accelerator="auto"``
 # ~~~~~~~~~~~~~~~~~~~~~~
-# Lightning's ``"auto"`` tries CUDA, MPS and XLA, then CPU. It never asks
+# Lightning's ``"auto"`` tries XLA, MPS and CUDA, then CPU. It never asks
 # ``torch.accelerator``, which does answer ``npy`` in this process:
 
 print("torch.accelerator.current_accelerator():", torch.accelerator.current_accelerator())
