@@ -46,7 +46,7 @@ class NpyAccelerator(Accelerator):
 
     @staticmethod
     def parse_devices(devices):
-        count = int(devices)
+        count = len(devices) if isinstance(devices, (list, tuple)) else int(devices)  # [0], 1 or "1"
         if count != 1:
             raise MisconfigurationException(f"The {DEVICE_NAME} device is one device: devices=1, got {devices!r}")
         return count
