@@ -829,6 +829,56 @@ def test_topk_errors_match_cpu(fn, match):
     assert_like_cpu(fn, a)  # the whole message, not only the part matched
 
 
+SORT_LAYOUTS = {
+    "contiguous": lambda t: t,
+    "transposed": lambda t: t.transpose(0, 2),
+    "sliced with a step": lambda t: t[:, ::2],
+    "expanded": lambda t: t[:1].expand(3, 4, 5),
+    "permuted": lambda t: t.permute(1, 2, 0),
+}
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("layout", SORT_LAYOUTS)
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_sort_is_stable_and_keeps_the_input_layout_like_cpu(dim, descending, layout, dtype):
+    a = SORT_LAYOUTS[layout](exact_data((3, 4, 5), dtype))  # small integers: many ties
+    fn = lambda t: torch.sort(t, dim=dim, descending=descending)  # noqa: E731
+    assert_like_cpu(fn, a)
+    if not dtype.is_complex:
+        _assert_strides_like_cpu(fn, a)
+        assert_like_cpu(lambda t: torch.argsort(t, dim=dim, descending=descending, stable=True), a)
+
+
+@pytest.mark.usefixtures("strict")
+def test_sort_puts_nan_last_ascending_and_first_descending_like_cpu():
+    a = torch.tensor([[1.0, float("nan"), -0.0, 0.0, float("-inf"), float("nan")]])
+    for descending in (False, True):
+        assert_like_cpu(lambda t: torch.sort(t, descending=descending), a)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0)])
+def test_sort_of_zero_dim_and_empty_inputs(shape):
+    a = make(shape, torch.float32)
+    assert_like_cpu(torch.sort, a)
+    _assert_strides_like_cpu(torch.sort, a)
+
+    values, indices = torch.sort(make((4,), torch.float32))
+    out = (torch.empty(0, device="npy"), torch.empty(0, dtype=torch.int64, device="npy"))
+    torch.sort(npy(make((4,), torch.float32)), out=out)
+    assert torch.equal(out[0].cpu(), values) and torch.equal(out[1].cpu(), indices)
+
+
+@pytest.mark.usefixtures("strict")
+def test_sort_errors_match_cpu():
+    a = make((3, 4), torch.float32)
+    assert_same_error(lambda t: torch.sort(t, dim=2), a, match="Dimension out of range")
+    assert_same_error(lambda t: torch.sort(t.cfloat()), a, match="Sort does not support complex dtypes on CPU")
+    assert_like_cpu(lambda t: torch.sort(t.cfloat()), a)
+
+
 @pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.complex64,
                                    torch.complex128, torch.int64])
