@@ -364,8 +364,9 @@ def _laid_out_like(a, result):
 
 
 def sort(a, *, stable=False, dim=-1, descending=False):
-    """``a`` sorted along ``dim`` and the int64 positions it came from: always stable (PyTorch's
-    CPU sort is too, whatever ``stable`` says), NaN the largest."""
+    """``a`` sorted along ``dim`` and the int64 positions it came from, NaN the largest. Always
+    stable: with ``stable=False`` PyTorch leaves the order of ties unspecified (CPU's keeps it
+    only up to 16 elements), so the stable order is one valid answer."""
     axis = _topk_axis(dim, a.ndim)
     if axis is None:
         return np.array(a, copy=True), np.zeros((), np.int64)
