@@ -84,6 +84,22 @@ def test_gpt2_generates_on_npy_what_it_generates_on_cpu(beams):
     assert torch.equal(generated["npy"], generated["cpu"])
 
 
+def test_gpt2_samples_on_npy_with_top_k_and_top_p():
+    """Sampling draws from npy's own generator, so the tokens differ from CPU's; it runs natively
+    (multinomial, and sort for top-p) and a seed repeats it."""
+    model = gpt2("npy").eval()
+    prompt = tokens("npy")[:, :4]
+
+    def sample():
+        torch.manual_seed(0)
+        return model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=6, do_sample=True,
+                              top_k=8, top_p=0.9, temperature=0.8, pad_token_id=0).cpu()
+
+    first = sample()
+    assert first.shape == (2, 10) and first.dtype == torch.int64
+    assert torch.equal(first, sample())
+
+
 def test_bert_forward_and_backward_on_npy_like_cpu():
     def run(device):
         torch.manual_seed(0)
