@@ -131,8 +131,12 @@ print("swap_module_params_on_conversion:", torch.__future__.get_swap_module_para
 # ~~~~~~~~~~~~~~~~~~~~~~~~
 # Under strict mode the generation above could only run because npy
 # registers the ops it reaches, ``topk`` among them; nothing fell back.
+# Sampling (``do_sample=True``) reaches two more, ``sort`` for top-p
+# filtering and ``multinomial`` for the draw, also native; its tokens come
+# from npy's own generator, so they differ from CPU's, as on CUDA.
 
-print("topk, isin registered:", {"aten::topk", "aten::isin.Tensor_Tensor"} <= set(backend_pkg.registered_ops()))
+wanted = {"aten::topk", "aten::isin.Tensor_Tensor", "aten::sort.stable", "aten::multinomial"}
+print("registered:", sorted(wanted & set(backend_pkg.registered_ops())))
 print("CPU fallback calls on this page:", dict(backend_pkg.fallback.calls))
 
 # %%
