@@ -127,6 +127,8 @@ MULTINOMIAL_CASES = {
     "nan, with replacement": lambda p: torch.multinomial(p * float("nan"), 2, replacement=True),
     "inf, with replacement": lambda p: torch.multinomial(p * float("inf"), 2, replacement=True),
     "zero sum, with replacement": lambda p: torch.multinomial(p * 0, 2, replacement=True),
+    "float out=": lambda p: torch.multinomial(p, 2, out=torch.empty(0, device=p.device)),
+    "2^24 + 1 categories": lambda p: torch.multinomial(p.new_ones(2**24 + 1), 1),
 }
 
 

@@ -260,7 +260,12 @@ def multinomial(a, num_samples, replacement=False, *, generator=None):
     return np.ascontiguousarray(picks, dtype=np.int64).reshape(shape) if picks.size else np.empty(shape, np.int64)
 
 
-@derived_out(aten.multinomial.default, aten.multinomial.out)
+def _check_multinomial_out(out, *args, **kwargs):
+    if out.dtype != torch.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {SCALAR_TYPE_NAMES[out.dtype]}")
+
+
+@derived_out(aten.multinomial.default, aten.multinomial.out, check_out=_check_multinomial_out)
 @computed_by(multinomial)
 def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
     _check_generator("multinomial", generator)
@@ -273,3 +278,5 @@ def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > self.shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if self.shape[-1] > 2**24:  # float32 counts categories exactly up to there
+        raise RuntimeError("number of categories cannot exceed 2^24")
