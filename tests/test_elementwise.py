@@ -593,3 +593,40 @@ def test_binary_out_of_another_dtype(name, left, right, out_dtype):
     loop: a complex ``atan2`` into a float ``out=`` is a cast error, not a missing kernel."""
     write = with_out(ATEN_OUT.get(name, BINARY[name]), None, out_dtype)
     check(write, values((3, 4), left, 1), divisors((3, 4), right, 2))
+
+
+# --- membership: isin ---------------------------------------------------------------------------
+
+ISIN_CASES = {
+    "ints in floats": lambda: (torch.tensor([1, 2, 3]), torch.tensor([2.0, 5.0])),
+    "a transposed matrix": lambda: (torch.tensor([[1, 2], [3, 4]]).t(), torch.tensor([[2, 5]])),
+    "nan matches nothing": lambda: (torch.tensor([1.0, float("nan"), 3.0]), torch.tensor([float("nan"), 3.0])),
+    "half in int8": lambda: (torch.tensor([1.5, 2.0], dtype=torch.float16), torch.tensor([2], dtype=torch.int8)),
+    "a number": lambda: (torch.tensor([1, 2, 3]), 2),
+    "a fraction among ints": lambda: (torch.tensor([1, 2, 3]), 2.5),
+    "in a tensor": lambda: (2, torch.tensor([1, 2, 3])),
+    "bool elements": lambda: (torch.tensor([True]), torch.tensor([1])),
+    "complex tests": lambda: (torch.tensor([1]), torch.tensor([1j])),
+    "bool tests of a number": lambda: (1, torch.tensor([True])),
+}
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("invert", [False, True])
+@pytest.mark.parametrize("case", ISIN_CASES)
+def test_isin_like_cpu(case, invert):
+    elements, tests = ISIN_CASES[case]()
+    on_npy = [value.to("npy") if isinstance(value, torch.Tensor) else value for value in (elements, tests)]
+    try:
+        want = torch.isin(elements, tests, invert=invert)
+    except RuntimeError as cpu_error:
+        with pytest.raises(RuntimeError) as npy_error:
+            torch.isin(*on_npy, invert=invert)
+        assert str(npy_error.value) == str(cpu_error)
+        return
+    got = torch.isin(*on_npy, invert=invert)
+    assert_matches_cpu(got, want)
+    assert got.stride() == want.stride()
+    out = torch.empty(0, dtype=torch.bool, device="npy")
+    assert torch.isin(*on_npy, invert=invert, out=out) is out
+    assert_matches_cpu(out, want)

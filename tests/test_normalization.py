@@ -428,3 +428,65 @@ def test_backward_refusals_like_cpu():
         lambda g, t: aten.native_batch_norm_backward(g, t, None, None, None, None, None, True, 1e-5, [True] * 3),
         x.long(), x.long(), match="not implemented for 'Long'",
     )
+
+
+# --- weight norm ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 4, 5), 0), ((3, 4, 5), 2), ((6,), 0), ((3, 0), 0), ((2, 3), 1)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64])
+def test_weight_norm_interface_and_backward_like_cpu(shape, dim, dtype):
+    v = make(shape, dtype)
+    g = make([size if axis == dim else 1 for axis, size in enumerate(shape)], dtype, seed=1)
+    for got, want in zip(aten._weight_norm_interface(v.to("npy"), g.to("npy"), dim),
+                         aten._weight_norm_interface(v, g, dim)):
+        assert (got.dtype, got.shape, got.stride()) == (want.dtype, want.shape, want.stride())
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-3 if dtype == torch.float16 else None,
+                                   atol=1e-3 if dtype == torch.float16 else None)
+    assert_backward_like_cpu(lambda v, g: torch._weight_norm(v, g, dim), v, g,
+                             **({"rtol": 1e-2, "atol": 1e-2} if dtype == torch.float16 else {}))
+
+
+def test_weight_norm_parametrization_trains_like_cpu():
+    def losses(device):
+        torch.manual_seed(0)
+        layer = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 3)).to(device)
+        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+        x = torch.randn(5, 4).to(device)
+        result = []
+        for _ in range(3):
+            loss = layer(x).square().mean()
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            result.append(loss.item())
+        return result
+
+    torch.testing.assert_close(losses("npy"), losses("cpu"))
+
+
+def _weight_norm_inputs():
+    v, g = make((3, 4), torch.float32), make((3, 1), torch.float32, seed=1)
+    _, norms = aten._weight_norm_interface(v, g, 0)
+    return v, g, norms
+
+
+WEIGHT_NORM_ERRORS = [
+    (lambda v, g, n: aten._weight_norm_interface(v.long(), g.long(), 0), "not implemented for 'Long'"),
+    (lambda v, g, n: aten._weight_norm_interface(v, g.double(), 0), "expected scalar type Float but found Double"),
+    (lambda v, g, n: aten._weight_norm_interface(v.half(), g, 0), "expected scalar type Half but found Float"),
+    (lambda v, g, n: aten._weight_norm_interface(v[None], g[None], 1), "fused kernels can only be applied"),
+    (lambda v, g, n: aten._weight_norm_interface_backward(v, v.t().contiguous().t(), g, n, 0),
+     "saved_v must be contiguous"),
+    (lambda v, g, n: aten._weight_norm_interface_backward(v.double(), v, g, n, 0),
+     "expected scalar type Float but found Double"),
+    (lambda v, g, n: aten._weight_norm_interface_backward(v.half(), v.half(), g.half(), n.half(), 0),
+     "expected scalar type Float but found Half"),
+    (lambda v, g, n: aten._weight_norm_interface_backward(v.long(), v.long(), g.long(), n.long(), 0),
+     "not implemented for 'Long'"),
+]
+
+
+@pytest.mark.parametrize("fn, match", WEIGHT_NORM_ERRORS, ids=[m for _, m in WEIGHT_NORM_ERRORS])
+def test_weight_norm_errors_like_cpu(fn, match):
+    assert_same_error(fn, *_weight_norm_inputs(), match=match)

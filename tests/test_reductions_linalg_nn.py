@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from reference import (
     DTYPES,
     FLOAT_DTYPES,
+    as_tuple,
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
@@ -758,3 +759,164 @@ def test_kernels_are_registered():
         "aten::threshold_backward", "aten::mse_loss_backward", "aten::gelu_backward",
     ):
         assert name in registered
+
+
+# --- topk, vdot --------------------------------------------------------------
+
+
+def _assert_strides_like_cpu(fn, *args):
+    for got, want in zip(as_tuple(fn(*[npy(a) for a in args])), as_tuple(fn(*args))):
+        assert got.stride() == want.stride()
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d not in (torch.bool, torch.complex64, torch.complex128)],
+                         ids=str)  # the refused ones: test_topk_errors_match_cpu
+def test_topk_of_distinct_values_like_cpu(dim, largest, dtype):
+    a = torch.randperm(60, generator=torch.Generator().manual_seed(0)).reshape(3, 4, 5).to(dtype)  # no ties
+    fn = lambda t: torch.topk(t, 2, dim=dim, largest=largest)  # noqa: E731
+    assert_like_cpu(fn, a)
+    _assert_strides_like_cpu(fn, a)
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+def test_topk_puts_nan_first_and_keeps_tied_values():
+    a = torch.tensor([[1.0, float("nan"), 1.0, 1.0, 0.0, float("nan")], [3.0, 1.0, 2.0, 5.0, 0.0, 2.0]])
+    for largest in (True, False):
+        values, indices = torch.topk(npy(a), 3, largest=largest)
+        torch.testing.assert_close(values.cpu(), torch.topk(a, 3, largest=largest).values, equal_nan=True)
+        # PyTorch picks among tied values in no set order: the positions must hold the values.
+        torch.testing.assert_close(a.gather(1, indices.cpu()), values.cpu(), equal_nan=True)
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("shape, k", [((), 1), ((), 0), ((3, 0), 0), ((4,), 4)])
+def test_topk_of_zero_dim_and_empty_inputs(shape, k):
+    a = make(shape, torch.float32)
+    assert_like_cpu(lambda t: torch.topk(t, k), a)
+    _assert_strides_like_cpu(lambda t: torch.topk(t, k), a)
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+def test_topk_unsorted_and_out_like_cpu():
+    a = torch.randn(4, 6, generator=torch.Generator().manual_seed(1))
+    values, _ = torch.topk(npy(a), 3, sorted=False)
+    torch.testing.assert_close(values.cpu().sort(1).values, torch.topk(a, 3).values.sort(1).values)
+    out = (torch.empty(0, device="npy"), torch.empty(0, dtype=torch.int64, device="npy"))
+    torch.topk(npy(a), 2, out=out)
+    torch.testing.assert_close(out[0].cpu(), torch.topk(a, 2).values)
+    torch.testing.assert_close(out[1].cpu(), torch.topk(a, 2).indices)
+
+
+TOPK_ERRORS = [
+    (lambda t: torch.topk(t, 5), "selected index k out of range"),
+    (lambda t: torch.topk(t, -1), "selected index k out of range"),
+    (lambda t: torch.topk(t[0, 0], 2), "selected index k out of range"),
+    (lambda t: torch.topk(t, 2, dim=2), "Dimension out of range"),
+    (lambda t: torch.topk(t.bool(), 2), "topk does not support bool dtypes on CPU"),
+    (lambda t: torch.topk(t.cfloat(), 2), "topk does not support complex dtypes on CPU"),
+    (lambda t: torch.topk(t.to(torch.uint16), 2), "not implemented for 'UInt16'"),
+]
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("fn, match", TOPK_ERRORS, ids=[m for _, m in TOPK_ERRORS])
+def test_topk_errors_match_cpu(fn, match):
+    a = make((3, 4), torch.float32)
+    assert_same_error(fn, a, match=match)
+    assert_like_cpu(fn, a)  # the whole message, not only the part matched
+
+
+SORT_LAYOUTS = {
+    "contiguous": lambda t: t,
+    "transposed": lambda t: t.transpose(0, 2),
+    "sliced with a step": lambda t: t[:, ::2],
+    "expanded": lambda t: t[:1].expand(3, 4, 5),
+    "permuted": lambda t: t.permute(1, 2, 0),
+}
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("layout", SORT_LAYOUTS)
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_sort_is_stable_and_keeps_the_input_layout_like_cpu(dim, descending, layout, dtype):
+    a = SORT_LAYOUTS[layout](exact_data((3, 4, 5), dtype))  # small integers: many ties
+    fn = lambda t: torch.sort(t, dim=dim, descending=descending)  # noqa: E731
+    assert_like_cpu(fn, a)
+    if not dtype.is_complex:
+        _assert_strides_like_cpu(fn, a)
+        assert_like_cpu(lambda t: torch.argsort(t, dim=dim, descending=descending, stable=True), a)
+
+
+@pytest.mark.usefixtures("strict")
+def test_sort_puts_nan_last_ascending_and_first_descending_like_cpu():
+    a = torch.tensor([[1.0, float("nan"), -0.0, 0.0, float("-inf"), float("nan")]])
+    for descending in (False, True):
+        assert_like_cpu(lambda t: torch.sort(t, descending=descending), a)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0)])
+def test_sort_of_zero_dim_and_empty_inputs(shape):
+    a = make(shape, torch.float32)
+    assert_like_cpu(torch.sort, a)
+    _assert_strides_like_cpu(torch.sort, a)
+
+    values, indices = torch.sort(make((4,), torch.float32))
+    out = (torch.empty(0, device="npy"), torch.empty(0, dtype=torch.int64, device="npy"))
+    torch.sort(npy(make((4,), torch.float32)), out=out)
+    assert torch.equal(out[0].cpu(), values) and torch.equal(out[1].cpu(), indices)
+
+
+@pytest.mark.usefixtures("strict")
+def test_sort_errors_match_cpu():
+    a = make((3, 4), torch.float32)
+    assert_same_error(lambda t: torch.sort(t, dim=2), a, match="Dimension out of range")
+    assert_same_error(lambda t: torch.sort(t.cfloat()), a, match="Sort does not support complex dtypes on CPU")
+    assert_like_cpu(lambda t: torch.sort(t.cfloat()), a)
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.complex64,
+                                   torch.complex128, torch.int64])
+def test_vdot_conjugates_its_first_argument_like_cpu(dtype):
+    a, b = make((5,), dtype, 1), make((5,), dtype, 2)
+    assert_like_cpu(torch.vdot, a, b)
+    assert_like_cpu(lambda x, y: torch.vdot(x, y, out=torch.empty((), dtype=dtype, device=x.device)), a, b)
+
+
+VDOT_ERRORS = [
+    (lambda t: torch.vdot(t, t[:3]), "inconsistent tensor size"),
+    (lambda t: torch.vdot(t, t.double()), "dot : expected both vectors to have same dtype"),
+    (lambda t: torch.vdot(t.reshape(2, 2), t), "1D tensors expected, but got 2D and 1D tensors"),
+    (lambda t: torch.vdot(t.bool(), t.bool()), "not implemented for 'Bool'"),
+]
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("fn, match", VDOT_ERRORS, ids=[m for _, m in VDOT_ERRORS])
+def test_vdot_errors_match_cpu(fn, match):
+    assert_same_error(fn, make((4,), torch.float32), match=match)
+    assert_like_cpu(fn, make((4,), torch.float32))
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+def test_spectral_norm_trains_like_cpu():
+    def losses(device):
+        torch.manual_seed(0)
+        layer = torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(4, 3)).to(device)
+        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+        x = torch.randn(5, 4).to(device)
+        result = []
+        for _ in range(3):
+            loss = layer(x).square().mean()
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            result.append(loss.item())
+        return result
+
+    torch.testing.assert_close(losses("npy"), losses("cpu"))

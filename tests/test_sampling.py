@@ -12,6 +12,7 @@ DRAWS = {
     "uniform_": lambda: torch.empty(2000, device="npy", dtype=torch.float16).uniform_(-2, 2),
     "bernoulli": lambda: torch.bernoulli(torch.full((2000,), 0.25, device="npy")),
     "dropout": lambda: torch.nn.functional.dropout(torch.ones(2000, device="npy"), 0.4),
+    "multinomial": lambda: torch.multinomial(torch.ones(500, 4, device="npy"), 3),
 }
 
 
@@ -80,3 +81,68 @@ def test_complex_tensors_draw_each_part_as_cpu_does():
     uniform = torch.empty(20000, device="npy", dtype=torch.complex128).uniform_(2, 3).cpu()
     for part in (uniform.real, uniform.imag):
         assert 2 <= part.min() and part.max() < 3 and abs(part.mean().item() - 2.5) < 0.01
+
+
+# --- multinomial ----------------------------------------------------------------------------
+
+PROBABILITIES = torch.tensor([0.1, 0.0, 0.6, 0.3])
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("samples, replacement", [(1, False), (1, True), (2, True)])
+def test_multinomial_draws_each_category_as_often_as_its_probability(samples, replacement):
+    torch.manual_seed(0)
+    rows = (PROBABILITIES * 7).expand(20000, 4).to("npy")  # unnormalized, as PyTorch takes them
+    drawn = torch.multinomial(rows, samples, replacement=replacement).cpu()
+    assert drawn.dtype == torch.int64 and drawn.shape == (20000, samples)
+    frequencies = torch.bincount(drawn.flatten(), minlength=4) / drawn.numel()
+    torch.testing.assert_close(frequencies, PROBABILITIES, rtol=0, atol=0.015)
+
+
+@pytest.mark.usefixtures("strict")
+def test_multinomial_without_replacement_draws_each_category_once_zero_probabilities_last():
+    torch.manual_seed(0)
+    drawn = torch.multinomial(PROBABILITIES.expand(1000, 4).to("npy"), 4).cpu()
+    assert torch.equal(drawn.sort(1).values, torch.arange(4).expand(1000, 4))
+    assert (drawn[:, 3] == 1).all()  # the category of probability 0 comes after every other
+    first = torch.bincount(drawn[:, 0], minlength=4) / 1000
+    torch.testing.assert_close(first, PROBABILITIES, rtol=0, atol=0.05)
+
+
+MULTINOMIAL_CASES = {
+    "one row": lambda p: torch.multinomial(p[0], 2),
+    "transposed rows": lambda p: torch.multinomial(p.t(), 1),
+    "no rows": lambda p: torch.multinomial(p[:0], 2),
+    "half": lambda p: torch.multinomial(p.half(), 2, replacement=True),
+    "out=": lambda p: torch.multinomial(p, 2, out=torch.empty(0, dtype=torch.int64, device=p.device)),
+    "0-dim": lambda p: torch.multinomial(p[0, 0], 1),
+    "3-dim": lambda p: torch.multinomial(p[None], 1),
+    "integers": lambda p: torch.multinomial(p.long(), 1),
+    "no samples": lambda p: torch.multinomial(p, 0),
+    "more samples than categories": lambda p: torch.multinomial(p, 4),
+    "negative": lambda p: torch.multinomial(-p, 1),
+    "nan": lambda p: torch.multinomial(p * float("nan"), 1),
+    "zero sum": lambda p: torch.multinomial(p * 0, 1),
+    "negative, with replacement": lambda p: torch.multinomial(-p, 2, replacement=True),
+    "nan, with replacement": lambda p: torch.multinomial(p * float("nan"), 2, replacement=True),
+    "inf, with replacement": lambda p: torch.multinomial(p * float("inf"), 2, replacement=True),
+    "zero sum, with replacement": lambda p: torch.multinomial(p * 0, 2, replacement=True),
+    "float out=": lambda p: torch.multinomial(p, 2, out=torch.empty(0, device=p.device)),
+    "2^24 + 1 categories": lambda p: torch.multinomial(p.new_ones(2**24 + 1), 1),
+}
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("case", MULTINOMIAL_CASES)
+def test_multinomial_shapes_and_errors_like_cpu(case):
+    """The draws differ from the CPU's (another generator); shape, dtype, strides and errors do not."""
+    p = torch.tensor([[0.1, 0.0, 0.9], [0.5, 0.5, 0.0]])
+    try:
+        want = MULTINOMIAL_CASES[case](p)
+    except RuntimeError as cpu_error:
+        with pytest.raises(RuntimeError) as npy_error:
+            MULTINOMIAL_CASES[case](p.to("npy"))
+        assert str(npy_error.value) == str(cpu_error)
+        return
+    got = MULTINOMIAL_CASES[case](p.to("npy"))
+    assert (got.device.type, got.dtype, got.shape, got.stride()) == ("npy", want.dtype, want.shape, want.stride())

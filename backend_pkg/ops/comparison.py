@@ -1,10 +1,13 @@
-"""Comparisons, logical and bitwise combinations, and selection (``where``, ``masked_fill``)."""
+"""Comparisons, logical and bitwise combinations, membership (``isin``), and selection (``where``,
+``masked_fill``)."""
 
 import numpy as np
 import torch
 
+from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import DtypeNotImplemented
 from ._operands import computed
+from ._out_variants import derived_out
 from .arithmetic import elementwise, is_integral
 from .registry import aten, computed_by, lowers, unchecked
 
@@ -100,3 +103,33 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
 
 
 # ``where`` and ``masked_fill_`` live with the indexing kernels (ops/indexing.py).
+
+
+# --- membership: isin ---------------------------------------------------------
+
+# PyTorch refuses these: its sorting route for long test lists has no kernel for them.
+_NO_ISIN = (torch.bool, torch.bfloat16, torch.complex64, torch.complex128)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False, common_dtype):
+    """Whether each of ``elements`` equals one of ``test_elements``, compared in the promoted
+    dtype (NaN equals nothing); ``assume_unique`` only lets PyTorch's CPU kernel go faster."""
+    x, y = computed(common_dtype, elements, test_elements)
+    return np.asarray(np.isin(x, y, invert=invert))
+
+
+def _check_isin_dtype(value):
+    if isinstance(value, torch.Tensor) and value.dtype in _NO_ISIN:
+        raise RuntimeError(f"Unsupported input type encountered for isin(): {SCALAR_TYPE_NAMES[value.dtype]}")
+
+
+def _isin_checks(elements, test_elements, *, assume_unique=False, invert=False):
+    _check_isin_dtype(elements)
+    _check_isin_dtype(test_elements)
+    return torch.result_type(elements, test_elements)
+
+
+_isin_kernel = computed_by(isin)(_isin_checks)
+for _functional, _out in (("Tensor_Tensor", "Tensor_Tensor_out"), ("Tensor_Scalar", "Tensor_Scalar_out"),
+                          ("Scalar_Tensor", "Scalar_Tensor_out")):
+    derived_out(getattr(aten.isin, _functional), getattr(aten.isin, _out), name="isin")(_isin_kernel)

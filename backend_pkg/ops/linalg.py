@@ -1,4 +1,4 @@
-"""Matrix products (mm, bmm, mv, dot) and their scale-and-add forms, in NumPy.
+"""Matrix products (mm, bmm, mv, dot, vdot) and their scale-and-add forms, in NumPy.
 
 NumPy multiplies in the operands' own dtype, so integer products stay
 integers and wrap on overflow exactly as PyTorch's do (the low bits of a sum
@@ -271,9 +271,13 @@ def dot(a, b, *, out_dtype):
     return np.dot(*in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.dot.default, aten.dot.out)
-@computed_by(dot)
-def dot_kernel(self, tensor):
+def vdot(a, b, *, out_dtype):
+    """The dot product with ``a`` conjugated (``spectral_norm`` calls it); a real ``a`` is ``dot``."""
+    return np.vdot(*in_compute_dtype(out_dtype, a, b)).astype(out_dtype, copy=False)
+
+
+def _check_vectors(self, tensor):
+    """The checks ``dot`` and ``vdot`` share, with ``dot``'s messages for both, as on CPU."""
     if self.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors"
@@ -291,3 +295,7 @@ def dot_kernel(self, tensor):
         )
     _check_product_dtype("dot", self.dtype)
     return self.dtype
+
+
+derived_out(aten.dot.default, aten.dot.out)(computed_by(dot)(_check_vectors))
+derived_out(aten.vdot.default, aten.vdot.out)(computed_by(vdot)(_check_vectors))

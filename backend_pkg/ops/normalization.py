@@ -1,4 +1,4 @@
-"""Normalization layers: batch norm, layer norm and group norm, forward and backward.
+"""Normalization layers: batch norm, layer norm, group norm and weight norm, forward and backward.
 
 What PyTorch sends an accelerator (checked in ``native_functions.yaml`` and
 ``derivatives.yaml``, installed under ``torchgen/packaged``):
@@ -552,6 +552,68 @@ def _group_norm_backward_checks(grad_out, input, mean, rstd, weight, N, C, HxW, 
     return input.dtype, dtype, dtype
 
 
+# --- weight norm: w = g * v / ||v||, one norm per slice along the first or last dim -----------
+#
+# ``torch.nn.utils.parametrizations.weight_norm`` (and the older ``weight_norm``)
+# call ``_weight_norm``, a composite that sends a contiguous ``v`` to this fused
+# pair when ``dim`` is the first or last dim. The norms are float32 for half, as CPU keeps them.
+
+
+def _weight_norm_axes(v, dim):
+    """The axes each norm sums over: every axis but ``dim`` (none of a zero-dim ``v``)."""
+    return tuple(axis for axis in range(v.ndim) if axis != dim)
+
+
+def weight_norm_interface(v, g, dim=0, *, out_dtype):
+    x, gain = in_compute_dtype(out_dtype[0], v, g)
+    norm = np.sqrt(np.sum(x * x, axis=_weight_norm_axes(v, dim), keepdims=True))
+    w = x * (gain.reshape(norm.shape) / norm)
+    return w.astype(out_dtype[0], copy=False), norm.reshape(g.shape).astype(out_dtype[1], copy=False)
+
+
+def weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim, *, out_dtype):
+    grad, x, gain, norms = in_compute_dtype(out_dtype[0], grad_w, saved_v, saved_g, saved_norms)
+    sums = np.sum(grad * x, axis=_weight_norm_axes(saved_v, dim), keepdims=True)
+    norm, gain = norms.reshape(sums.shape), gain.reshape(sums.shape)
+    grad_v = (gain / norm) * (grad - x * (sums / (norm * norm)))
+    return grad_v.astype(out_dtype[0], copy=False), (sums / norm).reshape(saved_g.shape).astype(out_dtype[1])
+
+
+def _weight_norm_norms_dtype(dtype):
+    """What CPU keeps the norms in: float32 for half, else the weight's dtype."""
+    return torch.float32 if dtype == torch.float16 else dtype
+
+
+def _check_weight_norm(op, v, dim, others):
+    """CPU's checks: first or last dim, a floating ``v``, then each of ``others`` (tensor, dtype) in it."""
+    if not (dim == 0 or dim == v.dim() - 1):
+        last = "saved_v" if op.endswith("backward_kernel") else "v"
+        raise RuntimeError(f"dim == 0 || dim == {last}.dim() - 1 INTERNAL ASSERT FAILED, please report a bug to "
+                           "PyTorch. fused kernels can only be applied for first or last dim")
+    if not v.dtype.is_floating_point:
+        raise not_implemented_for(op, v.dtype)
+    for tensor, dtype in others:
+        if tensor.dtype != dtype:
+            raise RuntimeError(
+                f"expected scalar type {SCALAR_TYPE_NAMES[dtype]} but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
+            )
+
+
+def _weight_norm_checks(v, g, dim=0):
+    _check_weight_norm("weight_norm_kernel", v, dim, [(g, v.dtype)])
+    return v.dtype, _weight_norm_norms_dtype(g.dtype)
+
+
+def _weight_norm_backward_checks(grad_w, saved_v, saved_g, saved_norms, dim):
+    for name, tensor in (("saved_v", saved_v), ("saved_g", saved_g), ("saved_norm", saved_norms)):
+        if not tensor.is_contiguous():
+            raise RuntimeError(f"{name} must be contiguous")
+    dtype = saved_v.dtype
+    _check_weight_norm("weight_norm_backward_kernel", saved_v, dim,
+                       [(grad_w, dtype), (saved_g, dtype), (saved_norms, _weight_norm_norms_dtype(dtype))])
+    return dtype, saved_g.dtype
+
+
 # --- the kernels: the checks, then the op on arrays ----------------------------------
 
 for _ops, _function, _checks in [
@@ -575,5 +637,11 @@ for _ops, _function, _checks in [
     ((aten.native_layer_norm_backward.default,), native_layer_norm_backward, _layer_norm_backward_checks),
     ((aten.native_group_norm.default,), native_group_norm, _group_norm_checks),
     ((aten.native_group_norm_backward.default,), native_group_norm_backward, _group_norm_backward_checks),
+    ((aten._weight_norm_interface.default,), weight_norm_interface, _weight_norm_checks),
+    (
+        (aten._weight_norm_interface_backward.default,),
+        weight_norm_interface_backward,
+        _weight_norm_backward_checks,
+    ),
 ]:
     implements(*_ops)(computed_by(_function)(_checks))

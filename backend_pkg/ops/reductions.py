@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype, to_torch_dtype
-from ._dims import reduced_axes, single_axis
+from ._dims import reduced_axes, single_axis, wrap_dim
 from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
 from ._out_variants import derived_out
@@ -276,6 +276,111 @@ def _position_checks(op):
 
 derived_out(aten.argmax.default, aten.argmax.out)(computed_by(argmax)(_position_checks("argmax")))
 derived_out(aten.argmin.default, aten.argmin.out)(computed_by(argmin)(_position_checks("argmin")))
+
+
+# --- sorting, and the k largest or smallest ----------------------------------
+
+
+def _ascending(a, axis):
+    """Positions along ``axis`` that sort ``a`` ascending, NaN last; ties in index order."""
+    return np.argsort(a, axis=axis, kind="stable")
+
+
+def _descending(a, axis):
+    """Positions along ``axis`` that sort ``a`` descending, NaN first; ties in index order.
+
+    A stable ascending sort of the reversed ``a``, read backwards: negating
+    instead would leave NaN last and overflow the smallest integer."""
+    last = a.shape[axis] - 1
+    return last - np.flip(_ascending(np.flip(a, axis), axis), axis)
+
+
+def _topk_axis(dim, ndim):
+    """``dim`` as an axis (None for a zero-dim tensor), refused without the op's name, as topk
+    and sort do."""
+    axis = wrap_dim(dim, ndim)
+    return axis if ndim else None
+
+
+def topk(a, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) values along ``dim`` and their int64 positions, in order:
+    PyTorch leaves the order unspecified with ``sorted=False``, so sorted is one valid answer.
+    NaN counts as larger than any number, as in PyTorch."""
+    axis = _topk_axis(dim, a.ndim)
+    if axis is None:  # a zero-dim tensor is its own top 1 (or top 0)
+        return np.array(a, copy=True), np.zeros((), np.int64)
+    order = _descending(a, axis) if largest else _ascending(a, axis)
+    indices = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(a, indices, axis), indices.astype(np.int64, copy=False)
+
+
+@derived_out(aten.topk.default, aten.topk.values)
+@computed_by(topk)
+def topk_kernel(self, k, dim=-1, largest=True, sorted=True):
+    axis = _topk_axis(dim, self.dim())
+    if not 0 <= k <= (1 if axis is None else self.shape[axis]):
+        raise RuntimeError("selected index k out of range")
+    if self.dtype == torch.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if self.dtype.is_complex:
+        raise RuntimeError(" topk does not support complex dtypes on CPU")  # sic: CPU's leading space
+    if self.dtype in (torch.uint16, torch.uint32, torch.uint64):
+        raise not_implemented_for("topk_cpu", self.dtype)
+
+
+def _dense_order(shape, strides):
+    """The dims from innermost to outermost of dense strides like ``strides`` (PyTorch's
+    ``infer_dense_strides``): an insertion sort by stride, then size, a zero stride
+    leaving its dim where C order puts it."""
+    order = list(range(len(shape) - 1, -1, -1))
+
+    def should_swap(inner, outer):
+        if strides[inner] == 0 or strides[outer] == 0:
+            return 0
+        if strides[inner] != strides[outer]:
+            return -1 if strides[inner] < strides[outer] else 1
+        return 1 if shape[inner] > shape[outer] else 0
+
+    for index in range(1, len(order)):
+        moving = index
+        for before in range(index - 1, -1, -1):
+            verdict = should_swap(order[before], order[moving])
+            if verdict > 0:
+                order[before], order[moving] = order[moving], order[before]
+                moving = before
+            elif verdict < 0:
+                break
+    return order
+
+
+def _laid_out_like(a, result):
+    """``result`` (``a``'s shape) in dense memory ordered as ``a``'s: sort's outputs take the
+    input's strides, made dense, as on CPU."""
+    if result.size == 0:
+        return result
+    outer_first = _dense_order(a.shape, [stride // a.itemsize for stride in a.strides])[::-1]
+    laid_out = np.ascontiguousarray(result.transpose(outer_first))
+    return laid_out.transpose(np.argsort(outer_first))
+
+
+def sort(a, *, stable=False, dim=-1, descending=False):
+    """``a`` sorted along ``dim`` and the int64 positions it came from, NaN the largest. Always
+    stable: with ``stable=False`` PyTorch leaves the order of ties unspecified (CPU's keeps it
+    only up to 16 elements), so the stable order is one valid answer."""
+    axis = _topk_axis(dim, a.ndim)
+    if axis is None:
+        return np.array(a, copy=True), np.zeros((), np.int64)
+    order = _descending(a, axis) if descending else _ascending(a, axis)
+    values = np.take_along_axis(a, order, axis)
+    return _laid_out_like(a, values), _laid_out_like(a, order.astype(np.int64, copy=False))
+
+
+@derived_out(aten.sort.stable, aten.sort.values_stable, name="sort")
+@computed_by(sort)
+def sort_kernel(self, *, stable=False, dim=-1, descending=False):
+    _topk_axis(dim, self.dim())
+    if self.dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")  # sic: CPU's leading space
 
 
 # --- variance and standard deviation ----------------------------------------

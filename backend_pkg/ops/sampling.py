@@ -21,10 +21,10 @@ import numpy as np
 import torch
 
 from .. import device
-from ..dtypes import to_torch_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, to_torch_dtype
 from ._dtype_errors import not_implemented_for
 from ._operands import check_broadcastable
-from ._out_variants import derived_in_place
+from ._out_variants import derived_in_place, derived_out
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
@@ -215,3 +215,68 @@ def native_dropout_backward(grad_output, mask, scale, *, out_dtype):
 def native_dropout_backward_kernel(grad_output, mask, scale):
     check_broadcastable(grad_output, mask)
     return torch.result_type(grad_output, scale)
+
+
+# --- multinomial: transformers' generate(do_sample=True) draws its tokens with it ------------
+
+
+def _check_distributions(rows, replacement, num_samples):
+    """The CPU's refusals of bad probabilities, in its order: without replacement (or for one
+    sample) over the whole tensor, else row by row, element by element."""
+    if not replacement or num_samples == 1:
+        if rows.size and not (np.max(rows) < np.inf and np.min(rows) >= 0):  # NaN fails both
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (np.sum(rows, axis=1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        return
+    for row in rows:
+        bad = ~(row >= 0) | ~np.isfinite(row)
+        if bad.any():
+            first = row[np.argmax(bad)]
+            what = "< 0" if not first >= 0 else "= infinity or NaN"
+            raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {what})")
+        if not np.sum(row) > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def multinomial(a, num_samples, replacement=False, *, generator=None):
+    """``num_samples`` category indices per row of ``a``'s (unnormalized) probabilities, as int64.
+
+    Without replacement (or for one sample) as PyTorch's CPU kernel: the ``num_samples``
+    largest ``p / E`` with ``E`` drawn from Exp(1). With replacement: uniform draws looked up
+    in each row's cumulative distribution."""
+    rows = np.asarray(a, dtype=np.float64).reshape(-1, a.shape[-1])
+    _check_distributions(rows, replacement, num_samples)
+    if not replacement or num_samples == 1:
+        keys = rows / device.generator.exponential(1.0, rows.shape)
+        picks = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    else:
+        cumulative = np.cumsum(rows, axis=1)
+        draws = device.generator.random((rows.shape[0], num_samples)) * cumulative[:, -1:]
+        # The first category whose cumulative sum passes the draw: never one of probability 0.
+        picks = np.stack([np.searchsorted(row, draw, side="right") for row, draw in zip(cumulative, draws)])
+        picks = np.minimum(picks.reshape(rows.shape[0], num_samples), rows.shape[1] - 1)
+    shape = (*a.shape[:-1], num_samples)
+    return np.ascontiguousarray(picks, dtype=np.int64).reshape(shape) if picks.size else np.empty(shape, np.int64)
+
+
+def _check_multinomial_out(out, *args, **kwargs):
+    if out.dtype != torch.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {SCALAR_TYPE_NAMES[out.dtype]}")
+
+
+@derived_out(aten.multinomial.default, aten.multinomial.out, check_out=_check_multinomial_out)
+@computed_by(multinomial)
+def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
+    _check_generator("multinomial", generator)
+    if not 1 <= self.dim() <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{SCALAR_TYPE_NAMES[self.dtype]}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > self.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if self.shape[-1] > 2**24:  # float32 counts categories exactly up to there
+        raise RuntimeError("number of categories cannot exceed 2^24")
