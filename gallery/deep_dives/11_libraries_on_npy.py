@@ -234,3 +234,5 @@ except MisconfigurationException as error:
 
 print("torch.accelerator.current_accelerator():", torch.accelerator.current_accelerator())
 auto_weights = fit(accelerator="auto")
+
+# sphinx_gallery_thumbnail_path = "../_build/diagrams/dispatch_path.png"
