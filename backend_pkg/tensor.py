@@ -189,8 +189,14 @@ class NpyTensor(torch.Tensor):
 
     @data.setter
     def data(self, value):
+        """``set_data``, as for any tensor; taking data off npy (``Module.to("cpu")``), the tensor
+        takes the class PyTorch gives it there (see :mod:`backend_pkg.parameters`)."""
         _DATA.__set__(self, value)
         forget_array(self)
+        if type(value) is not NpyTensor and value.device.type != DEVICE_NAME:
+            from .parameters import leave_npy  # parameters imports this module
+
+            leave_npy(self)
 
 
 def _seed_gradient(loss):
