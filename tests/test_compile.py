@@ -345,7 +345,8 @@ def test_a_gan_step_compiled_whole_trains_like_cpu_from_the_first_call():
         model = recipe.build().to(device)
         optimizers = recipe.optimizers(model)
         batches = recipe.batches(device)[:2]
-        losses = [step(model, optimizers, tuple(value.to(device) for value in batch)).detach().cpu() for batch in batches]
+        losses = [step(model, optimizers, tuple(value.to(device) for value in batch)).detach().cpu()
+                  for batch in batches]
         runs[device] = torch.stack(losses), {name: value.cpu() for name, value in model.state_dict().items()}
     torch.testing.assert_close(runs["npy"], runs["cpu"], rtol=1e-4, atol=1e-5)
 
