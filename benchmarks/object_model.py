@@ -19,6 +19,7 @@ design changes, and leave the rest of the package as it is.
 """
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -259,12 +260,14 @@ def main():
     if options.trees:
         report(measure(dict(tree.split("=", 1) for tree in options.trees)))
         return
+    started = {"measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "load_average": round(os.getloadavg()[0], 2)}
     with tempfile.TemporaryDirectory() as scratch:
         trees = {name: design_tree(edits, Path(scratch) / str(index))
                  for index, (name, edits) in enumerate(DESIGNS.items())}
         results = measure(trees)
     report(results)
-    OUTPUT.write_text(json.dumps({"rounds": ROUNDS, "repeat": REPEAT, "designs": results}, indent=1) + "\n")
+    OUTPUT.write_text(json.dumps({**started, "rounds": ROUNDS, "repeat": REPEAT, "designs": results}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

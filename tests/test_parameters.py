@@ -212,9 +212,9 @@ def test_a_lazy_module_moved_to_npy_trains_like_cpu():
 )
 def test_a_new_subclass_over_an_npy_tensor_is_still_refused(make):
     """``_make_subclass`` detaches its argument first, and npy's ``detach`` kernel is Python, so
-    the result already has a Python object (an NpyTensor), which ``THPVariable_NewWithVar``
+    the result already has a Python object (an NpyTensor), which ``check_tensor_subclass``
     (torch/csrc/autograd/python_variable.cpp) refuses to give another class. When a change
-    lifts this, this test fails: the Limitations page and backend_pkg/parameters.py say so."""
+    lifts this, this test fails: the tensor-subclass page says so."""
     with pytest.raises(RuntimeError, match="already associated to a python object of type NpyTensor"):
         make()
 
