@@ -38,9 +38,11 @@ kernel looks at the Python frame that made the call: the one that moves is
 executing ``<tensor>.data = ...`` (a ``STORE_ATTR`` of ``data``).
 
 Other classes (a user's ``nn.Parameter`` subclass, the ``UninitializedParameter``
-of a lazy module) keep theirs: a class is the user's. Their data pointer is made
-first, since their ``data_ptr()`` and ``untyped_storage()`` are PyTorch's,
-which read it without asking npy (see :func:`backend_pkg.storage.materialized`).
+of a lazy module and the ``nn.Parameter`` it becomes) keep theirs: a class is the
+user's. (A lazy parameter's ``.data =`` runs from its ``__torch_function__``, not
+from a ``STORE_ATTR``.) The new data's pointer is made first, since their
+``data_ptr()`` and ``untyped_storage()`` are PyTorch's, which read it without
+asking npy (see :func:`backend_pkg.storage.materialized`).
 """
 
 import dis
@@ -71,12 +73,17 @@ def has_compatible_shallow_copy_type(tensor, source):
     (the same dispatch keys, or both dense on a backend it names) with npy among the dense
     backends. c10's sparse cases concern no npy tensor: npy makes none.
 
-    When the call comes from ``tensor.data = source`` moving a tensor to npy, ``tensor`` first
-    takes npy's class (the module's docstring says why)."""
+    When the call comes from ``tensor.data = source`` moving a tensor of PyTorch's own class to
+    npy, ``tensor`` first takes npy's class (the module's docstring says why); any other tensor
+    that may take npy data keeps its class, and ``source``'s storage gets its data pointer."""
     keys, source_keys = torch._C._dispatch_keys(tensor), torch._C._dispatch_keys(source)
     compatible = keys == source_keys or (_is_dense(keys) and _is_dense(source_keys))
-    if compatible and source.device.type == DEVICE_NAME and _assigns_data(sys._getframe(1)):
-        _take_npy_data(tensor, source)
+    if compatible and source.device.type == DEVICE_NAME:
+        moving = _assigns_data(sys._getframe(1)) and _set_data_goes_on(tensor, source)
+        if moving and type(tensor) in _CLASSES_NPY_REPLACES:
+            _take_npy_class(tensor)
+        else:
+            materialize(source)
     return compatible
 
 
@@ -92,17 +99,16 @@ def _stored_attribute(code, offset):
     return next(instruction.argval for instruction in dis.get_instructions(code) if instruction.offset == offset)
 
 
-def _take_npy_data(tensor, source):
-    """Ready ``tensor`` for ``set_data`` to give it ``source``'s npy data, if ``set_data`` is
-    going on: its one further check is that a tensor requiring grad takes a differentiable dtype."""
-    if tensor.requires_grad and not (source.is_floating_point() or source.is_complex()):
-        return
-    if type(tensor) in _CLASSES_NPY_REPLACES:
-        if type(tensor) is torch.nn.Parameter:
-            tensor._is_param = True
-        tensor.__class__ = NpyTensor
-    else:
-        materialize(source)
+def _set_data_goes_on(tensor, source):
+    """Whether ``set_data`` gives ``tensor`` ``source``'s data once this kernel answers yes: its
+    one further check is that a tensor requiring grad takes a differentiable dtype."""
+    return not tensor.requires_grad or source.is_floating_point() or source.is_complex()
+
+
+def _take_npy_class(tensor):
+    if type(tensor) is torch.nn.Parameter:
+        tensor._is_param = True
+    tensor.__class__ = NpyTensor
 
 
 def leave_npy(tensor):

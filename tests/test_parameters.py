@@ -197,7 +197,8 @@ def test_a_lazy_module_moved_to_npy_trains_like_cpu():
             optimizer.step()
             losses.append(loss.detach().cpu())
         results[device] = torch.stack(losses), [value.cpu() for value in model.state_dict().values()]
-        assert all(isinstance(parameter, torch.nn.Parameter) for parameter in model.parameters())
+        for parameter in model.parameters():
+            assert isinstance(parameter, torch.nn.Parameter) and parameter.data_ptr() != 0
     torch.testing.assert_close(results["npy"], results["cpu"])
 
 
