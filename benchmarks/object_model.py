@@ -78,7 +78,7 @@ DESIGNS = {
             ("@implements(aten.detach.default)\ndef detach", "def detach"),
         ],
         "compiler/host.py": [("    if type(tensor) is NpyTensor:  # PyTorch", "    if True:  # PyTorch")],
-        "parameters.py": [("    if type(tensor) in _CLASSES_NPY_REPLACES:", "    if False:")],
+        "parameters.py": [("if moving and type(tensor) in _CLASSES_NPY_REPLACES:", "if False:")],
     },
 }
 
