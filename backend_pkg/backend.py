@@ -17,7 +17,7 @@ import atexit
 import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
-from . import autocast, device, distributed, fallback, ops, pinned, serialization
+from . import autocast, device, distributed, fallback, ops, parameters, pinned, serialization
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread, untraced
 from .tensor import DEVICE_NAME
 
@@ -55,13 +55,14 @@ def register_device():
 
 
 def install_kernels():
-    """Register every npy kernel, the CPU fallback for every other op, pinned memory and
-    autocast; does nothing if they are."""
+    """Register every npy kernel, the CPU fallback for every other op, pinned memory, the
+    parameter moves of ``Module.to`` and autocast; does nothing if they are."""
     global _library, _fallback_library
     if _library is None:
         _library = torch.library.Library("aten", "IMPL")
         ops.install(_library)
         pinned.install(_library)
+        parameters.install(_library)
         _fallback_library = torch.library.Library("_", "IMPL")
         _fallback_library.fallback(untraced(fallback.run_on_cpu), "PrivateUse1")
         autocast.install(_library, _fallback_library)

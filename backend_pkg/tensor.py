@@ -35,12 +35,14 @@ Two shortcuts make a small op cheap (measured by ``make bench``):
 """
 
 import copy
+import sys
 from collections import OrderedDict
 
 import numpy as np
 import torch
 
 from . import memory
+from .custom_op_check import ParameterMarkForTheCheck, is_custom_op_check
 from .dtypes import NUMPY_TO_TORCH, to_numpy_dtype, to_torch_dtype
 from .runtime import untraced
 from .storage import NpyStorage, bytes_of, materialized, new_storage
@@ -76,6 +78,8 @@ class NpyTensor(torch.Tensor):
     # Results of torch functions keep the class the kernel gave them: npy
     # results are NpyTensors, ``.cpu()`` results are plain CPU tensors.
     __torch_function__ = torch._C._disabled_torch_function_impl
+    # A parameter is an NpyTensor with its own ``_is_param``; for the others, see backend_pkg.custom_op_check.
+    _is_param = ParameterMarkForTheCheck()
 
     def __repr__(self, *, tensor_contents=None):
         """Print as a CPU tensor prints, plus ``device='npy:0'``.
@@ -183,14 +187,23 @@ class NpyTensor(torch.Tensor):
 
         Unlike ``detach()``, it does not share this tensor's version counter
         (the C++ getter makes it), and, as PyTorch's ``.data`` of a parameter,
-        it is no parameter.
+        it is no parameter. AOTAutograd's first-call check of custom ops gets
+        the plain ``torch.Tensor`` object (see :mod:`backend_pkg.custom_op_check`).
         """
+        if is_custom_op_check(sys._getframe(1)):
+            return _DATA.__get__(self)
         return detached(self)
 
     @data.setter
     def data(self, value):
+        """``set_data``, as for any tensor; taking data off npy (``Module.to("cpu")``), the tensor
+        takes the class PyTorch gives it there (see :mod:`backend_pkg.parameters`)."""
         _DATA.__set__(self, value)
         forget_array(self)
+        if type(value) is not NpyTensor and value.device.type != DEVICE_NAME:
+            from .parameters import leave_npy  # parameters imports this module
+
+            leave_npy(self)
 
 
 def _seed_gradient(loss):

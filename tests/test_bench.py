@@ -152,3 +152,15 @@ def test_some_groups_are_not_written_over_the_committed_json():
                             cwd=ROOT)
     assert result.returncode == 2
     assert "--output" in result.stderr
+
+
+def test_the_object_model_prototypes_still_apply(tmp_path):
+    """benchmarks/object_model.py builds each design by editing a copy of backend_pkg; an edit
+    that no longer finds its text would stop the measurement the tensor-subclass page reads."""
+    spec = importlib.util.spec_from_file_location("object_model", ROOT / "benchmarks" / "object_model.py")
+    object_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(object_model)
+    for index, edits in enumerate(object_model.DESIGNS.values()):
+        object_model.design_tree(edits, tmp_path / str(index))
+    measured = json.loads(object_model.OUTPUT.read_text())
+    assert list(measured["designs"]) == list(object_model.DESIGNS)

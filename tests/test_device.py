@@ -164,24 +164,21 @@ class TiedLanguageModel(torch.nn.Module):
         return self.head(self.embed(tokens))
 
 
-def test_module_to_npy_unties_shared_parameters():
+def test_module_to_npy_keeps_shared_parameters_tied():
     """``Module.to`` keeps a parameter object (``param.data = moved``) only when the op
     ``_has_compatible_shallow_copy_type`` says so; c10's rule names the dense backends it knows
     (``TensorImpl::has_compatible_shallow_copy_type`` in c10/core/TensorImpl.h) and leaves
-    PrivateUse1 to a kernel of the backend's, which npy does not register yet. Moving a CPU
-    model to npy gives each module a new Parameter instead: tied weights come apart, and an
-    optimizer made before the move keeps the CPU ones (the Parameters and storages page). When npy answers
-    the op, this test fails: the page needs updating."""
+    PrivateUse1 to a kernel of the backend's, which npy registers (backend_pkg/parameters.py):
+    tied weights stay one parameter, as on CUDA (tests/test_parameters.py has the rest)."""
     model = TiedLanguageModel()
     moved = model.head.weight
     model.to("npy")
-    assert model.head.weight is not model.embed.weight
-    assert model.head.weight is not moved
-    assert len(list(model.parameters())) == 2
+    assert model.head.weight is model.embed.weight is moved
+    assert len(list(model.parameters())) == 1
 
 
 def test_models_built_on_npy_or_swapped_there_stay_tied():
-    """The ways around the untying above: build the model on the device, or move it with
+    """The other ways to a tied model on npy: build it on the device, or move it with
     ``torch.__future__.set_swap_module_params_on_conversion(True)``, whose ``swap_tensors``
     keeps every parameter object."""
     with torch.device("npy"):

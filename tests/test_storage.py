@@ -178,7 +178,7 @@ def test_data_shares_memory_without_history_or_version(device):
     parameter = torch.nn.Parameter(torch.arange(3.0, device=device))
     data = parameter.data
     assert type(data) is (torch.Tensor if device == "cpu" else NpyTensor)
-    assert not data.requires_grad and data.grad_fn is None and not hasattr(data, "_is_param")
+    assert not data.requires_grad and data.grad_fn is None and not isinstance(data, torch.nn.Parameter)
     assert data.data_ptr() == parameter.data_ptr()
     version = parameter._version
     data.add_(1)

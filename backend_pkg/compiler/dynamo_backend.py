@@ -16,7 +16,7 @@ not import Dynamo (which takes over a second) to register it.
 
 import functools
 
-import torch._functorch.config
+import torch
 from torch._decomp import core_aten_decompositions
 from torch._dynamo.backends.common import aot_autograd
 
@@ -32,41 +32,14 @@ DECOMPOSITIONS = {op: rule for op, rule in core_aten_decompositions().items() if
 
 def npy_backend(graph_module, example_inputs, *, on_compiled=None):
     """Compile a Dynamo graph for npy tensors; ``on_compiled`` sees each generated graph."""
-    graphs = []
-
-    def compiled(graph):
-        graphs.append(graph)
-        if on_compiled is not None:
-            on_compiled(graph)
-
+    compiler = functools.partial(compile_graph, on_compiled=on_compiled)
     aot = aot_autograd(
-        fw_compiler=functools.partial(compile_graph, on_compiled=compiled),
-        bw_compiler=functools.partial(compile_graph, on_compiled=compiled),
+        fw_compiler=compiler,
+        bw_compiler=compiler,
         decompositions=DECOMPOSITIONS,
         # Writes into graph inputs (an optimizer's updates) stay in the graph, as np.copyto.
         keep_inference_input_mutations=True,
     )
-    function = aot(graph_module, example_inputs)
-    return _WithoutCustomOpCheck(function) if any(graph.eager for graph in graphs) else function
-
-
-class _WithoutCustomOpCheck:
-    """A compiled function that runs ops eagerly on npy tensors, called with AOTAutograd's
-    check of custom ops off.
-
-    At the first call with the check on, AOTAutograd runs the graph under a
-    dispatch mode that checks custom ops for aliasing and gives up on every
-    tensor subclass it does not know (``_AnalyzeCustomOpInputOutputMode`` in
-    ``torch/_functorch/_aot_autograd/runtime_wrappers.py``), so an op that
-    the generated code runs eagerly on npy tensors fails there. npy defines
-    no custom ops; the check (``torch._functorch.config.check_custom_op_aliasing``)
-    is off during these calls only. A graph whose ops are all lowered to
-    NumPy calls no aten op on an npy tensor, and is returned as it is.
-    """
-
-    def __init__(self, function):
-        self.function = function
-
-    def __call__(self, *args):
-        with torch._functorch.config.patch(check_custom_op_aliasing=False):
-            return self.function(*args)
+    # A graph that runs ops eagerly on npy tensors passes AOTAutograd's first-call check of
+    # custom ops as CPU tensors do (backend_pkg.custom_op_check).
+    return aot(graph_module, example_inputs)

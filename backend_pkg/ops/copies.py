@@ -101,7 +101,8 @@ def to_copy(
     check_factory_options("_to_copy", layout, device, pin_memory)
     # empty_like(self) would resolve a conjugate self first, which copies: ask
     # a bit-free meta stand-in for the layout instead.
-    layout_of = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+    # size(), not shape: a lazy module's UninitializedParameter refuses its shape, not its size.
+    layout_of = torch.empty_strided(self.size(), self.stride(), dtype=self.dtype, device="meta")
     like = torch.empty_like(layout_of, dtype=dtype, memory_format=memory_format or torch.preserve_format)
     out = empty_strided(like.shape, like.stride(), dtype=like.dtype)
     host_view(out).copy_(source)

@@ -127,5 +127,66 @@ from _diagrams import draw
 draw("memory")
 
 # %%
+# Why a subclass, with its views on the object: measured
+# -------------------------------------------------------
+# Other designs would do. npy tensors could stay plain ``torch.Tensor``
+# objects, with no Python class of their own, or keep their NumPy views on
+# their storage instead of on the tensor object. Each changes what a kernel
+# pays to find its arrays, and which of PyTorch's object rules a program
+# meets. ``benchmarks/object_model.py`` builds a prototype of each as a few
+# edits to a copy of ``backend_pkg``, times every design in a process of
+# its own, taking turns round by round, and writes
+# ``source/object_model.json``, read here (the ratio is against the
+# shipped design, turn by turn; each time is a turn's fastest repeat, the
+# median over turns):
+
+import json
+from pathlib import Path
+
+measurement = json.loads((Path(backend_pkg.__file__).resolve().parents[1] / "source" / "object_model.json").read_text())
+print(f"measured {measurement['measured']}, load average {measurement['load_average']} at the start")
+designs = measurement["designs"]
+cases = list(next(iter(designs.values()))["us"])
+for number, (name, row) in enumerate(designs.items(), 1):
+    print(f"{number}. {name}")
+    for case in cases:
+        print(f"  {case:36} {row['us'][case]:9.2f} us  x{row['ratio'][case]:.2f}")
+
+# %%
+# and which of the programs that PyTorch's object rules can refuse each
+# design lets run:
+
+print(f"{'':48}", "  ".join(f"{number:>3}" for number in range(1, len(designs) + 1)))
+for refusal in next(iter(designs.values()))["refusals_lifted"]:
+    lifted = ["yes" if row["refusals_lifted"][refusal] else "no" for row in designs.values()]
+    print(f"{refusal:48}", "  ".join(f"{answer:>3}" for answer in lifted))
+
+# %%
+# The package keeps the subclass with its views on the object: it is the
+# fastest of the three on the training steps, eager and compiled. Views per
+# storage are slower everywhere: to find an input's NumPy view, a kernel
+# asks for the storage and reads four pieces of the tensor's metadata, where
+# the shipped design reads one attribute. Plain ``torch.Tensor`` objects
+# keep that one read and are a little faster on a single small op (no
+# ``__class__`` assignment per result), but slower on the training steps,
+# and they lose what only a class can carry: ``NpyTensor.backward``, which runs the
+# backward on the calling thread instead of the device's autograd thread;
+# ``untyped_storage()`` and ``data_ptr()`` that give a fresh result's
+# storage its pointer only when asked; pickling and ``deepcopy`` without
+# the cached views; printing from one CPU copy. What the subclass leaves
+# refused is what plain objects lift: ``Tensor._make_subclass``,
+# ``as_subclass`` and the lazy parameters made on npy, because npy's
+# ``detach`` is a Python kernel and its result already has a Python object
+# (an ``NpyTensor``), which ``check_tensor_subclass``
+# (``torch/csrc/autograd/python_variable.cpp``) refuses to give another
+# class. A plain-object design needs PyTorch's own C++ ``detach`` and
+# ``alias``, whose results reach Python with no object yet.
+#
+# Parameters are ``NpyTensor`` objects too: ``nn.Parameter(npy_tensor)``
+# keeps the class and marks it ``_is_param``, and ``Module.to("npy")``
+# gives a moved parameter that class while keeping the object, so tied
+# weights stay tied (``backend_pkg/parameters.py``).
+
+# %%
 # Next, :ref:`sphx_glr_auto_examples_deep_dives_03_hooks_and_device_guard.py`:
 # what the C++ runtime asks of the backend besides kernels.

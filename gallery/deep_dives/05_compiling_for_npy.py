@@ -41,13 +41,14 @@ draw("compile_routes")
 # which ``_make_subclass`` accepts (``backend_pkg/compiler/tracing.py``
 # explains it).
 #
-# Two settings are changed only while they are needed: the ``npy`` backend
-# turns off AOTAutograd's check of custom ops around the calls of a graph
-# that runs ops eagerly on npy tensors (the check refuses every tensor
-# subclass), and Inductor's ``loop_reindexing_after_fusion`` is off from the
-# moment Inductor meets an npy node until that compile ends
-# (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py` says why, and
-# lists every private PyTorch API the package uses). Read back from this process, with PyTorch's default beside:
+# One setting is changed only while it is needed: Inductor's
+# ``loop_reindexing_after_fusion`` is off from the moment Inductor meets an
+# npy node until that compile ends. AOTAutograd's first-call check of custom
+# ops, which refuses every tensor class it does not know, stays on: npy
+# tensors answer its questions as CPU tensors do
+# (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py` says why and
+# how, and lists every private PyTorch API the package uses). Read back from
+# this process, with PyTorch's default beside:
 
 import functools
 import importlib.metadata

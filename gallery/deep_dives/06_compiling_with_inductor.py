@@ -181,8 +181,21 @@ print(next(line.strip() for line in layer_forward.splitlines() if "as_plain_tens
 # ``torch/_functorch/_aot_autograd/graph_compile.py``). That input is the
 # caller's own tensor, which npy's code never sees first: a function
 # compiled by itself that detaches a computed input (a GAN's step, compiled
-# whole, passes the generator's output to a graph of its own) fails at its
-# first call. The call after it works:
+# whole, passes the generator's output to a graph of its own) would fail at
+# its first call, as every op of an ``aot_eager`` graph would. The mode's
+# class check asks a tensor two things, both answered by the tensor's
+# class: is it a parameter (``isinstance``, which reads ``_is_param``), and
+# for a parameter, what is the class of its ``.data``. Asked from that
+# mode's frame and no other, an ``NpyTensor`` says it is one, and gives the
+# plain ``torch.Tensor`` object over its memory that ``.data`` gives any
+# CPU tensor; the mode then runs the op as for CPU tensors. Nothing is set
+# for the process (``backend_pkg/custom_op_check.py``):
+#
+# .. literalinclude:: ../../backend_pkg/custom_op_check.py
+#    :pyobject: is_custom_op_check
+#
+# With the check on, the first call works, for the default compile and for
+# ``aot_eager``:
 
 
 def loss_of_detached(x, w):
@@ -191,33 +204,20 @@ def loss_of_detached(x, w):
 
 w = torch.randn(3).to("npy").requires_grad_()
 computed = torch.randn(3).to("npy").requires_grad_() * 2  # not a leaf
-compiled_loss = torch.compile(loss_of_detached)
-try:
-    compiled_loss(computed, w)
-except TypeError as error:
-    print("first call:", str(error).splitlines()[0])
-print("second call:", compiled_loss(computed, w).item() == loss_of_detached(computed, w).item())
+torch._dynamo.reset()
+show_setting(torch._functorch.config, "check_custom_op_aliasing")
+for backend in ("inductor", "aot_eager"):
+    compiled_loss = torch.compile(loss_of_detached, backend=backend)
+    print(f"{backend}, first call:", compiled_loss(computed, w).item() == loss_of_detached(computed, w).item())
 
 # %%
-# The check runs at the first call made with it on, so turning it off for
-# one call only moves the failure to the next. A program that meets this
-# turns it off for the whole run, before its first compiled call; the
-# package does not, as that would change the setting for every program
-# that imports it (it holds it off only around the calls of its own
-# ``backend="npy"`` graphs, whose compiled function it wraps):
+# Anywhere else, an npy tensor is no parameter and its ``.data`` is an npy tensor:
 
-torch._dynamo.reset()  # compile afresh: the function above has had its first call
-fresh_loss = torch.compile(loss_of_detached)
-with torch._functorch.config.patch(check_custom_op_aliasing=False):
-    print("check off, first call:", fresh_loss(computed, w).item() == loss_of_detached(computed, w).item())
-try:
-    fresh_loss(computed, w)
-except TypeError as error:
-    print("check on again, second call:", str(error).splitlines()[0][:60], "...")
+print(isinstance(computed, torch.nn.Parameter), type(computed.data).__name__)
 
 # %%
-# ``tests/test_compile.py`` runs the failing call and fails the day PyTorch
-# lets npy tensors through.
+# ``tests/test_compile.py`` trains the model zoo's GAN with its step
+# compiled whole, against CPU.
 #
 # .. dropdown:: Issue: the first-call custom-op check refuses aten ops on a Python backend's tensors
 #
@@ -230,7 +230,9 @@ except TypeError as error:
 #    GAN step compiled whole), and, unless the backend's generated code
 #    returns plain ``torch.Tensor`` objects for them, when it remakes an
 #    output that views an intermediate (``aten._unsafe_view``; ``nn.Linear``
-#    over 3-D input). The second call works.
+#    over 3-D input). The second call works. npy gets through by answering
+#    the mode's two questions for that frame, which ties it to the mode's
+#    code.
 #
 #    **Where.** ``_AnalyzeCustomOpInputOutputMode.__torch_dispatch__`` in
 #    ``torch/_functorch/_aot_autograd/runtime_wrappers.py`` returns
@@ -374,10 +376,10 @@ for mode in (_AnalyzeCustomOpInputOutputMode, BuiltinOpsFirst):
 #   on the backend's scheduling being a SIMDScheduling rather than on
 #   ``node.is_cpu()``, so out-of-tree devices using CppScheduling can fuse
 #   reductions").
-# * ``torch._functorch.config.patch(check_custom_op_aliasing=False)`` around the
-#   calls of an ``npy``-backend graph that runs ops eagerly: the first-call
-#   check (``_AnalyzeCustomOpInputOutputMode`` in
-#   ``torch/_functorch/_aot_autograd/runtime_wrappers.py``) returns
+# * The qualified name and module of ``_AnalyzeCustomOpInputOutputMode.__torch_dispatch__``
+#   (``torch/_functorch/_aot_autograd/runtime_wrappers.py``), the frame to which an
+#   ``NpyTensor`` says it is a parameter with a plain ``.data``
+#   (``backend_pkg/custom_op_check.py``): that first-call check returns
 #   ``NotImplemented`` for every tensor subclass not in ``HANDLED_TYPES``.
 #   Upstream: "_AnalyzeCustomOpInputOutputMode: let a tensor subclass without
 #   ``__torch_dispatch__`` through" (the dropdown above says why not more).

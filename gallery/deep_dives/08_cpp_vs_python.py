@@ -233,13 +233,12 @@ table
 #   (``get_device_op_overrides`` in ``torch/_inductor/codegen/common.py``).
 #   ``backend_pkg`` runs Inductor, whose CPU code generation its device
 #   module hands over, ``eager``, and a ``backend="npy"`` of its own
-#   (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`). Its
-#   ``aot_eager`` raises at the first call: that backend runs the graph's
-#   aten ops on npy tensors under AOTAutograd's first-call check of custom
-#   ops, which refuses every tensor subclass
-#   (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`); a
-#   program that turns ``torch._functorch.config.check_custom_op_aliasing``
-#   off runs it.
+#   (:ref:`sphx_glr_auto_examples_deep_dives_05_compiling_for_npy.py`), and
+#   ``aot_eager``, whose graph runs aten ops on npy tensors under
+#   AOTAutograd's first-call check of custom ops: that check refuses every
+#   tensor class it does not know, and npy tensors answer its questions as
+#   CPU tensors do
+#   (:ref:`sphx_glr_auto_examples_deep_dives_06_compiling_with_inductor.py`).
 # * **API status**: the Python route is built on private, experimental
 #   names (``_setup_privateuseone_for_python_backend``,
 #   ``torch._C._acc``); the twin's C++ uses PyTorch's C++ registration API,

@@ -2,8 +2,8 @@
 Parameters, tensor objects and storages
 =======================================
 
-What PyTorch's C++ code makes for the device without asking the backend:
-new parameters in ``Module.to``, plain tensor objects over npy storages,
+What PyTorch's C++ code makes for the device, or asks the backend about:
+parameters in ``Module.to``, plain tensor objects over npy storages,
 storages from the device's (missing) C++ allocator. Each is run here.
 """
 
@@ -19,22 +19,20 @@ import backend_pkg
 x = torch.ones(4).to("npy")
 
 # %%
-# ``Module.to("npy")`` makes new parameters
-# -----------------------------------------
+# ``Module.to`` keeps parameters only where the backend says so
+# ------------------------------------------------------------
 # Moving a module from the CPU to CUDA keeps each parameter object and
 # changes its memory (``param.data = moved``, in ``Module._apply``). That
 # happens only where the op ``_has_compatible_shallow_copy_type`` allows it:
 # c10's rule (``has_compatible_shallow_copy_type`` in
 # ``c10/core/TensorImpl.h``) names the dense backends it knows and leaves
-# PrivateUse1 to a kernel of the backend's. npy registers none yet, so each
-# module gets a new parameter: weights two modules share come apart, each
-# half then trains on its own part of the gradient, and an optimizer made
-# before the move keeps the CPU parameters. Made on the device, or moved with
-# PyTorch's opt-in to swapping (``swap_tensors``, which keeps every object),
-# they stay one. The shallow-copy rule for PrivateUse1 was discussed upstream
-# in pytorch/pytorch#155215 (closed);
-# :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py` shows the
-# template's kernel.
+# PrivateUse1 to a kernel of the backend's. A backend without one gets a new
+# parameter per module: weights two modules share come apart, each half then
+# trains on its own part of the gradient, and an optimizer made before the
+# move keeps the CPU parameters, silently. npy registers the kernel with
+# CUDA's rule (``backend_pkg/parameters.py``; the template's is on
+# :ref:`sphx_glr_auto_examples_learn_02_write_your_own_backend.py`), so all
+# three ways of putting a tied model on the device keep the tie:
 
 
 def tied_language_model():
@@ -56,17 +54,43 @@ try:
     print("moved with swapping on:", is_tied(tied_language_model().to("npy")))
 finally:
     torch.__future__.set_swap_module_params_on_conversion(False)
+print("npy's answer for a CPU and an npy tensor:",
+      torch._has_compatible_shallow_copy_type(torch.ones(1), torch.ones(1, device="npy")))
 
 # %%
-# npy's kernel for that op has to keep npy's speed: a moved parameter stays
-# PyTorch's ``nn.Parameter`` object, which pickles its ``__dict__`` as its
-# state, so the NumPy view an :class:`~backend_pkg.NpyTensor` keeps on
-# itself between ops must live elsewhere, where every kernel's shortcut
-# finds it. A first attempt, with a table keyed by the object, made the
-# eager MLP training step of ``make bench`` about 1.4 times slower (1,222 µs
-# against 873 µs per step), and is not in ``backend_pkg``.
+# The moved object becomes an :class:`~backend_pkg.NpyTensor` marked
+# ``_is_param``, as ``nn.Parameter(npy_tensor)`` makes, so it keeps npy's
+# speed; a user's ``nn.Parameter`` subclass and lazy parameters keep their
+# class and take a slower path. What stays refused is PyTorch's object rule
+# for tensors that already have a Python object: npy's ``detach`` is a Python
+# kernel, so its result has one (an ``NpyTensor``), and
+# ``check_tensor_subclass`` (``torch/csrc/autograd/python_variable.cpp``)
+# will not give it another class:
+
+for name, attempt in {
+    "torch.Tensor._make_subclass(nn.Parameter, ...)":
+        lambda: torch.Tensor._make_subclass(torch.nn.Parameter, torch.ones(2, device="npy"), True),
+    'nn.LazyLinear(3, device="npy")': lambda: torch.nn.LazyLinear(3, device="npy"),
+}.items():
+    try:
+        attempt()
+        print(f"{name}: runs")
+    except RuntimeError as error:
+        print(f"{name}: RuntimeError: {str(error).splitlines()[0][:100]}")
 
 # %%
+# .. dropdown:: Upstream: the shallow-copy rule for a Python backend
+#
+#    pytorch/pytorch#116255 (open) reports the untied weights for
+#    PrivateUse1; pytorch/pytorch#96026, which added PrivateUse1 to c10's
+#    list, was closed after review said the rule is safe only for a device
+#    whose tensors are plain ``TensorImpl`` objects, and
+#    pytorch/pytorch#155215 (closed) discussed it again. A Python backend's
+#    tensors are exactly that (``torch._C._acc.create_empty_tensor``), so the
+#    change is for ``_setup_privateuseone_for_python_backend`` to register
+#    CUDA's answer for its device at ``AutogradPrivateUse1``, which every
+#    Python backend then gets without writing the kernel.
+
 # Tensor objects made by PyTorch's C++ code
 # -----------------------------------------
 # A few PyTorch paths make a new Python object over an existing npy storage:
