@@ -191,7 +191,7 @@ print(next(line.strip() for line in layer_forward.splitlines() if "as_plain_tens
 # CPU tensor; the mode then runs the op as for CPU tensors. Nothing is set
 # for the process (``backend_pkg/custom_op_check.py``):
 #
-# .. literalinclude:: ../../backend_pkg/custom_op_check.py
+# .. literalinclude:: ../../../backend_pkg/custom_op_check.py
 #    :pyobject: is_custom_op_check
 #
 # With the check on, the first call works, for the default compile and for

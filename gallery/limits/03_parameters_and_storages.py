@@ -20,7 +20,7 @@ x = torch.ones(4).to("npy")
 
 # %%
 # ``Module.to`` keeps parameters only where the backend says so
-# ------------------------------------------------------------
+# -------------------------------------------------------------
 # Moving a module from the CPU to CUDA keeps each parameter object and
 # changes its memory (``param.data = moved``, in ``Module._apply``). That
 # happens only where the op ``_has_compatible_shallow_copy_type`` allows it:
