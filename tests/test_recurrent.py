@@ -205,8 +205,10 @@ def test_dropout_changes_train_outputs_only(kind):
 
 WHOLE_SEQUENCE_KINDS = ["lstm", "gru"]
 WHOLE_SEQUENCE_OPTIONS = [
-    pytest.param(dict(zip(("num_layers", "bidirectional", "batch_first", "bias"), values)),
-                 id=f"{values[0]}_layers{'_bidir' * values[1]}{'_batch_first' * values[2]}{'_no_bias' * (not values[3])}")
+    pytest.param(
+        dict(zip(("num_layers", "bidirectional", "batch_first", "bias"), values)),
+        id=f"{values[0]}_layers{'_bidir' * values[1]}{'_batch_first' * values[2]}{'_no_bias' * (not values[3])}",
+    )
     for values in [(1, False, False, True), (1, True, True, False), (2, False, True, True),
                    (2, True, False, True), (3, True, True, True), (3, False, False, False)]
 ]
