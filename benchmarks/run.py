@@ -814,18 +814,26 @@ def convolution_step(case, device):
     return step
 
 
+def zoo_works(recipe, quick):
+    """A family's steps by variant, and why each missing variant is missing."""
+    works = {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}
+    reasons = dict.fromkeys(("npy_inductor", "cpu_inductor"), QUICK_SKIPS_INDUCTOR)
+    if not quick:
+        for variant, device in (("npy_inductor", backend_pkg.DEVICE_NAME), ("cpu_inductor", "cpu")):
+            work, reasons[variant] = compiled_zoo_step(recipe, device)
+            if work is not None:
+                works[variant] = work
+    return works, reasons
+
+
 def measure_zoo(settings, quick):
-    """family -> variant -> row, eager and compiled steps taking turns; then the convolutions."""
-    recipes = load_zoo().RECIPES
+    """family -> variant -> row, eager and compiled steps taking turns; then the convolutions.
+
+    Every family compiles before any is timed: Inductor's first compile starts its pool of
+    compiling processes, whose start would otherwise fall on the first family's timings."""
+    families = {family: zoo_works(recipe, quick) for family, recipe in load_zoo().RECIPES.items()}
     results = {}
-    for family, recipe in recipes.items():
-        works = {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}
-        reasons = dict.fromkeys(("npy_inductor", "cpu_inductor"), QUICK_SKIPS_INDUCTOR)
-        if not quick:
-            for variant, device in (("npy_inductor", backend_pkg.DEVICE_NAME), ("cpu_inductor", "cpu")):
-                work, reasons[variant] = compiled_zoo_step(recipe, device)
-                if work is not None:
-                    works[variant] = work
+    for family, (works, reasons) in families.items():
         rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
         results[family] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in ZOO_VARIANTS}
     for case in ZOO_CONVOLUTIONS:
