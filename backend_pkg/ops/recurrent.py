@@ -1,4 +1,5 @@
-"""Recurrent networks: the fused LSTM and GRU cells and their backward.
+"""Recurrent networks: the fused LSTM and GRU cells and their backward, and whole
+``nn.LSTM``/``nn.GRU`` sequences in one op with backprop through time (at the end).
 
 PyTorch's RNN code (``aten/src/ATen/native/RNN.cpp``, ``LSTMCell`` and
 ``GRUCell``) computes a CPU cell from plain ops, but sends a CUDA, XPU or
