@@ -57,6 +57,14 @@ What is measured
   as the rows of every other group do. ``cpp_vs_python`` records the twin's
   build time, cold (a new build directory) and cached, and the first-import
   time of each backend, each in a new process.
+* ``zoo``: one training step of each family of the model zoo (``tests/zoo.py``: LeNet, a
+  ResNet with batch norm, a 2-layer LSTM language model, a bidirectional GRU over packed
+  sequences, a TransformerEncoder language model, DCGAN's two steps), on one batch, eager on
+  ``npy`` and on CPU, and the same step compiled by the default ``torch.compile``
+  (``torch.compile(recipe.step)``) on each; a step that cannot compile is a row's reason.
+  Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
+  A family's four rows take turns, so CPU's step and npy's share every slow spell. The
+  steps take milliseconds: :data:`ZOO_SETTINGS`;
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
   (forward, backward with the gradients' all-reduce, SGD step) in two
   processes on this machine, on ``npy`` through the ``npy_gloo`` process
@@ -98,6 +106,7 @@ import argparse
 import csv
 import datetime
 import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -143,6 +152,10 @@ MODEL_SETTINGS = Settings(rounds=3, repeat=3, seconds=0.01, warmup=2)
 # in quiet spells (ratio 1.04), nine repeats put 90% of runs' ratios between 1.01 and 1.07, 150
 # between 1.03 and 1.05.
 LARGE_MLP_SETTINGS = Settings(rounds=50, repeat=3, seconds=0.001, warmup=2)
+# The zoo's steps (milliseconds, and tens of them for a compile-less LSTM step on npy): five
+# repeats a turn, as a CPU step right after npy's NumPy work shares the cores with NumPy's
+# still-spinning BLAS threads for its first repeats (see "How it times").
+ZOO_SETTINGS = Settings(rounds=4, repeat=5, seconds=0.02, warmup=2)
 # A row reports its fastest repeat but one in OUTLIER_SHARE: on a virtual machine the clock
 # now and then makes a repeat look up to twice as fast as the code can run.
 OUTLIER_SHARE = 20
@@ -192,6 +205,14 @@ EAGER_MLP_BATCH = 16
 RESNET_BLOCK_INPUT = (8, 64, 56, 56)
 MLP_VARIANTS = ("npy_eager", "npy_compiled", "npy_inductor", "cpu_eager", "cpu_inductor", "cpu_dynamo_only")
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
+ZOO = ROOT / "tests" / "zoo.py"
+ZOO_VARIANTS = ("npy_eager", "cpu_eager", "npy_inductor", "cpu_inductor")
+# Forward and backward of one convolution layer, eager: module, input shape.
+ZOO_CONVOLUTIONS = {
+    "depthwise_conv": (lambda: torch.nn.Conv2d(32, 32, 3, padding=1, groups=32), (8, 32, 32, 32)),
+    "conv3d": (lambda: torch.nn.Conv3d(8, 16, 3, padding=1), (4, 8, 16, 16, 16)),
+}
+CONVOLUTION_VARIANTS = ("npy_eager", "cpu_eager")
 
 
 @dataclass(frozen=True)
@@ -743,6 +764,85 @@ def measure_models(settings, quick):
     }
 
 
+def load_zoo():
+    """``tests/zoo.py``, the model zoo the tests train on npy and on CPU."""
+    spec = importlib.util.spec_from_file_location("zoo", ZOO)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def zoo_step(recipe, device, backend=None):
+    """One training step of ``recipe`` on its first batch, on ``device``; compiled by ``backend``
+    (``torch.compile(recipe.step, backend=...)``) if given."""
+    torch.manual_seed(0)
+    model = recipe.build().to(device)
+    optimizers = recipe.optimizers(model)
+    batch = next(iter(recipe.batches(device)))
+    batch = tuple(value.to(device) if isinstance(value, torch.Tensor) else value for value in batch)
+    step = recipe.step if backend is None else torch.compile(recipe.step, backend=backend)
+
+    def train_step():
+        step(model, optimizers, batch)
+
+    return train_step
+
+
+def compiled_zoo_step(recipe, device):
+    """The step compiled by default and run once (it compiles), or None and why not."""
+    work = zoo_step(recipe, device, backend="inductor")
+    try:
+        work()
+    except Exception as error:  # noqa: BLE001  (a step that does not compile yet is a row's reason)
+        message = " ".join(f"{type(error).__name__}: {error}".split())
+        return None, f"torch.compile of the step failed on {device}: {message[:MESSAGE_LIMIT]}"
+    return work, None
+
+
+def convolution_step(case, device):
+    """Forward and backward of one of :data:`ZOO_CONVOLUTIONS` on ``device``, the input's gradient included."""
+    make_layer, shape = ZOO_CONVOLUTIONS[case]
+    torch.manual_seed(0)
+    layer = make_layer().to(device)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(device).requires_grad_()
+
+    def step():
+        layer(x).sum().backward()
+        layer.zero_grad()
+        x.grad = None
+
+    return step
+
+
+def zoo_works(recipe, quick):
+    """A family's steps by variant, and why each missing variant is missing."""
+    works = {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}
+    reasons = dict.fromkeys(("npy_inductor", "cpu_inductor"), QUICK_SKIPS_INDUCTOR)
+    if not quick:
+        for variant, device in (("npy_inductor", backend_pkg.DEVICE_NAME), ("cpu_inductor", "cpu")):
+            work, reasons[variant] = compiled_zoo_step(recipe, device)
+            if work is not None:
+                works[variant] = work
+    return works, reasons
+
+
+def measure_zoo(settings, quick):
+    """family -> variant -> row, eager and compiled steps taking turns; then the convolutions.
+
+    Every family compiles before any is timed: Inductor's first compile starts its pool of
+    compiling processes, whose start would otherwise fall on the first family's timings."""
+    families = {family: zoo_works(recipe, quick) for family, recipe in load_zoo().RECIPES.items()}
+    results = {}
+    for family, (works, reasons) in families.items():
+        rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
+        results[family] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in ZOO_VARIANTS}
+    for case in ZOO_CONVOLUTIONS:
+        works = {variant: convolution_step(case, device)
+                 for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))}
+        results[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
+    return results
+
+
 def measure_distributed(settings):
     """The DDP step on npy and on CPU, from rank 0 of two processes; a step is slow enough to time alone."""
     steps_per_turn = settings.repeat
@@ -842,6 +942,16 @@ def describe_cases():
                             "backend_pkg: npy's device guard answers type() in C++, as the change to "
                             "torch/csrc/acc/Module.cpp proposed on the Limitations page would",
         },
+        "zoo": {
+            "families": "the recipes of tests/zoo.py, each on its first batch, float32",
+            "npy_eager": "recipe.step(model, optimizers, batch) on npy",
+            "cpu_eager": "the same on CPU",
+            "npy_inductor": "torch.compile(recipe.step) (Inductor) on npy",
+            "cpu_inductor": "torch.compile(recipe.step) (Inductor) on CPU",
+            **{case: {"layer": repr(make_layer()), "input": list(shape),
+                      "step": "layer(x).sum().backward() with x requiring grad; zero_grad()"}
+               for case, (make_layer, shape) in ZOO_CONVOLUTIONS.items()},
+        },
         "distributed": {
             "ddp_step": {
                 "model": f"Linear({distributed_demo.FEATURES}, {distributed_demo.HIDDEN}), ReLU, "
@@ -856,7 +966,7 @@ def describe_cases():
     }
 
 
-GROUPS = ("small", "large", "mlp", "guard", "eager", "models", "backends", "distributed")
+GROUPS = ("small", "large", "mlp", "guard", "eager", "models", "backends", "zoo", "distributed")
 
 
 def run(settings, quick, groups=GROUPS, progress=print):
@@ -893,6 +1003,9 @@ def run(settings, quick, groups=GROUPS, progress=print):
         if "backends" in groups:
             progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
             timings["backends"], cpp_vs_python = measure_backends(settings, quick)
+        if "zoo" in groups:
+            progress("zoo: each model family's training step, eager and compiled, npy and CPU; two convolutions")
+            timings["zoo"] = measure_zoo(settings if quick else ZOO_SETTINGS, quick)
         if "distributed" in groups:
             progress("distributed: a DDP step in two processes, npy and CPU")
             timings["distributed"] = measure_distributed(settings)
@@ -907,13 +1020,29 @@ def run(settings, quick, groups=GROUPS, progress=print):
                     "numpy_blas": numpy_blas(), "load_average_at_start": load_at_start},
         "settings": {**asdict(settings), "outlier_share": OUTLIER_SHARE},
         "model_settings": asdict(model_settings),
+        "zoo_settings": asdict(settings if quick else ZOO_SETTINGS),
         "cases": describe_cases(),
         "timings_us": timings,
         "cpp_vs_python": cpp_vs_python,
         "guard_calls_per_call": guard_calls,
         "ratios": {name: evaluate(ratio, timings) for name, ratio in ratios.items()},
+        "merged_groups": [],
         "seconds": round(time.perf_counter() - start, 1),
     }
+
+
+def merged(committed, data):
+    """``committed`` (a full run's JSON) with the groups of ``data`` (a run of some groups) in place
+    of its own, every ratio evaluated again, and a note of each merged group's date, machine (its load
+    included) and versions."""
+    timings = {**committed["timings_us"], **data["timings_us"]}
+    notes = [note for note in committed.get("merged_groups", []) if note["group"] not in data["timings_us"]]
+    notes += [{"group": group, "date": data["date"], "machine": data["machine"], "versions": data["versions"]}
+              for group in data["timings_us"]]
+    return {**committed, "cases": data["cases"],  # a run of some groups describes every group
+            "timings_us": {group: timings[group] for group in GROUPS if group in timings},
+            "zoo_settings": data["zoo_settings"], "merged_groups": notes,
+            "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()}}
 
 
 def format_us(value):
@@ -925,7 +1054,7 @@ def report(data):
     lines = []
     for group, cases in data["timings_us"].items():
         implementations = list(dict.fromkeys(name for rows in cases.values() for name in rows))
-        settings = data["model_settings" if group == "models" else "settings"]
+        settings = data["zoo_settings" if group == "zoo" else "model_settings" if group == "models" else "settings"]
         lines.append(f"\n{group} (µs per call, {settings['rounds'] * settings['repeat']} repeats)")
         widths = [max(12, len(name)) + 2 for name in implementations]
         case_width = max(12, *map(len, cases))
@@ -954,6 +1083,12 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny iteration counts: checks the script, not the speed")
     parser.add_argument("--groups", nargs="+", choices=GROUPS, default=GROUPS,
                         help="measure only these groups (then pass --output: the committed JSON holds every group)")
+    parser.add_argument("--merge", action="store_true",
+                        help=f"with --groups: measure them and put them in place of their rows in {OUTPUT.name}, "
+                             "which keeps the others (its merged_groups notes when, on what machine, under what load)")
+    parser.add_argument("--merge-from", type=Path, metavar="JSON",
+                        help=f"put the groups of JSON (written by a --groups run, not --quick) in place of theirs in "
+                             f"{OUTPUT.name}, then exit")
     parser.add_argument("--floor", action="store_true",
                         help="internal: time the small ops over no-op kernels, print the rows as JSON")
     parser.add_argument("--backend", choices=BACKEND_MODULES,
@@ -985,12 +1120,25 @@ def main(argv=None):
         return 0
     if options.quick and options.output.resolve() == OUTPUT:
         parser.error(f"--quick numbers are too rough for {OUTPUT.relative_to(ROOT)}: pass --output")
-    if set(options.groups) != set(GROUPS) and options.output.resolve() == OUTPUT:
-        parser.error(f"{OUTPUT.relative_to(ROOT)} holds every group: pass --output with --groups")
+    if options.merge_from:
+        data = json.loads(options.merge_from.read_text())
+        if data["quick"]:
+            parser.error(f"--quick numbers are too rough for {OUTPUT.relative_to(ROOT)}")
+        return write(merged(json.loads(OUTPUT.read_text()), data), OUTPUT)
+    if options.merge and (options.quick or options.output.resolve() != OUTPUT):
+        parser.error(f"--merge writes full-run numbers into {OUTPUT.relative_to(ROOT)}: no --quick, no --output")
+    if set(options.groups) != set(GROUPS) and options.output.resolve() == OUTPUT and not options.merge:
+        parser.error(f"{OUTPUT.relative_to(ROOT)} holds every group: pass --output with --groups, or --merge")
     data = run(settings, options.quick, options.groups, progress=lambda text: print(text, file=sys.stderr))
-    options.output.write_text(json.dumps(data, indent=1) + "\n")
+    if options.merge:
+        data = merged(json.loads(OUTPUT.read_text()), data)
+    return write(data, options.output)
+
+
+def write(data, output):
+    output.write_text(json.dumps(data, indent=1) + "\n")
     print(report(data))
-    print(f"\n{data['seconds']} s; wrote {options.output}")
+    print(f"\n{data['seconds']} s; wrote {output}")
     return 0
 
 

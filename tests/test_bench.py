@@ -58,7 +58,9 @@ def expected_rows():
     backends = [f"backends.{case}.{backend}" for case in (*bench.BACKEND_CASES, "mlp_forward", "mlp_train_step")
                 for backend in bench.BACKENDS]
     distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
-    return small + large + mlp + guard + eager + models + backends + distributed
+    zoo = [f"zoo.{family}.{variant}" for family in bench.load_zoo().RECIPES for variant in bench.ZOO_VARIANTS]
+    zoo += [f"zoo.{case}.{variant}" for case in bench.ZOO_CONVOLUTIONS for variant in bench.CONVOLUTION_VARIANTS]
+    return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
 
 def test_quick_run_has_every_row(quick_run):
@@ -91,6 +93,10 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "eager_mlp_train_step_npy_vs_cpu": 4.0,
         "resnet_block_npy_vs_cpu": 3.0,
         "ddp_step_npy_vs_cpu": 4.0,
+        **{f"zoo_{family}_{kind}_npy_vs_cpu": target for family in bench.load_zoo().RECIPES
+           for kind, target in (("eager", 3.0), ("inductor", 1.5))},
+        "zoo_depthwise_conv_npy_vs_cpu": 3.0,
+        "zoo_conv3d_npy_vs_cpu": 3.0,
     }
     for name, ratio in data["ratios"].items():
         if ratio["value"] is None:
@@ -164,3 +170,18 @@ def test_the_object_model_prototypes_still_apply(tmp_path):
         object_model.design_tree(edits, tmp_path / str(index))
     measured = json.loads(object_model.OUTPUT.read_text())
     assert list(measured["designs"]) == list(object_model.DESIGNS)
+
+
+def test_a_group_run_alone_is_merged_in_place_of_its_rows(quick_run, committed):
+    """``--merge``/``--merge-from``: one group's new rows, the others' kept, every ratio evaluated again."""
+    group_run = {**quick_run, "timings_us": {"zoo": quick_run["timings_us"]["zoo"]}}
+    merged = bench.merged(committed, group_run)
+    assert merged["timings_us"]["zoo"] == quick_run["timings_us"]["zoo"]
+    assert merged["timings_us"]["small"] == committed["timings_us"]["small"]
+    assert list(merged["timings_us"]) == list(quick_run["timings_us"])
+    assert [note["group"] for note in merged["merged_groups"]] == ["zoo"]
+    assert merged["merged_groups"][0]["date"] == quick_run["date"]
+    assert merged["ratios"].keys() == bench.RATIOS.keys()
+    lenet = merged["timings_us"]["zoo"]["lenet"]
+    expected = lenet["npy_eager"]["us"] / lenet["cpu_eager"]["us"]
+    assert merged["ratios"]["zoo_lenet_eager_npy_vs_cpu"]["value"] == pytest.approx(expected, rel=1e-2)

@@ -1,5 +1,7 @@
 """Copies across the npy/CPU boundary: exact, in every direction, never aliasing."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -165,3 +167,83 @@ def test_views_of_a_conjugate_view_stay_conjugate():
     for view in (lambda t: t.detach(), lambda t: t[1:], lambda t: t.view(3, 1), lambda t: t.expand(2, 3)):
         assert view(on_device).is_conj()
         torch.testing.assert_close(view(on_device).cpu(), view(source.conj()).resolve_conj())
+
+
+# --- copies between npy tensors: NumPy's copy for one dtype, CPU's for the rest ------------
+
+
+@st.composite
+def copy_pairs(draw):
+    """A destination and a source, each a CPU base and the view of it to copy between: dims
+    laid out in any order, sliced with steps, offset; the source broadcastable to the destination."""
+    dtype = draw(st.sampled_from(DTYPES))
+    source_dtype = draw(st.sampled_from([dtype, dtype, draw(st.sampled_from(DTYPES))]))
+    shape = draw(st.lists(st.integers(0, 4), min_size=0, max_size=3))
+    source_shape = [draw(st.sampled_from([length, 1])) for length in shape][draw(st.integers(0, len(shape))):]
+    pairs = []
+    for view_shape, view_dtype, seed in ((shape, dtype, 1), (source_shape, source_dtype, 2)):
+        steps = [draw(st.integers(1, 2)) for _ in view_shape]
+        order = draw(st.permutations(range(len(view_shape))))  # the memory order of the view's dims
+        base = random_bits([view_shape[dim] * steps[dim] + 1 for dim in order], view_dtype, seed)
+        index = tuple(slice(1, None, steps[dim]) for dim in order)
+        inverse = sorted(range(len(order)), key=order.__getitem__)
+        pairs.append((base, lambda tensor, index=index, inverse=inverse: tensor[index].permute(inverse)))
+    return pairs
+
+
+@settings(max_examples=200, deadline=None)
+@given(copy_pairs())
+def test_copy_between_npy_views_matches_cpu(views):
+    (destination_base, destination_of), (source_base, source_of) = views
+    on_device = destination_base.to("npy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # complex to real discards the imaginary part on both
+        destination_of(on_device).copy_(source_of(source_base.to("npy")))
+        destination_of(destination_base).copy_(source_of(source_base))
+    assert as_bytes(on_device.cpu()) == as_bytes(destination_base)
+
+
+def test_same_dtype_copy_between_npy_tensors_is_numpys(monkeypatch):
+    """A same-dtype copy between npy tensors never runs PyTorch's threaded CPU copy (see copies.py)."""
+    from backend_pkg.ops import copies
+
+    def refuse(tensor):
+        raise AssertionError("reached PyTorch's CPU copy")
+
+    destination = torch.zeros(4, 3, device="npy")
+    source = torch.arange(4.0).to("npy")
+    on_device = torch.arange(12.0).reshape(3, 4).to("npy")
+    monkeypatch.setattr(copies, "host_view", refuse)
+    destination[:, ::2].copy_(source[:, None])
+    moved = on_device.t().to(torch.float32, memory_format=torch.contiguous_format, copy=True)
+    monkeypatch.undo()
+    expected = torch.zeros(4, 3)
+    expected[:, ::2] = torch.arange(4.0)[:, None]
+    assert_matches_cpu(destination, expected)
+    assert_matches_cpu(moved, torch.arange(12.0).reshape(3, 4).t().contiguous())
+
+
+OVERLAPPING_COPIES = {
+    "self": lambda x: x.copy_(x),
+    "forward_by_step": lambda x: x[2::2].copy_(x[:-2:2]),
+    "backward_by_step": lambda x: x[:-2:2].copy_(x[2::2]),
+    "rows_with_step": lambda x: x.view(3, 4)[1:, ::2].copy_(x.view(3, 4)[:2, ::2]),
+    "transposed_block": lambda x: x.view(3, 4)[:, :3].t()[:, ::2].copy_(x.view(3, 4)[::2, 1:].t()),
+}
+
+
+@pytest.mark.parametrize("copy", OVERLAPPING_COPIES.values(), ids=OVERLAPPING_COPIES.keys())
+def test_copies_within_one_tensor_match_cpu(copy):
+    """Overlaps PyTorch does not refuse: each element is read as CPU reads it, in order."""
+    expected = torch.arange(12.0)
+    on_device = expected.to("npy")
+    copy(expected)
+    copy(on_device)
+    assert_matches_cpu(on_device, expected)
+
+
+def test_partially_overlapping_copy_is_refused_like_cpu():
+    for device in ("cpu", "npy"):
+        tensor = torch.arange(6.0).to(device)
+        with pytest.raises(RuntimeError, match="unsupported operation: some elements of the input tensor"):
+            tensor[1:].copy_(tensor[:-1])

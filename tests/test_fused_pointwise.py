@@ -6,6 +6,7 @@ import pytest
 import torch
 from reference import DTYPES, assert_like_cpu, make
 
+import backend_pkg
 from backend_pkg.ops._operands import result_type
 
 OPERANDS = [make(shape, dtype) for dtype in DTYPES for shape in ((2,), ())] + [True, 2, 2.5, 1j]
@@ -73,6 +74,41 @@ def test_adam_steps_run_on_npy_kernels(strict):
         for _ in range(3):
             optimizer.zero_grad()
             (parameters[0].sum(0) * parameters[1]).pow(2).sum().backward()
+            optimizer.step()
+        results.append([p.detach().cpu() for p in parameters])
+    for got, want in zip(*results):
+        torch.testing.assert_close(got, want)
+
+
+def test_optimizers_default_to_one_tensor_at_a_time_on_npy():
+    """What the module's docstring says: PyTorch's type check keeps npy parameters off the
+    foreach path by default (the day it lets them in, this fails and the docstring changes)."""
+    from torch.optim.optimizer import _default_to_fused_or_foreach
+    from torch.utils._foreach_utils import _has_foreach_support
+
+    parameters = list(torch.nn.Linear(3, 2).to("npy").parameters())
+    assert type(parameters[0]) is backend_pkg.NpyTensor
+    assert _default_to_fused_or_foreach(parameters, differentiable=False) == (False, False)
+    assert not _has_foreach_support(parameters, parameters[0].device)
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda parameters: torch.optim.SGD(parameters, lr=0.1, momentum=0.9, foreach=True),
+    lambda parameters: torch.optim.Adam(parameters, lr=0.1, foreach=True),
+], ids=["sgd", "adam"])
+def test_foreach_true_trains_like_cpu(make_optimizer, strict):
+    """``foreach=True``, with gradient clipping's too: the ``_foreach_*`` ops' composite kernels
+    call npy's in-place ops tensor by tensor."""
+    torch.manual_seed(0)
+    weights = [torch.randn(4, 3), torch.randn(3)]
+    results = []
+    for device in ("cpu", "npy"):
+        parameters = [w.clone().to(device).requires_grad_() for w in weights]
+        optimizer = make_optimizer(parameters)
+        for _ in range(3):
+            optimizer.zero_grad()
+            (parameters[0].sum(0) * parameters[1]).pow(2).sum().backward()
+            torch.nn.utils.clip_grad_norm_(parameters, 1.0, foreach=True)
             optimizer.step()
         results.append([p.detach().cpu() for p in parameters])
     for got, want in zip(*results):

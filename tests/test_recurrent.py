@@ -201,6 +201,107 @@ def test_dropout_changes_train_outputs_only(kind):
     torch.testing.assert_close(net.eval()(x)[0].detach().cpu(), expected.detach())
 
 
+# --- the whole-sequence kernels: aten::lstm and aten::gru in one op ------------------------
+
+WHOLE_SEQUENCE_KINDS = ["lstm", "gru"]
+WHOLE_SEQUENCE_OPTIONS = [
+    pytest.param(
+        dict(zip(("num_layers", "bidirectional", "batch_first", "bias"), values)),
+        id=f"{values[0]}_layers{'_bidir' * values[1]}{'_batch_first' * values[2]}{'_no_bias' * (not values[3])}",
+    )
+    for values in [(1, False, False, True), (1, True, True, False), (2, False, True, True),
+                   (2, True, False, True), (3, True, True, True), (3, False, False, False)]
+]
+
+
+def recorded_ops(output):
+    """The names of the backward nodes autograd recorded for ``output``."""
+    names, pending, seen = set(), [output.grad_fn], set()
+    while pending:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names.add(type(node).__name__)
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return names
+
+
+def runs_whole_sequence(output):
+    ops = recorded_ops(output)
+    return "_WholeSequenceBackward" in ops and not any(name.startswith("ThnnFused") for name in ops)
+
+
+@pytest.mark.parametrize("kind", WHOLE_SEQUENCE_KINDS)
+@pytest.mark.parametrize("options", WHOLE_SEQUENCE_OPTIONS)
+@pytest.mark.parametrize("with_state", [False, True], ids=["zero_state", "given_state"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_whole_sequence_matches_cpu(kind, options, with_state, dtype):
+    shape = (BATCH, SEQUENCE, INPUT) if options["batch_first"] else (SEQUENCE, BATCH, INPUT)
+    state = None
+    if with_state:
+        state = initial_state(kind, options["num_layers"], options["bidirectional"], dtype=dtype)
+    net = module(kind, dtype, **options)
+    assert runs_whole_sequence(copy.deepcopy(net).to("npy")(npy(data(shape, dtype)).requires_grad_())[0])
+    assert_module_like_cpu(net, data(shape, dtype), state)
+
+
+@pytest.mark.parametrize("kind", WHOLE_SEQUENCE_KINDS)
+@pytest.mark.parametrize("lengths", [[5, 4, 2], [2, 5, 5], [1, 1, 1], [5, 5, 5]], ids=str)
+@pytest.mark.parametrize("options", WHOLE_SEQUENCE_OPTIONS[1:4])
+def test_whole_sequence_packed_matches_cpu(kind, lengths, options):
+    packing = {"lengths": torch.tensor(lengths), "enforce_sorted": False, "batch_first": options["batch_first"]}
+    shape = (BATCH, SEQUENCE, INPUT) if options["batch_first"] else (SEQUENCE, BATCH, INPUT)
+    state = initial_state(kind, options["num_layers"], options["bidirectional"])
+    net = module(kind, **options)
+    packed = pack_padded_sequence(npy(data(shape)).requires_grad_(), packing["lengths"],
+                                  batch_first=options["batch_first"], enforce_sorted=False)
+    assert runs_whole_sequence(copy.deepcopy(net).to("npy")(packed)[0].data)
+    assert_module_like_cpu(net, data(shape), state, packing=packing)
+
+
+@pytest.mark.parametrize("kind", WHOLE_SEQUENCE_KINDS)
+@pytest.mark.parametrize("packed", [False, True], ids=["padded", "packed"])
+def test_whole_sequence_gradcheck(kind, packed):
+    """The backward through time against finite differences, in float64, on npy alone:
+    the input, both initial states and every weight of two bidirectional layers."""
+    torch.manual_seed(0)
+    net = MODULES[kind](3, 4, num_layers=2, bidirectional=True).double().to("npy")
+    names = [name for name, _ in net.named_parameters()]
+    x = npy(data((4, 2, 3), torch.float64))
+    states = [npy(data((4, 2, 4), torch.float64, seed)) for seed in ((7, 8) if kind == "lstm" else (7,))]
+
+    def run(x, *tensors):
+        state, weights = tensors[:len(states)], tensors[len(states):]
+        inputs = pack_padded_sequence(x, torch.tensor([4, 2])) if packed else x
+        output, final = torch.func.functional_call(net, dict(zip(names, weights)), (inputs, _as_state(list(state))))
+        return (output.data if packed else output, *_as_list(final))
+
+    leaves = [tensor.detach().requires_grad_() for tensor in (x, *states, *net.parameters())]
+    assert runs_whole_sequence(run(*leaves)[0])
+    assert torch.autograd.gradcheck(run, leaves)
+
+
+@pytest.mark.parametrize("kind", WHOLE_SEQUENCE_KINDS)
+def test_dropout_in_training_is_left_to_pytorchs_loop(kind):
+    """Dropout between layers draws random numbers as PyTorch's composite does (per layer, on
+    npy's generator), so training with it runs that composite; evaluation runs the whole sequence."""
+    net = module(kind, num_layers=2, dropout=0.5).to("npy")
+    x = npy(data((SEQUENCE, BATCH, INPUT))).requires_grad_()
+    assert not runs_whole_sequence(net.train()(x)[0])
+    assert runs_whole_sequence(net.eval()(x)[0])
+
+
+@pytest.mark.parametrize("kind", WHOLE_SEQUENCE_KINDS)
+def test_whole_sequence_refuses_double_backward(kind):
+    """Like cuDNN's RNN, the whole-sequence kernel's backward is differentiable once."""
+    net = module(kind).to("npy")
+    x = npy(data((SEQUENCE, BATCH, INPUT))).requires_grad_()
+    (grad,) = torch.autograd.grad(net(x)[0].square().sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        grad.sum().backward()
+
+
 # --- the cells: nn.LSTMCell, nn.GRUCell, nn.RNNCell ------------------------------
 
 CELLS = {"lstm": nn.LSTMCell, "gru": nn.GRUCell, "rnn": nn.RNNCell}

@@ -8,6 +8,18 @@ must follow (broadcasting the source, dtype conversion, strided and
 overlapping destinations, conjugate and negative views), so npy copies
 convert exactly as CPU copies do, and always write into fresh memory:
 a copy never aliases its source.
+
+A copy between two npy tensors of one dtype is NumPy's own ``np.copyto``
+instead. PyTorch's CPU copy splits a large copy across its OpenMP threads,
+and NumPy's BLAS has threads of its own; on a machine with few cores, the
+threads one pool leaves spinning after its work hold the cores the other
+pool's next op needs, and a copy that takes microseconds alone takes
+milliseconds between two matmuls. ``np.copyto`` runs on the calling thread,
+and already follows what a same-dtype copy must: it broadcasts the source
+and writes strided destinations. Where the two sides may share memory, the
+CPU copy stays: NumPy reads an overlapping source as it was before the copy,
+PyTorch element by element as it writes (``x[2::2].copy_(x[:-2:2])``
+spreads ``x[0]``), and npy gives what CPU gives.
 """
 
 import ctypes
@@ -57,9 +69,28 @@ def _view_by_address(tensor):
     return elements.as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
 
 
+def _npy_array(tensor):
+    """``tensor``'s memory as a NumPy array, when it is an npy tensor whose elements are what
+    the array holds (no lazy conjugate or negative bit), else None."""
+    if tensor.device.type != DEVICE_NAME or tensor.is_conj() or tensor.is_neg() or _has_foreign_storage(tensor):
+        return None
+    return unwrap(tensor)
+
+
+def copy_host(dst, src):
+    """``dst.copy_(src)`` on host memory: NumPy's copy between npy tensors of one dtype
+    in memory apart (see the module's docstring), PyTorch's CPU copy otherwise."""
+    if dst.dtype == src.dtype:
+        dst_array, src_array = _npy_array(dst), _npy_array(src)
+        if dst_array is not None and src_array is not None and not np.may_share_memory(dst_array, src_array):
+            np.copyto(dst_array, src_array)
+            return
+    host_view(dst).copy_(host_view(src))
+
+
 @implements(aten._copy_from.default)
 def copy_from(self, dst, non_blocking=False):
-    host_view(dst).copy_(host_view(self))
+    copy_host(dst, self)
     return dst
 
 
@@ -73,7 +104,7 @@ def copy_(self, src, non_blocking=False):
     (``x.copy_(x.T)``); its check cannot see that here, where each side is a
     CPU tensor of its own over the same memory, so it is made first."""
     check_apart(self, partial=(src,))
-    host_view(self).copy_(host_view(src))
+    copy_host(self, src)
     return self
 
 
@@ -88,10 +119,9 @@ def to_copy(
     non_blocking=False,
     memory_format=None,
 ):
-    source = host_view(self)
     if device is not None and torch.device(device).type == "cpu":
         return torch.ops.aten._to_copy(
-            source,
+            host_view(self),
             dtype=dtype,
             layout=layout,
             device=device,
@@ -105,7 +135,7 @@ def to_copy(
     layout_of = torch.empty_strided(self.size(), self.stride(), dtype=self.dtype, device="meta")
     like = torch.empty_like(layout_of, dtype=dtype, memory_format=memory_format or torch.preserve_format)
     out = empty_strided(like.shape, like.stride(), dtype=like.dtype)
-    host_view(out).copy_(source)
+    copy_host(out, self)
     return out
 
 

@@ -1,12 +1,24 @@
 """The fused pointwise ops optimizers run: ``addcmul``, ``addcdiv`` and ``lerp``.
 
 Adam's update is ``lerp_`` of the first moment, ``addcmul_`` of the second
-and ``addcdiv_`` of the weights. On an accelerator (npy included) PyTorch's
-optimizers take their ``foreach`` path, whose ``_foreach_*`` ops have no
-kernel for a device without fused list kernels and fall back, op by op, to
-these in-place forms; structured in-place ops then arrive at the ``.out``
-overloads. Each is computed in the order PyTorch's CPU kernels compute it,
-in float32 for half, so the rounding matches.
+and ``addcdiv_`` of the weights; structured in-place ops arrive at the
+``.out`` overloads. Each is computed in the order PyTorch's CPU kernels
+compute it, in float32 for half, so the rounding matches.
+
+By default PyTorch's optimizers run on npy parameters one tensor at a time
+(``_single_tensor_adam``, ...), each calling these in-place ops. An
+accelerator's parameters would take the ``foreach`` path, but
+``_default_to_fused_or_foreach`` (``torch/optim/optimizer.py``) accepts only
+parameters whose ``type`` is in ``_foreach_supported_types``,
+``[torch.Tensor, torch.nn.parameter.Parameter]``, and an npy parameter's type
+is :class:`~backend_pkg.NpyTensor` (``Parameter`` over a tensor subclass keeps
+the subclass, ``torch/nn/parameter.py``); ``clip_grad_norm_``'s default asks
+``_has_foreach_support`` (``torch/utils/_foreach_utils.py``), whose list is
+``[torch.Tensor]``. DTensor gets in by appending itself to both lists when
+imported; a backend doing so would change PyTorch's state for the whole
+process, so npy does not. Passing ``foreach=True`` works: the ``_foreach_*``
+ops then run their CompositeExplicitAutograd kernels, which loop over the
+tensors in C++ and call these ops for each.
 """
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""Recurrent networks: the fused LSTM and GRU cells and their backward.
+"""Recurrent networks: the fused LSTM and GRU cells and their backward, and whole
+``nn.LSTM``/``nn.GRU`` sequences in one op with backprop through time (at the end).
 
 PyTorch's RNN code (``aten/src/ATen/native/RNN.cpp``, ``LSTMCell`` and
 ``GRUCell``) computes a CPU cell from plain ops, but sends a CUDA, XPU or
@@ -23,12 +24,17 @@ Half precision is computed in float32 and rounded once; the workspace is
 stored in the gates' dtype, as on CUDA.
 """
 
+import dataclasses
+
 import numpy as np
+import torch
+from torch.autograd.function import once_differentiable
 
 from ..dtypes import SCALAR_TYPE_NAMES
+from ..tensor import DEVICE_NAME, NpyTensor, unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
-from .registry import aten, computed_by, implements
+from .registry import aten, computed_by, implements, implements_autograd
 
 _LSTM_GATES = 4  # input, forget, cell, output
 _GRU_GATES = 3  # reset, update, new
@@ -307,3 +313,322 @@ implements(aten._thnn_fused_gru_cell.default)(
 implements(aten._thnn_fused_gru_cell_backward.default)(
     computed_by(fused_gru_cell_backward, name="_thnn_fused_gru_cell_backward")(_gru_backward_checks)
 )
+
+
+# --- whole sequences: nn.LSTM and nn.GRU in one op, backprop through time in NumPy --------
+#
+# ``aten::lstm`` and ``aten::gru`` (the ``.input`` overloads for padded input, ``.data`` for a
+# packed sequence) are CompositeImplicitAutograd: on npy, PyTorch runs them as a loop of
+# matmuls and fused cells, each recorded by autograd, about seven ops a time step. cuDNN's
+# path shows the other way: one op for the whole sequence, with its own backward. Here that
+# op is registered at ``AutogradPrivateUse1``, where it records its backward itself (a
+# :class:`torch.autograd.Function`). At ``PrivateUse1`` alone it would be reached below
+# autograd, which would then see an op without a derivative formula and leave every
+# parameter's gradient ``None``.
+#
+# What the whole-sequence kernel leaves to PyTorch's loop (the C++ composite kernel it would
+# have run): LSTM projections (``proj_size``), dropout between
+# layers in training (its random draws stay PyTorch's), half precision, empty inputs,
+# tensors that are not plain npy tensors (Dynamo's and AOTAutograd's fake and functional
+# tensors, functorch's wrappers), and any arguments the kernel's checks do not expect, so
+# that errors are PyTorch's own. Its backward is differentiable once: like cuDNN's RNN,
+# a double backward through it raises.
+
+_SEQUENCE_DTYPES = (torch.float32, torch.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Sequence:
+    """An RNN call's options and its time steps: each step's rows of the packed data."""
+
+    kind: str  # "lstm" or "gru"
+    has_biases: bool
+    num_layers: int
+    directions: int
+    steps: tuple  # (first row, rows) of each time step, in time order
+
+    @property
+    def gate_count(self):
+        return _LSTM_GATES if self.kind == "lstm" else _GRU_GATES
+
+    def weights(self, params, layer, direction):
+        """``(w_ih, w_hh, b_ih, b_hh)`` of one layer and direction; biases None without."""
+        per_layer = 4 if self.has_biases else 2
+        start = (layer * self.directions + direction) * per_layer
+        chosen = params[start:start + per_layer]
+        return tuple(chosen) if self.has_biases else (*chosen, None, None)
+
+
+def _steps_of(batch_sizes):
+    """``(first row, rows)`` of each time step of a packed sequence with these batch sizes."""
+    firsts = np.concatenate([[0], np.cumsum(batch_sizes)[:-1]])
+    return tuple(zip(firsts.tolist(), batch_sizes.tolist()))
+
+
+def _in_time_order(steps, reverse):
+    return tuple(reversed(steps)) if reverse else steps
+
+
+def _direction_forward(sequence, x, reverse, h0, c0, weights):
+    """One layer in one direction over the packed rows ``x``: its outputs, final states, and
+    the arrays its backward reads. A sequence that ends early keeps its last state: the
+    rows of a time step are the first ones of the step before."""
+    w_ih, w_hh, b_ih, b_hh = weights
+    lstm = sequence.kind == "lstm"
+    input_gates = x @ w_ih.T
+    if b_ih is not None:
+        input_gates += b_ih + b_hh if lstm else b_ih  # the GRU's hidden bias is scaled by its reset gate
+    h, c = h0.copy(), (c0.copy() if lstm else None)
+    out = np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype)
+    previous_h = np.empty_like(out)
+    previous_c, cells = (np.empty_like(out), np.empty_like(out)) if lstm else (None, None)
+    workspace = np.empty((x.shape[0], w_hh.shape[0] + (0 if lstm else 2 * h0.shape[1])), dtype=x.dtype)
+    for first, rows in _in_time_order(sequence.steps, reverse):
+        at = slice(first, first + rows)
+        previous_h[at] = h[:rows]
+        hidden_gates = h[:rows] @ w_hh.T
+        if lstm:
+            previous_c[at] = c[:rows]
+            h[:rows], c[:rows], workspace[at] = lstm_cell(input_gates[at], hidden_gates, c[:rows])
+            cells[at] = c[:rows]
+        else:
+            h[:rows], workspace[at] = gru_cell(input_gates[at], hidden_gates, h[:rows], None, b_hh)
+        out[at] = h[:rows]
+    return out, h, c, (previous_h, previous_c, cells, workspace)
+
+
+def _direction_backward(sequence, x, reverse, saved, weights, grad_out, grad_h, grad_c):
+    """The gradients of ``x``, the initial states and the weights of one layer in one direction,
+    time step by time step in the reverse of the forward's order."""
+    w_ih, w_hh, b_ih, _ = weights
+    previous_h, previous_c, cells, workspace = saved
+    lstm = sequence.kind == "lstm"
+    grad_h, grad_c = grad_h.copy(), (grad_c.copy() if lstm else None)
+    grad_input_gates = np.empty((x.shape[0], w_ih.shape[0]), dtype=x.dtype)
+    grad_hidden_gates = grad_input_gates if lstm else np.empty_like(grad_input_gates)
+    for first, rows in reversed(_in_time_order(sequence.steps, reverse)):
+        at = slice(first, first + rows)
+        grad_hy = grad_h[:rows] + grad_out[at]
+        if lstm:
+            grad_input_gates[at], grad_c[:rows] = lstm_cell_backward(
+                grad_hy, grad_c[:rows], previous_c[at], cells[at], workspace[at]
+            )
+            grad_h[:rows] = grad_input_gates[at] @ w_hh
+        else:
+            grad_input_gates[at], grad_hidden_gates[at], grad_direct = gru_cell_backward(grad_hy, workspace[at])
+            grad_h[:rows] = grad_direct + grad_hidden_gates[at] @ w_hh
+    grad_weights = [grad_input_gates.T @ x, grad_hidden_gates.T @ previous_h]
+    if b_ih is not None:
+        grad_weights += [grad_input_gates.sum(axis=0), grad_hidden_gates.sum(axis=0)]
+    return grad_input_gates @ w_ih, grad_h, grad_c, grad_weights
+
+
+def _sequence_forward(sequence, data, h0, c0, params):
+    """Every layer and direction over the packed rows ``data``: the last layer's outputs, the
+    final states (layer by layer, directions inner) and what the backward reads."""
+    hy, cy = np.empty_like(h0), (None if c0 is None else np.empty_like(c0))
+    layers, x = [], data
+    for layer in range(sequence.num_layers):
+        outs, saved = [], []
+        for direction in range(sequence.directions):
+            index = layer * sequence.directions + direction
+            out, hy[index], c_n, record = _direction_forward(
+                sequence, x, direction == 1, h0[index], None if c0 is None else c0[index],
+                sequence.weights(params, layer, direction),
+            )
+            if cy is not None:
+                cy[index] = c_n
+            outs.append(out)
+            saved.append(record)
+        layers.append((x, saved))
+        x = np.concatenate(outs, axis=1) if len(outs) > 1 else outs[0]
+    return x, hy, cy, layers
+
+
+def _sequence_backward(sequence, layers, params, grad_output, grad_hy, grad_cy):
+    """The gradients of the packed rows, the initial states and every parameter."""
+    grad_h0, grad_c0 = np.empty_like(grad_hy), (None if grad_cy is None else np.empty_like(grad_cy))
+    grad_params = [None] * len(params)
+    per_layer = 4 if sequence.has_biases else 2
+    grad_x = grad_output
+    for layer in reversed(range(sequence.num_layers)):
+        x, saved = layers[layer]
+        grad_layer_input = np.zeros_like(x)
+        hidden = grad_hy.shape[-1]
+        for direction in range(sequence.directions):
+            index = layer * sequence.directions + direction
+            grad_in, grad_h0[index], grad_c, grad_weights = _direction_backward(
+                sequence, x, direction == 1, saved[direction], sequence.weights(params, layer, direction),
+                grad_x[:, direction * hidden:(direction + 1) * hidden], grad_hy[index],
+                None if grad_cy is None else grad_cy[index],
+            )
+            if grad_c0 is not None:
+                grad_c0[index] = grad_c
+            grad_layer_input += grad_in
+            grad_params[index * per_layer:(index + 1) * per_layer] = grad_weights
+        grad_x = grad_layer_input
+    return grad_x, grad_h0, grad_c0, grad_params
+
+
+class _WholeSequence(torch.autograd.Function):
+    """The RNN over packed rows ``data`` (time steps of ``sequence``), from the initial
+    ``states`` (h, and c for an LSTM) and ``params``: the outputs and the final states."""
+
+    @staticmethod
+    def forward(ctx, sequence, data, *tensors):
+        state_count = 2 if sequence.kind == "lstm" else 1
+        states, params = tensors[:state_count], tensors[state_count:]
+        arrays = [unwrap(tensor) for tensor in params]
+        h0 = unwrap(states[0])
+        c0 = unwrap(states[1]) if state_count == 2 else None
+        output, hy, cy, layers = _sequence_forward(sequence, unwrap(data), h0, c0, arrays)
+        ctx.save_for_backward(*params)  # PyTorch's check that no step changes them before backward
+        ctx.sequence, ctx.layers, ctx.state_count = sequence, layers, state_count
+        results = (output, hy) if cy is None else (output, hy, cy)
+        return tuple(wrap(np.ascontiguousarray(result)) for result in results)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *grads):
+        params = [unwrap(tensor) for tensor in ctx.saved_tensors]
+        _, saved = ctx.layers[-1]
+        template = saved[0][0]  # a (rows, hidden) array of the last layer
+        grad_output = _zeros_for(grads[0], (template.shape[0], template.shape[1] * ctx.sequence.directions),
+                                 template.dtype)
+        states = ctx.sequence.num_layers * ctx.sequence.directions
+        grad_hy = _zeros_for(grads[1], (states, _batch(ctx.sequence), template.shape[1]), template.dtype)
+        grad_cy = None
+        if ctx.state_count == 2:
+            grad_cy = _zeros_for(grads[2], grad_hy.shape, template.dtype)
+        grad_data, grad_h0, grad_c0, grad_params = _sequence_backward(
+            ctx.sequence, ctx.layers, params, grad_output, grad_hy, grad_cy
+        )
+        states = (grad_h0,) if grad_c0 is None else (grad_h0, grad_c0)
+        return (None, *(wrap(np.ascontiguousarray(grad)) for grad in (grad_data, *states, *grad_params)))
+
+
+def _batch(sequence):
+    return sequence.steps[0][1]
+
+
+def _zeros_for(grad, shape, dtype):
+    """A gradient as an array: autograd passes None for an output nothing depends on."""
+    return np.zeros(shape, dtype=dtype) if grad is None else unwrap(grad)
+
+
+# --- the kernels: the whole sequence where the checks allow, PyTorch's loop otherwise ---------
+
+
+def _plain_npy(tensor):
+    """An npy tensor whose memory is NumPy's: not a fake, functional or functorch tensor."""
+    return (type(tensor) in (NpyTensor, torch.Tensor) and tensor.device.type == DEVICE_NAME
+            and not torch._C._functorch.is_functorch_wrapped_tensor(tensor))
+
+
+def _expected_shapes(sequence, input_size, hidden, batch):
+    """The shape of each initial state and parameter that the whole-sequence kernel reads."""
+    gates = sequence.gate_count * hidden
+    states = [(sequence.num_layers * sequence.directions, batch, hidden)] * (2 if sequence.kind == "lstm" else 1)
+    params = []
+    for layer in range(sequence.num_layers):
+        size = input_size if layer == 0 else hidden * sequence.directions
+        per_direction = [(gates, size), (gates, hidden)] + ([(gates,), (gates,)] if sequence.has_biases else [])
+        params += per_direction * sequence.directions
+    return states, params
+
+
+def _takes_whole_sequence(sequence, data, states, params, dropout, train):
+    """Whether the whole-sequence kernel runs this call (see the section's comment)."""
+    tensors = (data, *states, *params)
+    if not all(isinstance(tensor, torch.Tensor) and _plain_npy(tensor) for tensor in tensors):
+        return False
+    if data.dtype not in _SEQUENCE_DTYPES or any(tensor.dtype != data.dtype for tensor in tensors):
+        return False
+    if data.dim() != 2 or data.numel() == 0 or not states or states[0].dim() != 3 or (dropout and train):
+        return False
+    expected_states, expected_params = _expected_shapes(sequence, data.shape[1], states[0].shape[2], _batch(sequence))
+    return ([tuple(state.shape) for state in states] == expected_states
+            and [tuple(param.shape) for param in params] == expected_params)
+
+
+def _packed_steps(batch_sizes):
+    """The time steps of a packed sequence's ``batch_sizes``, or None if they are not a CPU
+    int64 vector of positive, non-increasing sizes."""
+    if batch_sizes.device.type != "cpu" or batch_sizes.dtype != torch.int64 or batch_sizes.dim() != 1:
+        return None
+    sizes = batch_sizes.numpy()
+    if sizes.size == 0 or sizes[-1] < 1 or np.any(np.diff(sizes) > 0):
+        return None
+    return _steps_of(sizes)
+
+
+def _whole_sequence(kind, data, steps, states, params, options):
+    """The whole-sequence kernel's results over packed rows, or None where it leaves the call to
+    PyTorch's composite (see the section's comment)."""
+    has_biases, num_layers, dropout, train, bidirectional = options
+    if steps is None or not isinstance(num_layers, int) or num_layers < 1:
+        return None
+    sequence = _Sequence(kind, bool(has_biases), num_layers, 2 if bidirectional else 1, steps)
+    if not _takes_whole_sequence(sequence, data, states, params, dropout, train and num_layers > 1):
+        return None
+    return _WholeSequence.apply(sequence, data, *states, *params)
+
+
+def _composite(op, args):
+    """PyTorch's C++ composite kernel of ``op``. Not ``op.decompose``, which prefers the Python
+    decomposition (``_rnn_helper`` in torch/_decomp/decompositions.py), whose test for dropout
+    between layers (``num_layers < i - 1``) never holds: it never drops."""
+    return op._op_dk(torch._C.DispatchKey.CompositeImplicitAutograd, *args)
+
+
+def _padded_steps(input, batch_first):
+    """A padded (time, batch, features) input, or (batch, time, features), as packed rows and
+    their time steps; None and None if it is not a non-empty 3-d tensor."""
+    if not isinstance(input, torch.Tensor) or input.dim() != 3 or input.numel() == 0:
+        return None, None
+    by_time = input.transpose(0, 1) if batch_first else input
+    length, batch = by_time.shape[:2]
+    return by_time.reshape(length * batch, by_time.shape[2]), tuple((step * batch, batch) for step in range(length))
+
+
+def _padded_kernel(kind, op):
+    """The kernel of ``aten::lstm.input`` or ``aten::gru.input``: padded sequences."""
+
+    def kernel(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        args = (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+        data, steps = _padded_steps(input, batch_first)
+        states = list(hx) if kind == "lstm" else [hx]
+        results = _whole_sequence(kind, data, steps, states, list(params),
+                                  (has_biases, num_layers, dropout, train, bidirectional))
+        if results is None:
+            return _composite(op, args)
+        output, *final = results
+        length, batch = len(steps), steps[0][1]
+        output = output.view(length, batch, output.shape[1])
+        return (output.transpose(0, 1) if batch_first else output, *final)
+
+    kernel.__name__ = f"{kind}_whole_sequence"
+    return kernel
+
+
+def _packed_kernel(kind, op):
+    """The kernel of ``aten::lstm.data`` or ``aten::gru.data``: packed sequences."""
+
+    def kernel(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+        args = (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+        steps = _packed_steps(batch_sizes) if isinstance(data, torch.Tensor) and data.dim() == 2 else None
+        if steps is not None and sum(rows for _, rows in steps) != data.shape[0]:
+            steps = None
+        states = list(hx) if kind == "lstm" else [hx]
+        results = _whole_sequence(kind, data, steps, states, list(params),
+                                  (has_biases, num_layers, dropout, train, bidirectional))
+        return _composite(op, args) if results is None else results
+
+    kernel.__name__ = f"{kind}_packed_whole_sequence"
+    return kernel
+
+
+implements_autograd(aten.lstm.input)(_padded_kernel("lstm", aten.lstm.input))
+implements_autograd(aten.gru.input)(_padded_kernel("gru", aten.gru.input))
+implements_autograd(aten.lstm.data)(_packed_kernel("lstm", aten.lstm.data))
+implements_autograd(aten.gru.data)(_packed_kernel("gru", aten.gru.data))

@@ -44,6 +44,7 @@ aten = torch.ops.aten
 
 KERNELS = {}
 NESTED_KERNELS = {}
+AUTOGRAD_KERNELS = {}
 LOWERINGS = {}
 
 
@@ -66,6 +67,13 @@ def implements(*ops, nested=False):
     (with ``nested=True``, its kernel for nested tensors over npy memory)."""
     table = NESTED_KERNELS if nested else KERNELS
     return _filling(table, ops, "npy device: {op} already has a kernel, {name}")
+
+
+def implements_autograd(*ops):
+    """Register the decorated function as npy's autograd kernel of each aten overload in ``ops``
+    (the ``AutogradPrivateUse1`` key): a kernel that records its own backward, for a composite
+    op that PyTorch would otherwise run, and differentiate, op by op."""
+    return _filling(AUTOGRAD_KERNELS, ops, "npy device: {op} already has an autograd kernel, {name}")
 
 
 def lowers(*ops):
@@ -177,7 +185,8 @@ def no_checks(*args, **kwargs):
 
 def install(library):
     """Register every kernel of :data:`KERNELS` with ``library`` for the PrivateUse1 key
-    (and of :data:`NESTED_KERNELS` for NestedTensorPrivateUse1).
+    (and of :data:`NESTED_KERNELS` for NestedTensorPrivateUse1, of :data:`AUTOGRAD_KERNELS`
+    for AutogradPrivateUse1).
 
     The key keeps its C++ name, ``PrivateUse1``, whatever the backend is
     renamed to: renaming changes the device string, not the dispatch key.
@@ -189,6 +198,8 @@ def install(library):
         library.impl(op, untraced(kernel), "PrivateUse1")
     for op, kernel in NESTED_KERNELS.items():
         library.impl(op, untraced(kernel), "NestedTensorPrivateUse1")
+    for op, kernel in AUTOGRAD_KERNELS.items():
+        library.impl(op, untraced(kernel), "AutogradPrivateUse1")
 
 
 def registered_ops():
