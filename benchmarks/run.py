@@ -62,8 +62,13 @@ What is measured
   sequences, a TransformerEncoder language model, DCGAN's two steps), on one batch, eager on
   ``npy`` and on CPU, and the same step compiled by the default ``torch.compile``
   (``torch.compile(recipe.step)``) on each; a step that cannot compile is a row's reason.
-  Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
-  A family's four rows take turns, so CPU's step and npy's share every slow spell. The
+  The families whose width is a setting (hidden size, channels) run again, eager only, at the
+  larger widths of :data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio
+  falls as each op has more to do. ``zoo_aten_ops_per_step`` counts the aten ops one CPU
+  step of each family and width runs (a :class:`~torch.utils._python_dispatch.TorchDispatchMode`
+  sees each op after autograd, the backward's included), so that a step's CPU time divided by it
+  is the work per op. Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
+  A family's rows take turns, so CPU's step and npy's share every slow spell. The
   steps take milliseconds: :data:`ZOO_SETTINGS`;
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
   (forward, backward with the gradients' all-reduce, SGD step) in two
@@ -104,9 +109,12 @@ doubled with 5 repeats a turn, and stayed put with 15).
 
 import argparse
 import csv
+import dataclasses
 import datetime
+import functools
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import platform
@@ -124,6 +132,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import torch.utils.cpp_extension
+from torch.utils._python_dispatch import TorchDispatchMode
 
 # main() imports them, except in the --backend and --import-time processes, which set up
 # another PrivateUse1 backend or time the import itself: a process has one PrivateUse1 backend.
@@ -207,12 +216,22 @@ MLP_VARIANTS = ("npy_eager", "npy_compiled", "npy_inductor", "cpu_eager", "cpu_i
 MESSAGE_LIMIT = 400  # characters of an error kept as a row's reason
 ZOO = ROOT / "tests" / "zoo.py"
 ZOO_VARIANTS = ("npy_eager", "cpu_eager", "npy_inductor", "cpu_inductor")
+ZOO_EAGER_VARIANTS = ("npy_eager", "cpu_eager")
+# The larger widths (the ``width`` argument of the family's model: hidden size or channels) each
+# family whose width is a setting is timed at, eager, beside its zoo size. The recurrent and
+# attention steps stay small enough at 16x; the convnets' work grows with the square of the width.
+ZOO_WIDTHS = {
+    "resnet": (64, 128),
+    "lstm_language_model": (96, 384),
+    "gru_classifier": (64, 256),
+    "transformer_language_model": (128, 512),
+    "dcgan": (64, 128),
+}
 # Forward and backward of one convolution layer, eager: module, input shape.
 ZOO_CONVOLUTIONS = {
     "depthwise_conv": (lambda: torch.nn.Conv2d(32, 32, 3, padding=1, groups=32), (8, 32, 32, 32)),
     "conv3d": (lambda: torch.nn.Conv3d(8, 16, 3, padding=1), (4, 8, 16, 16, 16)),
 }
-CONVOLUTION_VARIANTS = ("npy_eager", "cpu_eager")
 
 
 @dataclass(frozen=True)
@@ -814,6 +833,49 @@ def convolution_step(case, device):
     return step
 
 
+class OpCounter(TorchDispatchMode):
+    """Counts the aten ops that reach it: every op after autograd, the backward's included."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls += 1
+        return func(*args, **(kwargs or {}))
+
+
+def aten_ops_per_step(recipe):
+    """How many aten ops one CPU training step of ``recipe`` runs (after a first step, which makes
+    the optimizer's state)."""
+    step = zoo_step(recipe, "cpu")
+    step()
+    with OpCounter() as counter:
+        step()
+    return counter.calls
+
+
+def zoo_width(recipe):
+    """The width the recipe's model is built with (its ``width`` argument), or None if it has none."""
+    build = recipe.build
+    if isinstance(build, functools.partial):
+        return build.keywords["width"]
+    parameter = inspect.signature(build).parameters.get("width")
+    return None if parameter is None else parameter.default
+
+
+def zoo_cases():
+    """Each family at its zoo size, and the families of :data:`ZOO_WIDTHS` at their larger widths:
+    case -> (family, recipe, whether it is timed compiled too)."""
+    cases = {}
+    for family, recipe in load_zoo().RECIPES.items():
+        cases[family] = (family, recipe, True)
+        for width in ZOO_WIDTHS.get(family, ()):
+            wider = dataclasses.replace(recipe, build=functools.partial(recipe.build, width=width))
+            cases[f"{family}_width{width}"] = (family, wider, False)
+    return cases
+
+
 def zoo_works(recipe, quick):
     """A family's steps by variant, and why each missing variant is missing."""
     works = {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}
@@ -826,21 +888,29 @@ def zoo_works(recipe, quick):
     return works, reasons
 
 
+def eager_zoo_works(recipe):
+    return {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}, {}
+
+
 def measure_zoo(settings, quick):
-    """family -> variant -> row, eager and compiled steps taking turns; then the convolutions.
+    """case -> variant -> row, eager and compiled steps taking turns; then the convolutions. And
+    case -> aten ops per CPU step, for every family and width.
 
     Every family compiles before any is timed: Inductor's first compile starts its pool of
     compiling processes, whose start would otherwise fall on the first family's timings."""
-    families = {family: zoo_works(recipe, quick) for family, recipe in load_zoo().RECIPES.items()}
+    cases = zoo_cases()
+    works_by_case = {case: zoo_works(recipe, quick) if compiled else eager_zoo_works(recipe)
+                     for case, (_, recipe, compiled) in cases.items()}
     results = {}
-    for family, (works, reasons) in families.items():
+    for case, (works, reasons) in works_by_case.items():
         rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
-        results[family] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in ZOO_VARIANTS}
+        variants = ZOO_VARIANTS if cases[case][2] else ZOO_EAGER_VARIANTS
+        results[case] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in variants}
     for case in ZOO_CONVOLUTIONS:
         works = {variant: convolution_step(case, device)
                  for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))}
         results[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
-    return results
+    return results, {case: aten_ops_per_step(recipe) for case, (_, recipe, _) in cases.items()}
 
 
 def measure_distributed(settings):
@@ -948,6 +1018,11 @@ def describe_cases():
             "cpu_eager": "the same on CPU",
             "npy_inductor": "torch.compile(recipe.step) (Inductor) on npy",
             "cpu_inductor": "torch.compile(recipe.step) (Inductor) on CPU",
+            "widths": {case: {"family": family, "width": zoo_width(recipe)}
+                       for case, (family, recipe, _) in zoo_cases().items()},
+            "wider": "a family at a larger width (its model's width argument): npy_eager and cpu_eager only",
+            "aten_ops_per_step": "zoo_aten_ops_per_step: the aten ops one CPU eager step runs, counted by a "
+                                 "TorchDispatchMode (after autograd, the backward's ops included), after a first step",
             **{case: {"layer": repr(make_layer()), "input": list(shape),
                       "step": "layer(x).sum().backward() with x requiring grad; zero_grad()"}
                for case, (make_layer, shape) in ZOO_CONVOLUTIONS.items()},
@@ -975,7 +1050,7 @@ def run(settings, quick, groups=GROUPS, progress=print):
     load_at_start = round(os.getloadavg()[0], 2)
     start = time.perf_counter()
     model_settings = settings if quick else MODEL_SETTINGS
-    timings, cpp_vs_python, guard_calls = {}, None, None
+    timings, cpp_vs_python, guard_calls, zoo_ops = {}, None, None, None
     with warnings.catch_warnings():
         # The CPU fallback warns once per op; which ops fall back is the Op coverage page's story.
         warnings.filterwarnings("ignore", message="npy device")
@@ -1004,8 +1079,8 @@ def run(settings, quick, groups=GROUPS, progress=print):
             progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
             timings["backends"], cpp_vs_python = measure_backends(settings, quick)
         if "zoo" in groups:
-            progress("zoo: each model family's training step, eager and compiled, npy and CPU; two convolutions")
-            timings["zoo"] = measure_zoo(settings if quick else ZOO_SETTINGS, quick)
+            progress("zoo: each model family's training step, eager and compiled, npy and CPU; larger widths, eager; two convolutions")
+            timings["zoo"], zoo_ops = measure_zoo(settings if quick else ZOO_SETTINGS, quick)
         if "distributed" in groups:
             progress("distributed: a DDP step in two processes, npy and CPU")
             timings["distributed"] = measure_distributed(settings)
@@ -1025,6 +1100,7 @@ def run(settings, quick, groups=GROUPS, progress=print):
         "timings_us": timings,
         "cpp_vs_python": cpp_vs_python,
         "guard_calls_per_call": guard_calls,
+        "zoo_aten_ops_per_step": zoo_ops,
         "ratios": {name: evaluate(ratio, timings) for name, ratio in ratios.items()},
         "merged_groups": [],
         "seconds": round(time.perf_counter() - start, 1),
@@ -1042,6 +1118,8 @@ def merged(committed, data):
     return {**committed, "cases": data["cases"],  # a run of some groups describes every group
             "timings_us": {group: timings[group] for group in GROUPS if group in timings},
             "zoo_settings": data["zoo_settings"], "merged_groups": notes,
+            "zoo_aten_ops_per_step": data["zoo_aten_ops_per_step"] if "zoo" in data["timings_us"]
+            else committed.get("zoo_aten_ops_per_step"),
             "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()}}
 
 

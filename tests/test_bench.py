@@ -59,7 +59,7 @@ def expected_rows():
                 for backend in bench.BACKENDS]
     distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
     zoo = [f"zoo.{family}.{variant}" for family in bench.load_zoo().RECIPES for variant in bench.ZOO_VARIANTS]
-    zoo += [f"zoo.{case}.{variant}" for case in bench.ZOO_CONVOLUTIONS for variant in bench.CONVOLUTION_VARIANTS]
+    zoo += [f"zoo.{case}.{variant}" for case in bench.ZOO_CONVOLUTIONS for variant in bench.ZOO_EAGER_VARIANTS]
     return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
 

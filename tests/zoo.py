@@ -102,11 +102,11 @@ class BasicBlock(nn.Module):
 
 
 class SmallResNet(nn.Module):
-    def __init__(self, classes=10):
+    def __init__(self, classes=10, width=16):
         super().__init__()
-        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU())
-        self.blocks = nn.Sequential(BasicBlock(16, 16), BasicBlock(16, 32, stride=2))
-        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, classes))
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU())
+        self.blocks = nn.Sequential(BasicBlock(width, width), BasicBlock(width, 2 * width, stride=2))
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2 * width, classes))
 
     def forward(self, images):
         return self.head(self.blocks(self.stem(images)))
