@@ -64,10 +64,10 @@ What is measured
   (``torch.compile(recipe.step)``) on each; a step that cannot compile is a row's reason.
   The families whose width is a setting (hidden size, channels) run again, eager only, at the
   larger widths of :data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio
-  falls as each op has more to do. ``zoo_aten_ops_per_step`` counts the aten ops one CPU
-  step of each family and width runs (a :class:`~torch.utils._python_dispatch.TorchDispatchMode`
-  sees each op after autograd, the backward's included), so that a step's CPU time divided by it
-  is the work per op. Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
+  falls as each op has more to do. ``zoo_aten_ops_per_step`` counts the aten ops one step
+  of each family and width runs on npy and on CPU (a
+  :class:`~torch.utils._python_dispatch.TorchDispatchMode` sees each op after autograd, the
+  backward's included): a step's CPU time divided by CPU's count is the work per op. Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
   A family's rows take turns, so CPU's step and npy's share every slow spell. The
   steps take milliseconds: :data:`ZOO_SETTINGS`;
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
@@ -845,10 +845,10 @@ class OpCounter(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def aten_ops_per_step(recipe):
-    """How many aten ops one CPU training step of ``recipe`` runs (after a first step, which makes
-    the optimizer's state)."""
-    step = zoo_step(recipe, "cpu")
+def aten_ops_per_step(recipe, device):
+    """How many aten ops one training step of ``recipe`` runs on ``device`` (after a first step, which
+    makes the optimizer's state)."""
+    step = zoo_step(recipe, device)
     step()
     with OpCounter() as counter:
         step()
@@ -894,7 +894,7 @@ def eager_zoo_works(recipe):
 
 def measure_zoo(settings, quick):
     """case -> variant -> row, eager and compiled steps taking turns; then the convolutions. And
-    case -> aten ops per CPU step, for every family and width.
+    case -> device -> aten ops per step, for every family and width.
 
     Every family compiles before any is timed: Inductor's first compile starts its pool of
     compiling processes, whose start would otherwise fall on the first family's timings."""
@@ -910,7 +910,9 @@ def measure_zoo(settings, quick):
         works = {variant: convolution_step(case, device)
                  for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))}
         results[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
-    return results, {case: aten_ops_per_step(recipe) for case, (_, recipe, _) in cases.items()}
+    devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
+    return results, {case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
+                     for case, (_, recipe, _) in cases.items()}
 
 
 def measure_distributed(settings):
@@ -1021,8 +1023,9 @@ def describe_cases():
             "widths": {case: {"family": family, "width": zoo_width(recipe)}
                        for case, (family, recipe, _) in zoo_cases().items()},
             "wider": "a family at a larger width (its model's width argument): npy_eager and cpu_eager only",
-            "aten_ops_per_step": "zoo_aten_ops_per_step: the aten ops one CPU eager step runs, counted by a "
-                                 "TorchDispatchMode (after autograd, the backward's ops included), after a first step",
+            "aten_ops_per_step": "zoo_aten_ops_per_step: the aten ops one eager step runs on npy and on CPU, counted "
+                                 "by a TorchDispatchMode (after autograd, the backward's ops included), after a first "
+                                 "step",
             **{case: {"layer": repr(make_layer()), "input": list(shape),
                       "step": "layer(x).sum().backward() with x requiring grad; zero_grad()"}
                for case, (make_layer, shape) in ZOO_CONVOLUTIONS.items()},

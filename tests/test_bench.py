@@ -46,6 +46,10 @@ def schema(value):
     return "list" if isinstance(value, list) else "value"
 
 
+def wider_zoo_cases():
+    return [f"{family}_width{width}" for family, widths in bench.ZOO_WIDTHS.items() for width in widths]
+
+
 def expected_rows():
     """group.case.implementation of every row the script promises."""
     small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor", "floor_with_result")]
@@ -59,6 +63,7 @@ def expected_rows():
                 for backend in bench.BACKENDS]
     distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
     zoo = [f"zoo.{family}.{variant}" for family in bench.load_zoo().RECIPES for variant in bench.ZOO_VARIANTS]
+    zoo += [f"zoo.{case}.{variant}" for case in wider_zoo_cases() for variant in bench.ZOO_EAGER_VARIANTS]
     zoo += [f"zoo.{case}.{variant}" for case in bench.ZOO_CONVOLUTIONS for variant in bench.ZOO_EAGER_VARIANTS]
     return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
@@ -185,3 +190,29 @@ def test_a_group_run_alone_is_merged_in_place_of_its_rows(quick_run, committed):
     lenet = merged["timings_us"]["zoo"]["lenet"]
     expected = lenet["npy_eager"]["us"] / lenet["cpu_eager"]["us"]
     assert merged["ratios"]["zoo_lenet_eager_npy_vs_cpu"]["value"] == pytest.approx(expected, rel=1e-2)
+
+
+@pytest.mark.parametrize("run", ["quick_run", "committed"])
+def test_zoo_steps_have_their_aten_ops_counted_at_every_width(run, request):
+    """Every family at every width has its CPU step's aten ops counted (how a step's time becomes its
+    time per op), and its width described; a wider model runs the same ops, each on more numbers."""
+    data = request.getfixturevalue(run)
+    ops, widths = data["zoo_aten_ops_per_step"], data["cases"]["zoo"]["widths"]
+    cases = [*bench.load_zoo().RECIPES, *wider_zoo_cases()]
+    assert sorted(ops) == sorted(widths) == sorted(cases)
+    assert all(list(counts) == ["npy", "cpu"] for counts in ops.values())
+    assert all(isinstance(count, int) and count > 0 for counts in ops.values() for count in counts.values())
+    for family, larger in bench.ZOO_WIDTHS.items():
+        assert widths[family] == {"family": family, "width": widths[family]["width"]}
+        assert widths[family]["width"] < min(larger)
+        for width in larger:
+            assert widths[f"{family}_width{width}"] == {"family": family, "width": width}
+            assert ops[f"{family}_width{width}"] == ops[family], (family, width)
+
+
+def test_merging_the_zoo_brings_its_op_counts(quick_run, committed):
+    without_zoo = {**quick_run, "timings_us": {"small": quick_run["timings_us"]["small"]}}
+    assert bench.merged(committed, without_zoo)["zoo_aten_ops_per_step"] == committed["zoo_aten_ops_per_step"]
+    counted = {**committed, "zoo_aten_ops_per_step": dict.fromkeys(committed["zoo_aten_ops_per_step"], {"cpu": 1})}
+    with_zoo = {**quick_run, "timings_us": {"zoo": quick_run["timings_us"]["zoo"]}}
+    assert bench.merged(counted, with_zoo)["zoo_aten_ops_per_step"] == quick_run["zoo_aten_ops_per_step"]
