@@ -22,6 +22,7 @@ that file. They describe the machine and the code of the last
 # every row, and rows that use all cores most.
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import ScalarFormatter
 
 # Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/deep_dives/_measurements.py.
 from _measurements import LABELS, grouped_bars, load_benchmarks, print_rows, speed_bars
@@ -215,6 +216,128 @@ for name, step_us in fastest.items():
 
 block = timings["models"]["resnet_block"]
 print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 1e3:.1f} ms per step")
+
+# %%
+# The model zoo: the ratio against the work per op
+# ------------------------------------------------
+# One training step of each family of the model zoo (``tests/zoo.py``, the
+# models the tests train on ``npy`` and on CPU) on one batch, eager on ``npy``
+# and on CPU, taking turns. The families whose width is a setting (hidden
+# size, channels) run again at two larger widths. Each point is one family
+# at one width. Across: CPU's step time divided by the number of aten ops
+# the step runs on CPU, which ``make bench`` counts once with a
+# ``TorchDispatchMode`` (it sees each op after autograd, the backward's
+# included): how much work one op does. Up: npy's step time over CPU's.
+# The bench counts npy's ops too: the same models do not always run the
+# same ops on the two devices.
+#
+# sphinx_gallery_thumbnail_number = 4
+
+zoo = timings["zoo"]
+ops_per_step = results["zoo_aten_ops_per_step"]
+zoo_widths = results["cases"]["zoo"]["widths"]
+FAMILY_NAMES = {
+    "lenet": "LeNet",
+    "resnet": "ResNet with batch norm",
+    "lstm_language_model": "2-layer LSTM language model",
+    "gru_classifier": "bidirectional GRU, packed",
+    "transformer_language_model": "Transformer language model",
+    "dcgan": "DCGAN",
+}
+MARKERS = dict(zip(FAMILY_NAMES, "osD^vP"))
+
+
+def work_per_op_us(case):
+    return zoo[case]["cpu_eager"]["us"] / ops_per_step[case]["cpu"]
+
+
+def eager_ratio(case):
+    return zoo[case]["npy_eager"]["us"] / zoo[case]["cpu_eager"]["us"]
+
+
+def family_cases(family):
+    return [case for case, described in zoo_widths.items() if described["family"] == family]
+
+
+def at_zoo_size(case):
+    return case == zoo_widths[case]["family"]
+
+
+for case, described in zoo_widths.items():
+    width = "zoo size" if described["width"] is None else f"width {described['width']}"
+    size = f"{width} (zoo)" if at_zoo_size(case) and described["width"] is not None else width
+    ops = ops_per_step[case]
+    print(f"{FAMILY_NAMES[described['family']]:28} {size:16} aten ops: CPU {ops['cpu']:3}, npy {ops['npy']:3} | CPU "
+          f"{zoo[case]['cpu_eager']['us'] / 1e3:5.2f} ms, {work_per_op_us(case):5.1f} µs per op | "
+          f"npy / CPU {eager_ratio(case):.2f}")
+
+figure, axes = plt.subplots(figsize=(7, 4.2))
+for family, name in FAMILY_NAMES.items():
+    cases = family_cases(family)
+    points = [work_per_op_us(case) for case in cases], [eager_ratio(case) for case in cases]
+    axes.plot(*points, marker=MARKERS[family], label=name)
+    for case, x, y in zip(cases, *points):
+        if zoo_widths[case]["width"] is not None:
+            axes.annotate(zoo_widths[case]["width"], (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+axes.axhline(1, color="grey", linewidth=0.8, linestyle=":")
+axes.set_xscale("log")
+axes.set_yscale("log")
+axes.xaxis.set_major_formatter(ScalarFormatter())
+axes.yaxis.set_major_formatter(ScalarFormatter())
+axes.yaxis.set_minor_formatter(ScalarFormatter())
+axes.tick_params(axis="y", which="minor", labelsize=7)
+axes.set_xlabel("CPU eager step time per aten op (µs, log scale)")
+axes.set_ylabel("npy / CPU eager step time (log scale)")
+axes.set_title("Model zoo training steps: the more work per op, the closer npy is to CPU", fontsize=10)
+axes.legend(fontsize=7, loc="lower left")
+figure.tight_layout()
+
+# %%
+# A wider model runs the same ops (the counts above do not change with the
+# width), each on more numbers: CPU's time per op grows, while npy's fixed
+# cost per op, the dispatcher calling a Python kernel and that kernel's own
+# Python, stays put. So the ratio falls as the work per op grows, most
+# steeply for the Transformer, whose step is the most ops on npy; a middle width
+# can sit level with the zoo's size (one run's noise is a few percent), the
+# largest is lower in every family:
+
+for family, name in FAMILY_NAMES.items():
+    ratios = " -> ".join(f"{eager_ratio(case):.2f}" for case in family_cases(family))
+    print(f"{name:28} npy / CPU eager by width: {ratios}")
+
+# %%
+# The families sit highest at the zoo's size, where each op does least. The
+# three furthest from CPU there, with the time npy's step takes beyond CPU's
+# spread over npy's ops, beside what a small add costs npy beyond CPU:
+
+small_add = timings["small"]["add"]
+small_add_extra_us = small_add["npy"]["us"] - small_add["cpu"]["us"]
+print(f"a small add: npy {small_add['npy']['us']:.1f} µs, CPU {small_add['cpu']['us']:.1f} µs, "
+      f"{small_add_extra_us:.1f} µs more on npy")
+for case in sorted(filter(at_zoo_size, zoo_widths), key=eager_ratio, reverse=True)[:3]:
+    extra_us = zoo[case]["npy_eager"]["us"] - zoo[case]["cpu_eager"]["us"]
+    ops = ops_per_step[case]
+    print(f"{FAMILY_NAMES[case]}: npy / CPU {eager_ratio(case):.2f}; npy's step {extra_us / 1e3:.2f} ms longer, "
+          f"{extra_us / ops['npy']:.1f} µs per op over its {ops['npy']} ops (CPU runs {ops['cpu']}), "
+          f"{extra_us / ops['npy'] / small_add_extra_us:.1f}x a small add's")
+
+# %%
+# Each op of these steps costs npy several times what a small add does
+# beyond CPU: their ops are not the empty-bodied kind (a convolution's
+# im2col and matrix product, a whole LSTM sequence with its backprop
+# through time in NumPy), so the dispatcher's floor is only part of it. The
+# Transformer also runs more ops on npy than on CPU (the counts above): its
+# attention is one fused op per layer on CPU
+# (``_scaled_dot_product_flash_attention_for_cpu`` and its backward) and
+# the math composite of matrix products, masking and softmax on npy; and
+# ``clip_grad_norm_`` takes its ``_foreach_norm`` path only for tensors of
+# exactly the type ``torch.Tensor`` (``_has_foreach_support`` in
+# ``torch/utils/_foreach_utils.py``), so on npy's subclass it runs a norm and
+# a multiply per parameter. The GRU runs fewer: npy computes the whole
+# packed sequence, forward and backward, in one op of its own
+# (``backend_pkg/ops/recurrent.py``) where CPU's step runs each time step's
+# cell as plain ops, so its point's work per op, counted on CPU, is less
+# than npy's ops do.
 
 # %%
 # Python against C++
