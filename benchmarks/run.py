@@ -66,8 +66,9 @@ What is measured
   larger widths of :data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio
   falls as each op has more to do. ``zoo_aten_ops_per_step`` counts the aten ops one step
   of each family and width runs on npy and on CPU (a
-  :class:`~torch.utils._python_dispatch.TorchDispatchMode` sees each op after autograd, the
-  backward's included): a step's CPU time divided by CPU's count is the work per op. Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
+  ``torch.utils._python_dispatch.TorchDispatchMode`` sees each op after autograd, the
+  backward's included): a step's CPU time divided by CPU's count is the work per op.
+  Beside them a depthwise and a 3d convolution, forward and backward, eager on both.
   A family's rows take turns, so CPU's step and npy's share every slow spell. The
   steps take milliseconds: :data:`ZOO_SETTINGS`;
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
@@ -1082,7 +1083,8 @@ def run(settings, quick, groups=GROUPS, progress=print):
             progress("C++ vs Python: CPU, the C++ twin, the minimal Python backend, backend_pkg")
             timings["backends"], cpp_vs_python = measure_backends(settings, quick)
         if "zoo" in groups:
-            progress("zoo: each model family's training step, eager and compiled, npy and CPU; larger widths, eager; two convolutions")
+            progress("zoo: each model family's training step, eager and compiled, npy and CPU; "
+                     "larger widths, eager; two convolutions")
             timings["zoo"], zoo_ops = measure_zoo(settings if quick else ZOO_SETTINGS, quick)
         if "distributed" in groups:
             progress("distributed: a DDP step in two processes, npy and CPU")

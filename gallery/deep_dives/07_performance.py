@@ -236,6 +236,11 @@ print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 
 zoo = timings["zoo"]
 ops_per_step = results["zoo_aten_ops_per_step"]
 zoo_widths = results["cases"]["zoo"]["widths"]
+# A group measured again alone (``--groups zoo --merge``) notes its own run.
+for note in results["merged_groups"]:
+    if note["group"] == "zoo":
+        print(f"the zoo rows: a run of their own, {note['date']}, load average "
+              f"{note['machine']['load_average_at_start']} at its start")
 FAMILY_NAMES = {
     "lenet": "LeNet",
     "resnet": "ResNet with batch norm",
