@@ -35,7 +35,7 @@ import functools
 import torch
 
 from .runtime import untraced
-from .tensor import DEVICE_NAME
+from .names import DEVICE_NAME
 
 LOWER_PRECISION = """
     _addmm_activation _convolution.deprecated _native_multi_head_attention addbmm addmm baddbmm

@@ -19,7 +19,7 @@ from torch.utils.backend_registration import _setup_privateuseone_for_python_bac
 
 from . import autocast, device, distributed, fallback, ops, parameters, pinned, serialization
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread, untraced
-from .tensor import DEVICE_NAME
+from .names import DEVICE_NAME
 
 # Kernels stay registered while these Library objects live.
 _library = None

@@ -32,8 +32,8 @@ import datetime
 import torch
 import torch.distributed as dist
 
-from .ops.copies import host_view
-from .tensor import DEVICE_NAME
+from .names import DEVICE_NAME
+from .tensor import host_view
 
 BACKEND_NAME = "npy_gloo"
 

@@ -31,7 +31,7 @@ import torch
 
 from .dtypes import SCALAR_TYPE_NAMES
 from .runtime import untraced
-from .tensor import DEVICE_NAME
+from .names import DEVICE_NAME
 
 _BackendSelect = torch._C.DispatchKey.BackendSelect
 _AFTER_BACKEND_SELECT = torch._C._dispatch_keyset_full_after(_BackendSelect)
