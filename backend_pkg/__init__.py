@@ -13,8 +13,8 @@ import os
 
 from .backend import setup
 from .dtypes import SUPPORTED_DTYPES
-from .ops import registered_ops
 from .names import DEVICE_NAME
+from .ops import registered_ops
 from .tensor import NpyTensor, unwrap, wrap
 
 if os.environ.get("BACKEND_PKG_NO_SETUP") != "1":

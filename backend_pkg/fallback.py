@@ -23,9 +23,9 @@ import warnings
 import torch
 from torch.utils._pytree import tree_leaves, tree_map
 
-from .ops._layout import storage_extent
-from .names import DEVICE_NAME
 from .memory import storage_root
+from .names import DEVICE_NAME
+from .ops._layout import storage_extent
 from .tensor import host_view, is_npy, unwrap, wrap
 
 STRICT_ENV = "BACKEND_PKG_STRICT"

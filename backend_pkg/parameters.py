@@ -51,8 +51,8 @@ import sys
 
 import torch
 
-from .runtime import untraced
 from .names import DEVICE_NAME
+from .runtime import untraced
 from .tensor import NpyTensor, materialize
 
 _DispatchKey = torch._C.DispatchKey

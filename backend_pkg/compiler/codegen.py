@@ -26,8 +26,8 @@ from torch import fx
 from torch.utils._pytree import tree_leaves, tree_map
 
 from ..dtypes import to_numpy_dtype
-from ..ops.registry import dtype_keyword
 from ..names import DEVICE_NAME
+from ..ops.registry import dtype_keyword
 from ..tensor import is_npy, unwrap, wrap
 from .lowerings import LOWERINGS
 
