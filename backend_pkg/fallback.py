@@ -2,7 +2,7 @@
 
 npy memory is host memory, so the fallback needs no copies: each npy
 argument is handed to the CPU kernel as a CPU tensor over the same NumPy
-memory (:func:`~backend_pkg.ops.copies.host_view`). In-place ops therefore
+memory (:func:`~backend_pkg.tensor.host_view`). In-place ops therefore
 write straight into the npy tensor, and a result that aliases an argument
 (a view) comes back as an npy view of that argument's storage. Results in
 new memory become npy tensors without a copy either. ``out=`` tensors are

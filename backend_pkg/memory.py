@@ -8,7 +8,7 @@ with an internal assert. The device module offers the same numbers under
 the names ``torch.cuda`` uses (:mod:`backend_pkg.device`).
 
 npy memory is the NumPy arrays that own the bytes of npy storages, their
-*roots* (:mod:`backend_pkg.tensor`). Each root counts once, from the moment
+*roots* (:func:`storage_root` finds the root of any view). Each root counts once, from the moment
 a storage takes it until NumPy frees it, which a weak reference reports.
 npy caches nothing, so memory reserved is memory allocated.
 

@@ -22,6 +22,10 @@ The memory belongs to the tensor's *storage*, as on every PyTorch device:
   change the dtype are plain ``torch.Tensor`` objects over an existing
   storage).
 
+:func:`host_view` is the boundary the other way: a CPU tensor over an npy
+tensor's memory (no bytes move), which copies, the CPU fallback,
+``torch.distributed`` and compiled graphs hand to PyTorch's CPU code.
+
 Two shortcuts make a small op cheap (measured by ``make bench``):
 
 * an :class:`NpyTensor` keeps its NumPy view on itself, so :func:`unwrap`
@@ -382,7 +386,7 @@ def _whole_root(array):
     (a reshape or a double transpose of a result), or ``None``.
 
     Memory no array owns (a CPU tensor's, seen through ``Tensor.numpy()``)
-    has ``array`` itself for its root (see :func:`storage_root`).
+    has ``array`` itself for its root (see :func:`~backend_pkg.memory.storage_root`).
     """
     owner = array.base
     if not isinstance(owner, np.ndarray):
@@ -557,8 +561,8 @@ def _view_by_address(tensor):
     """A CPU tensor over the memory ``tensor`` describes, found by its storage's data pointer:
     npy memory is host memory, and the storage it belongs to outlives the copy."""
     storage = torch.Tensor.untyped_storage(tensor)
-    memory = np.ctypeslib.as_array((ctypes.c_uint8 * storage.nbytes()).from_address(storage.data_ptr()))
-    elements = torch.from_numpy(memory).view(tensor.dtype)
+    host_bytes = np.ctypeslib.as_array((ctypes.c_uint8 * storage.nbytes()).from_address(storage.data_ptr()))
+    elements = torch.from_numpy(host_bytes).view(tensor.dtype)
     return elements.as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
 
 

@@ -218,7 +218,7 @@ def summary(rows, seconds):
 def main(argv=None):
     parser = op_coverage.runner_arguments(__doc__, "full name", 0, "samples per OpInfo")
     parser.add_argument("--record", action="store_true",
-                        help=f"write the counts into {op_coverage.OUTPUT} under \"gradcheck\"")
+                        help="write the counts into source/op_coverage.json, under \"gradcheck\"")
     options = parser.parse_args(argv)
     progress = op_coverage.progress_lines(options.verbose, lambda row: (
         f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
