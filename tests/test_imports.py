@@ -4,9 +4,12 @@ The graph is read from the source with :mod:`ast`, not by importing it: every
 ``import`` statement counts, at module level or inside a function (an import
 deferred into a function still runs, so a cycle it closes is still a cycle),
 relative imports resolved against the importing module. ``from X import a``
-is an edge to ``X.a`` when that is a module of the tree, else to ``X``. The
-packages a module passes through (``backend_pkg`` for ``backend_pkg.tensor``)
-are not edges of their own: every module is imported through its package.
+is an edge to ``X.a`` when that is a module of the tree, else to ``X``.
+Importing ``X.a`` runs ``X/__init__.py`` first, so that is an edge too, except
+to the importer's own packages, which are running already (every module of
+``backend_pkg`` is imported through ``backend_pkg/__init__.py``). An import
+made by ``importlib`` (``ops/__init__.py`` imports each family so) is no edge:
+the graph reads statements, not strings.
 ``python -m pytest tests/test_imports.py -q -s`` prints each graph's longest import chain.
 """
 
@@ -50,13 +53,22 @@ def imported_modules(tree, module, is_package, modules):
                     yield source
 
 
+def packages_of(module):
+    """``a``, ``a.b`` for ``a.b.c``: the packages Python runs before the module."""
+    parts = module.split(".")
+    return {".".join(parts[:end]) for end in range(1, len(parts))}
+
+
 def import_graph(folder, package):
     """``{module: set of the tree's modules it imports}``."""
     modules = module_names(folder, package)
     graph = {}
     for module, path in modules.items():
         tree = ast.parse(path.read_text(), str(path))
-        graph[module] = set(imported_modules(tree, module, path.name == "__init__.py", modules)) - {module}
+        imported = set(imported_modules(tree, module, path.name == "__init__.py", modules))
+        running = packages_of(module) | {module}
+        run_first = {name for target in imported for name in packages_of(target) if name in modules}
+        graph[module] = (imported | run_first) - running
     return graph
 
 
@@ -133,7 +145,8 @@ def test_no_import_cycle(tree):
 
 
 def test_the_graph_reads_every_kind_of_import(tmp_path):
-    """Relative, absolute, module-level and deferred imports all make edges, and a cycle is named."""
+    """Relative, absolute, module-level and deferred imports all make edges, and so does the package
+    a module is imported through; a cycle is named."""
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("from .a import A\n")
@@ -142,7 +155,7 @@ def test_the_graph_reads_every_kind_of_import(tmp_path):
     (package / "sub" / "b.py").write_text("import pkg.c\n")
     (package / "c.py").write_text("def later():\n    from .a import A\n")
     graph = import_graph(package, "pkg")
-    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.sub.b"}, "pkg.sub": set(), "pkg.sub.b": {"pkg.c"},
+    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.sub", "pkg.sub.b"}, "pkg.sub": set(), "pkg.sub.b": {"pkg.c"},
                      "pkg.c": {"pkg.a"}}
     assert cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     assert a_loop(graph, cycles(graph)[0]) == "pkg.a -> pkg.sub.b -> pkg.c -> pkg.a"
