@@ -49,6 +49,7 @@ test: $(READY)
 # Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples, and gradcheck on npy.
 coverage: $(READY)
 	$(BIN)/python tools/op_coverage.py
+	$(BIN)/python tools/gradcheck_all.py --record
 
 # Rewrite source/benchmarks.json: npy against CPU eager, NumPy and the dispatcher floor (minutes; the JSON records how many).
 # Some machines set OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) to pin NumPy's BLAS to an older

@@ -13,8 +13,9 @@ import os
 
 from .backend import setup
 from .dtypes import SUPPORTED_DTYPES
+from .names import DEVICE_NAME
 from .ops import registered_ops
-from .tensor import DEVICE_NAME, NpyTensor, unwrap, wrap
+from .tensor import NpyTensor, unwrap, wrap
 
 if os.environ.get("BACKEND_PKG_NO_SETUP") != "1":
     setup()

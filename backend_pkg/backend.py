@@ -18,8 +18,8 @@ import torch
 from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
 from . import autocast, device, distributed, fallback, ops, parameters, pinned, serialization
+from .names import DEVICE_NAME
 from .runtime import NpyDeviceGuard, NpyHooks, settle_autograd_thread, untraced
-from .tensor import DEVICE_NAME
 
 # Kernels stay registered while these Library objects live.
 _library = None

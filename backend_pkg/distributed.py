@@ -5,7 +5,7 @@ tensors of one device type; ``init_process_group`` picks one for each device
 by name. PyTorch's built-in groups know CPU and CUDA tensors only: gloo
 refuses npy tensors (``ProcessGroupGloo::allreduce: unsupported device type
 npy``). npy memory is host memory, though, and
-:func:`~backend_pkg.ops.copies.host_view` gives a CPU tensor over it without
+:func:`~backend_pkg.tensor.host_view` gives a CPU tensor over it without
 a copy. :class:`NpyProcessGroup` hands those views to a gloo group of its
 own, so every byte on the wire is gloo's, and a collective writes its result
 straight into the npy tensors.
@@ -32,8 +32,8 @@ import datetime
 import torch
 import torch.distributed as dist
 
-from .ops.copies import host_view
-from .tensor import DEVICE_NAME
+from .names import DEVICE_NAME
+from .tensor import host_view
 
 BACKEND_NAME = "npy_gloo"
 

@@ -2,7 +2,7 @@
 
 npy memory is host memory, so the fallback needs no copies: each npy
 argument is handed to the CPU kernel as a CPU tensor over the same NumPy
-memory (:func:`~backend_pkg.ops.copies.host_view`). In-place ops therefore
+memory (:func:`~backend_pkg.tensor.host_view`). In-place ops therefore
 write straight into the npy tensor, and a result that aliases an argument
 (a view) comes back as an npy view of that argument's storage. Results in
 new memory become npy tensors without a copy either. ``out=`` tensors are
@@ -23,9 +23,10 @@ import warnings
 import torch
 from torch.utils._pytree import tree_leaves, tree_map
 
+from .memory import storage_root
+from .names import DEVICE_NAME
 from .ops._layout import storage_extent
-from .ops.copies import host_view
-from .tensor import DEVICE_NAME, storage_root, unwrap, wrap
+from .tensor import host_view, is_npy, unwrap, wrap
 
 STRICT_ENV = "BACKEND_PKG_STRICT"
 
@@ -64,7 +65,7 @@ def run_on_cpu(op, *args, **kwargs):
 
 
 def _to_host(value):
-    if isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME:
+    if is_npy(value):
         return host_view(value)
     if isinstance(value, torch.device) and value.type == DEVICE_NAME:
         return torch.device("cpu")
@@ -95,7 +96,7 @@ def _out_arguments(op, kwargs):
     outs = {}
     for argument in op._schema.arguments:
         value = kwargs.get(argument.name)
-        if argument.is_out and isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME:
+        if argument.is_out and is_npy(value):
             outs[argument.name] = (value, torch.empty_like(host_view(value)))
     return outs
 
@@ -119,12 +120,8 @@ def _written_arguments(op, args, kwargs):
 def _from_host(result, schema, written, args, kwargs):
     if schema.alias_info is not None and schema.alias_info.is_write:
         return written[frozenset(schema.alias_info.before_set)]
-    inputs = [value for value in tree_leaves((args, kwargs)) if _is_npy(value)]
+    inputs = [value for value in tree_leaves((args, kwargs)) if is_npy(value)]
     return tree_map(lambda value: _to_npy(value, inputs), result)
-
-
-def _is_npy(value):
-    return isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME
 
 
 def _to_npy(value, inputs):

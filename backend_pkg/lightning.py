@@ -24,7 +24,7 @@ from lightning.pytorch.accelerators import Accelerator, AcceleratorRegistry
 from lightning.pytorch.strategies import SingleDeviceStrategy, StrategyRegistry
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
-from .tensor import DEVICE_NAME
+from .names import DEVICE_NAME
 
 
 class NpyAccelerator(Accelerator):

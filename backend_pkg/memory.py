@@ -8,7 +8,7 @@ with an internal assert. The device module offers the same numbers under
 the names ``torch.cuda`` uses (:mod:`backend_pkg.device`).
 
 npy memory is the NumPy arrays that own the bytes of npy storages, their
-*roots* (:mod:`backend_pkg.tensor`). Each root counts once, from the moment
+*roots* (:func:`storage_root` finds the root of any view). Each root counts once, from the moment
 a storage takes it until NumPy frees it, which a weak reference reports.
 npy caches nothing, so memory reserved is memory allocated.
 
@@ -23,6 +23,7 @@ counting started; a program measuring one resets it first
 import gc
 import weakref
 
+import numpy as np
 import torch
 
 # Read by backend_pkg.tensor each time a storage takes a root.
@@ -71,14 +72,27 @@ def _start_counting():
     if counting:
         return
     counting = True
-    from .tensor import storage_root  # backend_pkg.tensor imports this module
-
     # By type: isinstance would read each object's __class__, which some objects warn on.
     for obj in gc.get_objects():
         root = getattr(obj, "_npy_root", None) if issubclass(type(obj), torch.UntypedStorage) else None
         if root is not None:
             # A slice of a storage has for root a view of its whole storage's root.
             count(storage_root(root))
+
+
+def storage_root(array):
+    """The array that owns the memory ``array`` looks into.
+
+    NumPy's stride tricks put a non-array holder between a view and its
+    base, so the chain of ``.base`` is followed through anything that has one.
+    """
+    root = array
+    holder = array.base
+    while holder is not None:
+        if isinstance(holder, np.ndarray):
+            root = holder
+        holder = getattr(holder, "base", None)
+    return root
 
 
 def allocated():

@@ -29,7 +29,7 @@ it as an attribute, see :mod:`backend_pkg.tensor`), and an npy parameter is an
 makes (``Parameter.__new__`` keeps the class of a tensor subclass, and
 ``isinstance(t, nn.Parameter)`` is true of it). So when a ``torch.Tensor`` or
 an ``nn.Parameter`` takes npy data, its class becomes ``NpyTensor`` before the
-move, and turns back (:func:`leave_npy`) when it takes CPU data again.
+move, and turns back (:func:`backend_pkg.tensor.leave_npy`) when it takes CPU data again.
 ``Module._apply`` asks the op twice with the parameter's own Python object,
 once as a question and once from inside ``param.data = moved``; only the
 second may change the class, or a question with no move after it would leave
@@ -51,8 +51,9 @@ import sys
 
 import torch
 
+from .names import DEVICE_NAME
 from .runtime import untraced
-from .tensor import DEVICE_NAME, NpyTensor, materialize
+from .tensor import NpyTensor, materialize
 
 _DispatchKey = torch._C.DispatchKey
 # c10's dense backends (c10/core/TensorImpl.h), and PrivateUse1, whose dense npy tensors are plain TensorImpls.
@@ -109,12 +110,6 @@ def _take_npy_class(tensor):
     if type(tensor) is torch.nn.Parameter:
         tensor._is_param = True
     tensor.__class__ = NpyTensor
-
-
-def leave_npy(tensor):
-    """Give an :class:`~backend_pkg.NpyTensor` that has just taken data off npy (``.data =``)
-    the class PyTorch gives such a tensor: ``nn.Parameter`` for a parameter, else ``torch.Tensor``."""
-    tensor.__class__ = torch.nn.Parameter if tensor.__dict__.pop("_is_param", False) else torch.Tensor
 
 
 def install(library):

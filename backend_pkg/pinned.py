@@ -30,8 +30,8 @@ copy's storage carries the mark, so views and the storage object see it.
 import torch
 
 from .dtypes import SCALAR_TYPE_NAMES
+from .names import DEVICE_NAME
 from .runtime import untraced
-from .tensor import DEVICE_NAME
 
 _BackendSelect = torch._C.DispatchKey.BackendSelect
 _AFTER_BACKEND_SELECT = torch._C._dispatch_keyset_full_after(_BackendSelect)

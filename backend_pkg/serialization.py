@@ -19,7 +19,8 @@ it, PyTorch does not know the ``npy:0`` location tag.
 import numpy as np
 import torch
 
-from .tensor import DEVICE_NAME, wrap
+from .names import DEVICE_NAME
+from .tensor import wrap
 
 # Before PyTorch's own PrivateUse1 entry (priority 20), after CPU (10).
 PRIORITY = 15

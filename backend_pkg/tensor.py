@@ -22,6 +22,10 @@ The memory belongs to the tensor's *storage*, as on every PyTorch device:
   change the dtype are plain ``torch.Tensor`` objects over an existing
   storage).
 
+:func:`host_view` is the boundary the other way: a CPU tensor over an npy
+tensor's memory (no bytes move), which copies, the CPU fallback,
+``torch.distributed`` and compiled graphs hand to PyTorch's CPU code.
+
 Two shortcuts make a small op cheap (measured by ``make bench``):
 
 * an :class:`NpyTensor` keeps its NumPy view on itself, so :func:`unwrap`
@@ -35,6 +39,7 @@ Two shortcuts make a small op cheap (measured by ``make bench``):
 """
 
 import copy
+import ctypes
 import sys
 from collections import OrderedDict
 
@@ -44,10 +49,11 @@ import torch
 from . import memory
 from .custom_op_check import ParameterMarkForTheCheck, is_custom_op_check
 from .dtypes import NUMPY_TO_TORCH, to_numpy_dtype, to_torch_dtype
+from .memory import storage_root
+from .names import DEVICE_NAME
 from .runtime import untraced
 from .storage import NpyStorage, bytes_of, materialized, new_storage
 
-DEVICE_NAME = "npy"
 
 _create_empty = torch._C._acc.create_empty_tensor
 # The C++ methods, under NpyTensor's overrides that give the storage its pointer first.
@@ -201,9 +207,14 @@ class NpyTensor(torch.Tensor):
         _DATA.__set__(self, value)
         forget_array(self)
         if type(value) is not NpyTensor and value.device.type != DEVICE_NAME:
-            from .parameters import leave_npy  # parameters imports this module
-
             leave_npy(self)
+
+
+def leave_npy(tensor):
+    """Give an :class:`NpyTensor` that has just taken data off npy (``.data =``) the class
+    PyTorch gives such a tensor: ``nn.Parameter`` for a parameter, else ``torch.Tensor``
+    (:mod:`backend_pkg.parameters` gives it npy's class as it moves to npy)."""
+    tensor.__class__ = torch.nn.Parameter if tensor.__dict__.pop("_is_param", False) else torch.Tensor
 
 
 def _seed_gradient(loss):
@@ -224,21 +235,6 @@ def _seed_gradient(loss):
     ones = np.empty((), array.dtype)
     ones.fill(1)
     return wrap_new(ones)
-
-
-def storage_root(array):
-    """The array that owns the memory ``array`` looks into.
-
-    NumPy's stride tricks put a non-array holder between a view and its
-    base, so the chain of ``.base`` is followed through anything that has one.
-    """
-    root = array
-    holder = array.base
-    while holder is not None:
-        if isinstance(holder, np.ndarray):
-            root = holder
-        holder = getattr(holder, "base", None)
-    return root
 
 
 def _has_tensor_layout(array):
@@ -390,7 +386,7 @@ def _whole_root(array):
     (a reshape or a double transpose of a result), or ``None``.
 
     Memory no array owns (a CPU tensor's, seen through ``Tensor.numpy()``)
-    has ``array`` itself for its root (see :func:`storage_root`).
+    has ``array`` itself for its root (see :func:`~backend_pkg.memory.storage_root`).
     """
     owner = array.base
     if not isinstance(owner, np.ndarray):
@@ -522,6 +518,52 @@ def unwrap(tensor):
         return tensor._npy_array
     except AttributeError:
         return _view_of_storage(tensor)
+
+
+def is_npy(value):
+    """Whether ``value`` is a tensor on the npy device.
+
+    An :class:`NpyTensor`'s kept array answers without reading its device (a few hundred ns).
+    """
+    return isinstance(value, torch.Tensor) and (
+        getattr(value, "_npy_array", None) is not None or value.device.type == DEVICE_NAME
+    )
+
+
+def host_view(tensor):
+    """A CPU tensor over ``tensor``'s memory: itself for CPU, its array for npy.
+
+    Conjugate and negative views are lazy in PyTorch (a bit on the tensor,
+    not a change to the memory); the CPU view carries the same bits, so the
+    CPU copy applies them.
+    """
+    if tensor.device.type == "cpu":
+        return tensor
+    if tensor.device.type != DEVICE_NAME:
+        raise RuntimeError(f"npy device: cannot copy between npy and {tensor.device}")
+    view = _view_by_address(tensor) if has_foreign_storage(tensor) else torch.from_numpy(unwrap(tensor))
+    if tensor.is_conj():
+        view = view.conj()
+    if tensor.is_neg():
+        view = view._neg_view()
+    return view
+
+
+def has_foreign_storage(tensor):
+    """Whether ``tensor``'s storage was made by PyTorch's C++ over npy memory rather than by
+    npy: pickling a tensor (``Tensor.__reduce_ex__`` pickles its storage with the legacy
+    ``torch.save``) copies each storage to the CPU through ``at::from_blob`` over its data
+    pointer (``THPStorage_writeFileRaw`` in torch/csrc/serialization.cpp)."""
+    return type(tensor) is not NpyTensor and not hasattr(torch.Tensor.untyped_storage(tensor), "_npy_root")
+
+
+def _view_by_address(tensor):
+    """A CPU tensor over the memory ``tensor`` describes, found by its storage's data pointer:
+    npy memory is host memory, and the storage it belongs to outlives the copy."""
+    storage = torch.Tensor.untyped_storage(tensor)
+    host_bytes = np.ctypeslib.as_array((ctypes.c_uint8 * storage.nbytes()).from_address(storage.data_ptr()))
+    elements = torch.from_numpy(host_bytes).view(tensor.dtype)
+    return elements.as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
 
 
 def _view_of_storage(tensor):

@@ -158,7 +158,7 @@ def _memory():
             middle, 3.55, "npy", ("backend_pkg.storage.NpyStorage",), width=4.2),
         Box("root", f"the root array: a NumPy ndarray of {MEMORY_STORAGE_BYTES // FLOAT32_BYTES} float32\n"
             "that owns the bytes (storage_root)", middle, 2.3, "numpy",
-            ("backend_pkg.tensor.storage_root", "numpy.ndarray"), width=4.2),
+            ("backend_pkg.memory.storage_root", "numpy.ndarray"), width=4.2),
         Box("x_view", f"{x_name}._npy_array, the NumPy view unwrap\nreturns: here the root array itself",
             left, 1.05, "numpy", ("backend_pkg.tensor.unwrap",), width=3.3),
         Box("v_view", f"{v_name}._npy_array, the NumPy view unwrap\nreturns: "
@@ -325,7 +325,7 @@ def _scaling_out():
             Box(f"group{rank}", "NpyProcessGroup.allreduce, called\nfrom C++ through pybind's trampoline", x, 4.2,
                 "npy", ("backend_pkg.distributed.NpyProcessGroup.allreduce",), width=3.4),
             Box(f"view{rank}", "host_view: a CPU tensor over the\nnpy memory, no copy", x, 3.2, "npy",
-                ("backend_pkg.ops.copies.host_view",), width=3.4),
+                ("backend_pkg.tensor.host_view",), width=3.4),
             Box(f"gloo{rank}", "ProcessGroupGloo: the all-reduce\nwrites into the npy memory",
                 x - 0.4 if rank == 0 else x + 0.4, 2.2, "torch", ("torch.distributed.ProcessGroupGloo",), width=2.6),
         ]

@@ -25,7 +25,8 @@ import backend_pkg
 from backend_pkg import runtime
 from backend_pkg.ops import arithmetic, registry
 from backend_pkg.ops._same_dtype import with_same_dtype_shortcut
-from backend_pkg.tensor import storage_root, unwrap
+from backend_pkg.memory import storage_root
+from backend_pkg.tensor import unwrap
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"

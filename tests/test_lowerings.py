@@ -19,7 +19,7 @@ from reference import make
 from torch import fx
 from torch.utils._pytree import tree_map
 
-from backend_pkg.compiler import compile_graph
+from backend_pkg.compiler.codegen import compile_graph
 from backend_pkg.compiler.dynamo_backend import npy_backend
 from backend_pkg.ops.registry import LOWERINGS
 

@@ -38,7 +38,8 @@ gradcheck cannot compare), and it is npy's failure only when the CPU passes.
 why; ``tests/test_gradcheck.py`` runs the first :data:`TEST_SAMPLES` samples
 of each OpInfo (all of a listed one's) and fails on an unlisted failure and
 on a listed OpInfo that now passes. ``make coverage`` runs every sample and
-records the counts in ``source/op_coverage.json``; ``python
+records the counts in ``source/op_coverage.json`` (``python tools/gradcheck_all.py
+--record``, after ``tools/op_coverage.py`` has written the file); ``python
 tools/gradcheck_all.py`` runs every sample and prints the counts and the
 differences from the table.
 """
@@ -215,7 +216,10 @@ def summary(rows, seconds):
 
 
 def main(argv=None):
-    options = op_coverage.runner_arguments(__doc__, "full name", 0, "samples per OpInfo").parse_args(argv)
+    parser = op_coverage.runner_arguments(__doc__, "full name", 0, "samples per OpInfo")
+    parser.add_argument("--record", action="store_true",
+                        help="write the counts into source/op_coverage.json, under \"gradcheck\"")
+    options = parser.parse_args(argv)
     progress = op_coverage.progress_lines(options.verbose, lambda row: (
         f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
         f"skipped {row['skipped']} {row['seconds']:.2f}s {' '.join(row['fallback_ops'])}"))
@@ -226,6 +230,10 @@ def main(argv=None):
     rows = run(opinfos, options.limit or None, progress)
     counts = summary(rows, time.perf_counter() - start)
     print(json.dumps({key: value for key, value in counts.items() if key != "expected_failures"}, indent=1))
+    if options.record:
+        data = json.loads(op_coverage.OUTPUT.read_text())
+        data["gradcheck"] = counts
+        op_coverage.OUTPUT.write_text(json.dumps(data, indent=1) + "\n")
     unlisted, passing = unexpected(rows)
     for name in unlisted:
         print(f"NOT LISTED in GRADCHECK (tools/expected_failures.py): {name}: "

@@ -78,7 +78,8 @@ numbers (dropout inside attention), which are run but not compared.
 :func:`unexpected` compares a run with that table; ``tests/test_opinfo.py``
 runs the whole measurement and fails on either kind of difference. The JSON
 also carries the table, the error-input parity of ``tools/error_inputs.py`` and
-the gradcheck counts of ``tools/gradcheck_all.py`` (every sample).
+the gradcheck counts, which ``tools/gradcheck_all.py --record`` adds (every sample;
+``make coverage`` runs both).
 
 Why not PyTorch's device-generic test machinery
 -----------------------------------------------
@@ -641,16 +642,6 @@ def error_parity(op_db):
     }
 
 
-def gradients(op_db, rows):
-    """gradcheck over every sample of the OpInfos of ``rows`` (see ``tools/gradcheck_all.py``)."""
-    import gradcheck_all  # here, not at the top: it imports this module
-
-    start = time.perf_counter()
-    names = {row["name"] for row in rows}
-    checked = gradcheck_all.run([opinfo for opinfo in op_db if full_name(opinfo) in names])
-    return gradcheck_all.summary(checked, time.perf_counter() - start)
-
-
 def runner_arguments(doc, ops, limit, samples):
     """The options of both OpInfo runners (this one and ``gradcheck_all.py``): ``--ops``, ``--limit``, ``-v``."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
@@ -677,7 +668,6 @@ def main(argv=None):
         f" skipped {row['skipped']} {row['seconds']:.2f}s"))
     data = run(options.ops, options.limit if options.limit > 0 else None, progress)
     data["error_inputs"] = error_parity(load_op_db())
-    data["gradcheck"] = gradients(load_op_db(), data["results"])
     options.output.write_text(json.dumps(data, indent=1) + "\n")
     t = data["totals"]
     print(f"{data['opinfos_covered']} OpInfos covered ({data['opinfos_native']} native), "

@@ -65,7 +65,7 @@ PLANTS = [
     Plant(
         "host-view-copies",
         "stride",
-        "backend_pkg/ops/copies.py",
+        "backend_pkg/tensor.py",
         "else torch.from_numpy(unwrap(tensor))",
         "else torch.from_numpy(unwrap(tensor)).contiguous()",
         "the CPU view of an npy tensor is made contiguous, so for a strided tensor it is a copy: "

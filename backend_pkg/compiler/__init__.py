@@ -9,9 +9,8 @@
 * :mod:`.codegen`: an aten graph turned into straight-line NumPy code;
 * :mod:`.dynamo_backend`: the ``npy`` backend, AOTAutograd around that code
   generation (imported only when ``torch.compile`` asks for it by name).
+
+The package imports none of them: importing one submodule (``views`` takes
+:mod:`.tracing`, ``torch.npy`` takes :mod:`.inductor`) runs this file, and an
+import of the code generation here would bring the op families back in, a loop.
 """
-
-from .codegen import CompiledGraph, compile_graph
-from .lowerings import LOWERINGS, lowers
-
-__all__ = ["LOWERINGS", "CompiledGraph", "compile_graph", "lowers"]

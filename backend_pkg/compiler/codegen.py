@@ -26,8 +26,9 @@ from torch import fx
 from torch.utils._pytree import tree_leaves, tree_map
 
 from ..dtypes import to_numpy_dtype
+from ..names import DEVICE_NAME
 from ..ops.registry import dtype_keyword
-from ..tensor import DEVICE_NAME, unwrap, wrap
+from ..tensor import is_npy, unwrap, wrap
 from .lowerings import LOWERINGS
 
 
@@ -80,10 +81,6 @@ def compile_graph(graph_module, example_inputs=None, *, on_compiled=None):
     return compiled
 
 
-def _is_npy_tensor(value):
-    return isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME
-
-
 def _op_name(op):
     return op.name().removeprefix("aten::")
 
@@ -121,7 +118,7 @@ def _as_tensor(value):
 
 
 def _as_array(value):
-    return unwrap(value) if _is_npy_tensor(value) else value
+    return unwrap(value) if is_npy(value) else value
 
 
 class _Translation:
@@ -147,13 +144,13 @@ class _Translation:
     def _placeholder(self, node):
         placeholder = self.graph.placeholder(node.name)
         self.placeholders[node] = placeholder
-        if _is_npy_tensor(node.meta.get("val")):
+        if is_npy(node.meta.get("val")):
             return self.graph.create_node("call_function", unwrap, (placeholder,), name=f"{node.name}_array")
         return placeholder
 
     def _get_attr(self, node):
         value = getattr(self.source, node.target)
-        if _is_npy_tensor(value):
+        if is_npy(value):
             value = unwrap(value)
         name = node.target.replace(".", "_")
         setattr(self.attributes, name, value)
@@ -188,7 +185,7 @@ class _Translation:
         def output(item):
             if item in self.placeholders:  # an input returned as it came
                 return self.placeholders[item]
-            if not _is_npy_tensor(item.meta.get("val")):
+            if not is_npy(item.meta.get("val")):
                 return self.values[item]
             if item not in wrapped:
                 wrapped[item] = self.graph.call_function(wrap, (self.values[item],))

@@ -21,8 +21,7 @@ import torch
 
 from ..dtypes import TORCH_TO_NUMPY
 from ..ops._layout import allocate_strided
-from ..ops.copies import host_view
-from ..tensor import NpyTensor, unwrap, wrap, wrap_new, wrap_over
+from ..tensor import NpyTensor, host_view, unwrap, wrap, wrap_new, wrap_over
 
 
 def to_host(*tensors):

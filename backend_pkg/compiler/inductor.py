@@ -40,7 +40,7 @@ from torch._guards import CompileContext, TracingContext
 from torch._inductor.utils import sympy_product
 from torch._inductor.virtualized import V
 
-from ..tensor import DEVICE_NAME
+from ..names import DEVICE_NAME
 
 _CPU = torch.device("cpu")
 

@@ -4,7 +4,8 @@ import numpy as np
 import torch
 
 from ..dtypes import to_numpy_dtype
-from ..tensor import DEVICE_NAME, unwrap
+from ..names import DEVICE_NAME
+from ..tensor import unwrap
 
 
 def operand(op, value):

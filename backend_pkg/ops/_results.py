@@ -10,7 +10,8 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
-from ..tensor import DEVICE_NAME, unwrap, wrap
+from ..names import DEVICE_NAME
+from ..tensor import unwrap, wrap
 
 
 def as_result(array, dtype):

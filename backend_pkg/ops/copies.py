@@ -22,57 +22,20 @@ PyTorch element by element as it writes (``x[2::2].copy_(x[:-2:2])``
 spreads ``x[0]``), and npy gives what CPU gives.
 """
 
-import ctypes
-
 import numpy as np
 import torch
 
-from ..tensor import DEVICE_NAME, NpyTensor, unwrap
+from ..names import DEVICE_NAME
+from ..tensor import has_foreign_storage, host_view, unwrap
 from ._results import check_apart
 from .factories import check_factory_options, empty_strided
 from .registry import aten, implements
 
 
-def host_view(tensor):
-    """A CPU tensor over ``tensor``'s memory: itself for CPU, its array for npy.
-
-    Conjugate and negative views are lazy in PyTorch (a bit on the tensor,
-    not a change to the memory); the CPU view carries the same bits, so the
-    CPU copy applies them.
-    """
-    if tensor.device.type == "cpu":
-        return tensor
-    if tensor.device.type != DEVICE_NAME:
-        raise RuntimeError(f"npy device: cannot copy between npy and {tensor.device}")
-    view = _view_by_address(tensor) if _has_foreign_storage(tensor) else torch.from_numpy(unwrap(tensor))
-    if tensor.is_conj():
-        view = view.conj()
-    if tensor.is_neg():
-        view = view._neg_view()
-    return view
-
-
-def _has_foreign_storage(tensor):
-    """Whether ``tensor``'s storage was made by PyTorch's C++ over npy memory rather than by
-    npy: pickling a tensor (``Tensor.__reduce_ex__`` pickles its storage with the legacy
-    ``torch.save``) copies each storage to the CPU through ``at::from_blob`` over its data
-    pointer (``THPStorage_writeFileRaw`` in torch/csrc/serialization.cpp)."""
-    return type(tensor) is not NpyTensor and not hasattr(torch.Tensor.untyped_storage(tensor), "_npy_root")
-
-
-def _view_by_address(tensor):
-    """A CPU tensor over the memory ``tensor`` describes, found by its storage's data pointer:
-    npy memory is host memory, and the storage it belongs to outlives the copy."""
-    storage = torch.Tensor.untyped_storage(tensor)
-    memory = np.ctypeslib.as_array((ctypes.c_uint8 * storage.nbytes()).from_address(storage.data_ptr()))
-    elements = torch.from_numpy(memory).view(tensor.dtype)
-    return elements.as_strided(tensor.shape, tensor.stride(), tensor.storage_offset())
-
-
 def _npy_array(tensor):
     """``tensor``'s memory as a NumPy array, when it is an npy tensor whose elements are what
     the array holds (no lazy conjugate or negative bit), else None."""
-    if tensor.device.type != DEVICE_NAME or tensor.is_conj() or tensor.is_neg() or _has_foreign_storage(tensor):
+    if tensor.device.type != DEVICE_NAME or tensor.is_conj() or tensor.is_neg() or has_foreign_storage(tensor):
         return None
     return unwrap(tensor)
 

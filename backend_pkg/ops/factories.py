@@ -5,7 +5,8 @@ import torch
 
 from ..device import set_device
 from ..dtypes import to_numpy_dtype
-from ..tensor import DEVICE_NAME, rebind, storage_array, unwrap, wrap
+from ..names import DEVICE_NAME
+from ..tensor import rebind, storage_array, unwrap, wrap
 from ._layout import allocate_strided, contiguous_strides, storage_extent, strides_for
 from .arithmetic import check_convertible
 from .indexing import fill_value

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_numpy_dtype, to_torch_dtype
-from ..tensor import DEVICE_NAME, wrap
+from ..tensor import is_npy, wrap
 from ._dims import wrap_dim
 from ._operands import broadcast_shapes, computed
 from ._out_variants import derived_in_place, derived_out
@@ -178,17 +178,12 @@ def _index_key(a, indices):
 def _on_npy(indices):
     """The indices list with its CPU index tensors, which PyTorch takes for any device's
     tensor, as npy tensors (zero-dim ones are read as scalars anyway)."""
-    if all(index is None or _is_npy(index) or index.dim() == 0 for index in indices):
+    if all(index is None or is_npy(index) or index.dim() == 0 for index in indices):
         return indices
     return [
         wrap(index.numpy(force=True)) if index is not None and index.device.type == "cpu" else index
         for index in indices
     ]
-
-
-def _is_npy(tensor):
-    # An npy tensor's kept array answers without reading its device (a few hundred ns).
-    return getattr(tensor, "_npy_array", None) is not None or tensor.device.type == DEVICE_NAME
 
 
 @lowers(aten.index.Tensor)

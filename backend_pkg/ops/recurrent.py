@@ -31,7 +31,8 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from ..dtypes import SCALAR_TYPE_NAMES
-from ..tensor import DEVICE_NAME, NpyTensor, unwrap, wrap
+from ..names import DEVICE_NAME
+from ..tensor import NpyTensor, unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
 from .registry import aten, computed_by, implements, implements_autograd
