@@ -153,3 +153,23 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
         if want is not None:
             assert got.device.type == "npy", got.device
             torch.testing.assert_close(got.cpu(), want, equal_nan=True, **tolerance)
+
+
+def assert_layer_trains_like_cpu(build_layer, steps=3):
+    """``build_layer()`` (made on CPU, then moved) trained ``steps`` SGD steps on a mean-square loss gives
+    CPU's losses on npy."""
+    def losses(device):
+        torch.manual_seed(0)
+        layer = build_layer().to(device)
+        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+        x = torch.randn(5, 4).to(device)
+        result = []
+        for _ in range(steps):
+            loss = layer(x).square().mean()
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            result.append(loss.item())
+        return result
+
+    torch.testing.assert_close(losses("npy"), losses("cpu"))

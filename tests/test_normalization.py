@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from reference import (
     FLOAT_DTYPES,
     assert_backward_like_cpu,
+    assert_layer_trains_like_cpu,
     assert_like_cpu,
     assert_same_error,
     make,
@@ -448,21 +449,7 @@ def test_weight_norm_interface_and_backward_like_cpu(shape, dim, dtype):
 
 
 def test_weight_norm_parametrization_trains_like_cpu():
-    def losses(device):
-        torch.manual_seed(0)
-        layer = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 3)).to(device)
-        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
-        x = torch.randn(5, 4).to(device)
-        result = []
-        for _ in range(3):
-            loss = layer(x).square().mean()
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            result.append(loss.item())
-        return result
-
-    torch.testing.assert_close(losses("npy"), losses("cpu"))
+    assert_layer_trains_like_cpu(lambda: torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 3)))
 
 
 def _weight_norm_inputs():

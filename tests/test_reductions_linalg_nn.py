@@ -17,6 +17,7 @@ from reference import (
     DTYPES,
     FLOAT_DTYPES,
     as_tuple,
+    assert_layer_trains_like_cpu,
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
@@ -905,18 +906,4 @@ def test_vdot_errors_match_cpu(fn, match):
 
 @pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
 def test_spectral_norm_trains_like_cpu():
-    def losses(device):
-        torch.manual_seed(0)
-        layer = torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(4, 3)).to(device)
-        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
-        x = torch.randn(5, 4).to(device)
-        result = []
-        for _ in range(3):
-            loss = layer(x).square().mean()
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            result.append(loss.item())
-        return result
-
-    torch.testing.assert_close(losses("npy"), losses("cpu"))
+    assert_layer_trains_like_cpu(lambda: torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(4, 3)))
