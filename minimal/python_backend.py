@@ -113,11 +113,11 @@ if torch._C._get_privateuse1_backend_name() != DEVICE_NAME:  # a second import f
     check_device_name(DEVICE_NAME)
     _setup_privateuseone_for_python_backend(DEVICE_NAME, hook=Hooks(), device_guard=Guard())
 library = torch.library.Library("aten", "IMPL")  # the kernels live as long as this object
-# LITERALINCLUDE END: RUNTIME
 
 
-def kernel(name):
+def kernel(name):  # registers a Python function as the device's kernel of the aten op ``name``
     return lambda function: library.impl(name, function, "PrivateUse1") or function
+# LITERALINCLUDE END: RUNTIME
 
 
 # LITERALINCLUDE START: COPY

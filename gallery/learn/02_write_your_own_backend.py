@@ -51,7 +51,8 @@ your memory is not NumPy, and ends with the file's checks passing.
 # device, one stream, for every Python guard). One call registers the name,
 # the generated ``Tensor.mini()`` methods, a device module (the attribute of
 # ``torch`` named after the device; a stand-in when none is given), the hooks
-# and the guard:
+# and the guard. The kernels below go into one ``torch.library.Library``
+# through ``kernel``:
 #
 # .. literalinclude:: ../../../minimal/python_backend.py
 #    :start-after: # LITERALINCLUDE START: RUNTIME
