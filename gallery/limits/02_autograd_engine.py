@@ -164,9 +164,10 @@ print(subprocess.run([sys.executable, "-c", BACKWARD_BEFORE_IMPORT], capture_out
 #
 # .. dropdown:: Upstream: the engine's thread drops a Python object after backward() returns
 #
-#    Any device whose backward runs on an engine thread is exposed, CUDA
-#    included. pytorch/pytorch#173568 added the stashed context;
-#    pytorch/pytorch#180701 (closed unmerged) cleared the graph task's
+#    Any device whose backward runs on an engine thread is exposed by the same
+#    mechanism; CUDA's device threads should be too (not run here: this
+#    machine has no GPU). pytorch/pytorch#173568 added the stashed context;
+#    pytorch/pytorch#180701 (closed) cleared the graph task's
 #    reference to it for a deadlock that the same race causes while Python
 #    runs; pytorch/pytorch#38228 (open) is the general case of C++ threads
 #    calling into Python at exit. The change: release the graph task's

@@ -85,11 +85,14 @@ for name, attempt in {
 #    PrivateUse1; pytorch/pytorch#96026, which added PrivateUse1 to c10's
 #    list, was closed after review said the rule is safe only for a device
 #    whose tensors are plain ``TensorImpl`` objects, and
-#    pytorch/pytorch#155215 (closed) discussed it again. A Python backend's
-#    tensors are exactly that (``torch._C._acc.create_empty_tensor``), so the
-#    change is for ``_setup_privateuseone_for_python_backend`` to register
-#    CUDA's answer for its device at ``AutogradPrivateUse1``, which every
-#    Python backend then gets without writing the kernel.
+#    pytorch/pytorch#155215 (closed) discussed it again;
+#    pytorch/pytorch#196978 (open) adds PrivateUse1 to c10's list for every
+#    backend. A Python backend's tensors are plain ``TensorImpl`` objects
+#    (``torch._C._acc.create_empty_tensor``), so the narrower change is for
+#    ``_setup_privateuseone_for_python_backend`` to register CUDA's answer
+#    for its device at ``AutogradPrivateUse1``, which every Python backend
+#    then gets without writing the kernel, while C++ backends with a
+#    ``TensorImpl`` subclass keep answering for themselves.
 
 # Tensor objects made by PyTorch's C++ code
 # -----------------------------------------
