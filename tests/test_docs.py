@@ -1,11 +1,10 @@
-"""The gallery runs as plain scripts, and the executed site builds strictly."""
+"""The executed site builds strictly, with every gallery page, its output and its downloads.
 
-import os
-import subprocess
-import sys
+Each page also runs alone, in a fresh interpreter: tests/test_notebooks.py executes the notebook a
+reader downloads in a new kernel (running the script too would be a third execution of every page).
+"""
+
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # The pages, in a subfolder per section; a file whose name starts with "_" is a helper they import
@@ -16,17 +15,6 @@ GALLERY = sorted(path for path in (ROOT / "gallery").rglob("*.py") if not path.n
 def page_of(built_site, script):
     """The built page of a gallery script: auto_examples/<section>/<name>.html."""
     return built_site / "auto_examples" / script.relative_to(ROOT / "gallery").with_suffix(".html")
-
-
-@pytest.mark.parametrize("script", GALLERY, ids=lambda path: str(path.relative_to(ROOT / "gallery")))
-def test_gallery_script_runs_in_a_fresh_process(script):
-    # gallery/ holds the helpers every section imports (_diagrams.py); conf.py puts it on sys.path too.
-    path = os.pathsep.join(filter(None, [str(ROOT / "gallery"), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "PYTHONPATH": path}
-    result = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env
-    )
-    assert result.returncode == 0, result.stderr
 
 
 def test_site_has_every_page(built_site):
