@@ -78,17 +78,17 @@ def assert_same_views(npy_results, cpu_results):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=str)
 @pytest.mark.parametrize("fn", VIEWS.values(), ids=VIEWS.keys())
 def test_compiled_view_outputs_like_cpu(fn, dtype, route):
-    npy_backend_, cpu_backend = ROUTES[route]
+    on_npy, on_cpu = ROUTES[route]
     x = make((3, 4, 5), dtype)
-    assert_same_views(compiled_on("npy", fn, npy_backend_, x), compiled_on("cpu", fn, cpu_backend, x))
+    assert_same_views(compiled_on("npy", fn, on_npy, x), compiled_on("cpu", fn, on_cpu, x))
 
 
 @pytest.mark.parametrize("route", ROUTES)
 def test_a_view_output_of_the_input_writes_into_the_input_like_cpu(route):
-    npy_backend_, cpu_backend = ROUTES[route]
+    on_npy, on_cpu = ROUTES[route]
     x = make((3, 4, 5), torch.float32)
     results = {}
-    for device, backend in (("npy", npy_backend_), ("cpu", cpu_backend)):
+    for device, backend in (("npy", on_npy), ("cpu", on_cpu)):
         torch._dynamo.reset()
         source = x.to(device)
         with torch.no_grad():

@@ -4,8 +4,9 @@ A test suite is only as good as the bugs it finds. Each entry of
 :data:`PLANTS` is a one-line change of the kind a backend author makes by
 mistake (a stride assumed contiguous, a storage offset counted in elements
 instead of bytes, a promotion rule, a forgotten ``keepdim``, a path of the
-CPU fallback that only a few ops take), the test files that should catch it
-and why. For each plant this script copies the project's tracked files to a
+CPU fallback that only a few ops take, a compiled view output, an op in the
+wrong autocast list, an RNG state restored by reseeding, a peak lowered by a
+free, a collective on a copy), the test files that should catch it and why. For each plant this script copies the project's tracked files to a
 temporary directory, applies the change there (never in the working tree),
 runs the named test files with that copy first on ``PYTHONPATH``, and
 records the tests that failed. A plant that no test catches survives: the
