@@ -7,6 +7,7 @@ backend's lowerings return NumPy views. Each view is taken on a dimension other 
 as well, of a computed buffer and of the input itself.
 """
 
+import gc
 import warnings
 
 import pytest
@@ -96,3 +97,27 @@ def test_a_view_output_of_the_input_writes_into_the_input_like_cpu(route):
         view.mul_(-1)
         results[device] = source
     torch.testing.assert_close(results["npy"].cpu(), results["cpu"], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize(
+    "fn, holds_a_buffer",
+    [(VIEWS["every other column of the input"], False), (VIEWS["every other column of a result"], True)],
+    ids=["of the input", "of a result"],
+)
+def test_a_view_output_holds_its_buffer_and_nothing_more(fn, holds_a_buffer, route):
+    """A view of the input holds no new memory; a view of a result holds the result's storage,
+    all of it, until the view goes."""
+    x = make((3, 4, 5), torch.float32).to("npy")
+    compiled = torch.compile(fn, backend=ROUTES[route][0])
+    with torch.no_grad():
+        compiled(x)  # compiles, and starts the memory counting
+        gc.collect()
+        before = torch.npy.memory_allocated()
+        view = compiled(x)
+        gc.collect()
+        assert torch.npy.memory_allocated() - before == (view.untyped_storage().nbytes() if holds_a_buffer else 0)
+        assert view.untyped_storage().nbytes() == x.untyped_storage().nbytes()
+        del view
+        gc.collect()
+        assert torch.npy.memory_allocated() == before
