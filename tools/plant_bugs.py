@@ -4,8 +4,9 @@ A test suite is only as good as the bugs it finds. Each entry of
 :data:`PLANTS` is a one-line change of the kind a backend author makes by
 mistake (a stride assumed contiguous, a storage offset counted in elements
 instead of bytes, a promotion rule, a forgotten ``keepdim``, a path of the
-CPU fallback that only a few ops take), the test files that should catch it
-and why. For each plant this script copies the project's tracked files to a
+CPU fallback that only a few ops take, a compiled view output, an op in the
+wrong autocast list, an RNG state restored by reseeding, a peak lowered by a
+free, a collective on a copy), the test files that should catch it and why. For each plant this script copies the project's tracked files to a
 temporary directory, applies the change there (never in the working tree),
 runs the named test files with that copy first on ``PYTHONPATH``, and
 records the tests that failed. A plant that no test catches survives: the
@@ -211,6 +212,135 @@ PLANTS = [
         "operands whose shapes do not broadcast reach NumPy, whose ValueError reaches the user "
         "instead of PyTorch's RuntimeError",
         ("tests/test_reductions_linalg_nn.py",),
+    ),
+    Plant(
+        "inductor-view-taken-for-its-buffer",
+        "compiled view",
+        "backend_pkg/compiler/inductor.py",
+        "        and _known_contiguous(view.get_size(), view.get_stride())\n",
+        "",
+        "Inductor's wrapper takes an output that views all of a buffer's elements for the buffer reshaped, "
+        "transposed or not: a compiled function returning (x + 1).t() returns x + 1's values in the wrong order",
+        ("tests/test_compile_views.py",),
+    ),
+    Plant(
+        "inductor-view-storage-of-its-elements",
+        "compiled view",
+        "backend_pkg/compiler/host.py",
+        "        array = tensor.numpy() if _starts_its_memory(tensor) else _view_over_its_storage(tensor)\n",
+        "        array = tensor.numpy()\n",
+        "an Inductor output that views a buffer from an offset or with gaps ((x + 1)[:, 1::2]) gets an npy "
+        "storage of its own elements only, too small for its strides",
+        ("tests/test_compile_views.py",),
+    ),
+    Plant(
+        "npy-slice-on-the-first-dim",
+        "compiled view",
+        "backend_pkg/compiler/lowerings.py",
+        "    index[dim] = slice(start, end, step)\n    return a[tuple(index)]\n",
+        "    return a[start:end:step]\n",
+        'backend="npy" slices the first dimension whatever the dim: x[:, 1::2] slices rows',
+        ("tests/test_compile_views.py",),
+    ),
+    Plant(
+        "npy-select-copies",
+        "compiled view",
+        "backend_pkg/compiler/lowerings.py",
+        "    return a[(slice(None),) * (dim % a.ndim) + (index,)]\n",
+        "    return np.take(a, index, axis=dim)\n",
+        'backend="npy" selects with np.take, a copy: x[:, 2] of a computed buffer comes out contiguous, '
+        "where PyTorch's is a view with the buffer's strides and offset",
+        ("tests/test_compile_views.py",),
+    ),
+    Plant(
+        "autocast-pool3d-in-lower-precision",
+        "autocast policy",
+        "backend_pkg/autocast.py",
+        "    mkldnn_rnn_layer mm prelu scaled_dot_product_attention\n"
+        '""".split()\n\nFLOAT32 = """\n    _grid_sampler_2d_cpu_fallback _lu_with_info adaptive_avg_pool3d ',
+        "    mkldnn_rnn_layer mm prelu scaled_dot_product_attention adaptive_avg_pool3d\n"
+        '""".split()\n\nFLOAT32 = """\n    _grid_sampler_2d_cpu_fallback _lu_with_info ',
+        "adaptive_avg_pool3d sits in the lower-precision list: still listed and registered, but it runs in "
+        "float16 where CPU autocast runs it in float32",
+        ("tests/test_autocast_policy.py",),
+    ),
+    Plant(
+        "autocast-promote-ignores-inputs",
+        "autocast policy",
+        "backend_pkg/autocast.py",
+        "    return functools.reduce(torch.promote_types, dtypes, torch.get_autocast_dtype(DEVICE_NAME))\n",
+        "    return torch.get_autocast_dtype(DEVICE_NAME)\n",
+        "the promote policy casts to the autocast dtype: cat of a float16 and a float32 tensor is float16",
+        ("tests/test_autocast_policy.py",),
+    ),
+    Plant(
+        "rng-restore-reseeds",
+        "RNG state",
+        "backend_pkg/device.py",
+        '    _seed = values["seed"]\n',
+        '    return manual_seed(values["seed"])\n',
+        "set_rng_state reseeds from the saved seed: a state saved right after a seed replays, one saved "
+        "mid-stream restarts the stream",
+        ("tests/test_rng_state.py",),
+    ),
+    Plant(
+        "rng-state-drops-the-buffered-half",
+        "RNG state",
+        "backend_pkg/device.py",
+        '        "has_uint32": values["has_uint32"],\n',
+        '        "has_uint32": 0,\n',
+        "set_rng_state drops the buffered half of a 64-bit draw: after an odd number of small integers the "
+        "restored stream is 32 bits off",
+        ("tests/test_rng_state.py",),
+    ),
+    Plant(
+        "memory-reset-peak-to-zero",
+        "memory statistics",
+        "backend_pkg/memory.py",
+        "    _start_counting()\n    _peak = _allocated\n",
+        "    _start_counting()\n    _peak = 0\n",
+        "reset_peak_memory_stats sets the peak to zero, below the bytes still held",
+        ("tests/test_memory_stats.py",),
+    ),
+    Plant(
+        "memory-peak-lowered-by-a-free",
+        "memory statistics",
+        "backend_pkg/memory.py",
+        "    global _allocated, _frees\n    del _roots[ref.key]\n    _allocated -= ref.nbytes\n",
+        "    global _allocated, _frees, _peak\n    del _roots[ref.key]\n    _allocated -= ref.nbytes\n"
+        "    _peak = _allocated\n",
+        "a free lowers the peak to the current bytes: max_memory_allocated after alloc, free, alloc is the "
+        "second allocation's",
+        ("tests/test_memory_stats.py",),
+    ),
+    Plant(
+        "pinned-copy-contiguous",
+        "pinned memory",
+        "backend_pkg/pinned.py",
+        "    pinned = torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype)\n",
+        "    pinned = torch.empty(tensor.shape, dtype=tensor.dtype)\n",
+        "pin_memory() of a transposed tensor returns a contiguous copy, where PyTorch keeps the strides",
+        ("tests/test_accelerator.py",),
+    ),
+    Plant(
+        "loaded-storage-read-only",
+        "serialization",
+        "backend_pkg/serialization.py",
+        "    data = np.frombuffer(bytes(storage), dtype=np.uint8).copy()\n",
+        "    data = np.frombuffer(bytes(storage), dtype=np.uint8)\n",
+        "torch.load makes npy tensors over the loaded bytes object, read-only: an in-place op on a loaded "
+        "tensor lets NumPy's ValueError out",
+        ("tests/test_serialization.py",),
+    ),
+    Plant(
+        "collective-on-a-contiguous-copy",
+        "distributed",
+        "backend_pkg/distributed.py",
+        "        return host_view(value)\n",
+        "        return host_view(value).contiguous()\n",
+        "collectives run on a contiguous copy of each npy tensor: on a transposed tensor the result is "
+        "written into the copy and lost",
+        ("tests/test_distributed.py",),
     ),
 ]
 

@@ -90,11 +90,27 @@ def to_npy(tensor, buffer=None):
     if array is not None and buffer is not None:
         array = array.reshape(tensor.shape) if _covers(tensor, array) else None
     if array is None:
-        array = tensor.numpy()
+        array = tensor.numpy() if _starts_its_memory(tensor) else _view_over_its_storage(tensor)
     result = wrap(array)
     if result.__dict__.get("_npy_array") is array:  # not a copy (wrap copies a layout no tensor has)
         result._npy_host_view = tensor
     return result
+
+
+def _starts_its_memory(tensor):
+    """Whether ``tensor`` is contiguous from its storage's start, so that ``tensor.numpy()``, which
+    owns just the tensor's elements, is all the memory an npy storage needs for it."""
+    return tensor.storage_offset() == 0 and tensor.is_contiguous()
+
+
+def _view_over_its_storage(tensor):
+    """The NumPy view ``tensor`` describes, of an array over all of its CPU storage: a view with
+    an offset or gaps (``buf[:, 1::2]``) reaches past its own elements, which ``tensor.numpy()`` has."""
+    storage = torch.empty(0, dtype=torch.uint8).set_(tensor.untyped_storage()).numpy()
+    itemsize = tensor.element_size()
+    strides = [step * itemsize for step in tensor.stride()]
+    offset = tensor.storage_offset() * itemsize
+    return np.ndarray(tuple(tensor.shape), TORCH_TO_NUMPY[tensor.dtype], storage, offset, strides)
 
 
 def as_plain_tensor(tensor):

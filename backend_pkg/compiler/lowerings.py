@@ -65,7 +65,8 @@ def transpose(a, dim0, dim1):
 def expand(a, size, *, implicit=False):
     lead = len(size) - a.ndim
     shape = [a.shape[dim - lead] if length == -1 else length for dim, length in enumerate(size)]
-    return np.broadcast_to(a, shape)
+    # np.broadcast_to's result is read-only, which no tensor is: PyTorch warns on reading one as a tensor.
+    return np.lib.stride_tricks.as_strided(a, shape, np.broadcast_to(a, shape).strides, writeable=True)
 
 
 @lowers(aten.unsqueeze.default)
@@ -92,7 +93,8 @@ def slice_dim(a, dim=0, start=None, end=None, step=1):
 
 @lowers(aten.select.int)
 def select(a, dim, index):
-    return np.take(a, index, axis=dim)
+    """A view, as PyTorch's (``np.take`` would copy, and the result would lose the input's strides)."""
+    return a[(slice(None),) * (dim % a.ndim) + (index,)]
 
 
 @lowers(aten.alias.default)
