@@ -1,10 +1,14 @@
 """Adding a kernel cannot fail silently: every family registers, and every kernel made is registered."""
 
 import importlib
+import inspect
 import pkgutil
+import sys
+from pathlib import Path
 
 import backend_pkg.ops
-from backend_pkg.ops.registry import KERNELS, LOWERINGS, NESTED_KERNELS
+from backend_pkg.ops import registry
+from backend_pkg.ops.registry import AUTOGRAD_KERNELS, KERNELS, LOWERINGS, NESTED_KERNELS
 
 FAMILIES = [
     importlib.import_module(f"backend_pkg.ops.{module.name}")
@@ -43,3 +47,51 @@ def test_every_public_kernel_made_from_a_numpy_function_is_registered():
 def test_every_lowering_is_a_numpy_function_of_the_ops_or_the_compiler():
     modules = {function.__module__ for function in LOWERINGS.values()}
     assert modules <= {family.__name__ for family in FAMILIES} | {"backend_pkg.compiler.lowerings"}
+
+
+def _registrations():
+    """Every (overload, function) the registry holds: the eager kernels of each key and the lowerings."""
+    return [*KERNELS.items(), *NESTED_KERNELS.items(), *AUTOGRAD_KERNELS.items(), *LOWERINGS.items()]
+
+
+def _named_literally(op, source):
+    """Whether ``source`` names ``op`` as code does: ``aten.eq.Tensor``, or ``"eq.Tensor"`` for an overload
+    whose name Python cannot spell (``random_.from``); a default overload may be ``aten.relu.default``."""
+    packet, overload = op._schema.name.split("::")[1], op._overloadname
+    return f"aten.{packet}.{overload}" in source or f'"{packet}.{overload}"' in source
+
+
+# Families that still build overload names at run time from tables.
+_NAMES_BUILT_AT_RUN_TIME = {
+    "backend_pkg.ops.comparison", "backend_pkg.ops.activations", "backend_pkg.ops.resampling",
+    "backend_pkg.ops.pooling", "backend_pkg.ops.padding", "backend_pkg.ops.reductions", "backend_pkg.ops.arithmetic",
+    "backend_pkg.ops.sampling",
+}
+
+
+def test_every_registration_names_its_overload_in_the_module_of_its_kernel():
+    """``grep aten.<op>`` lands on the registration, and a kernel's module (in tracebacks) is that file."""
+    unnamed = [
+        f"{op} -> {function.__module__}.{function.__qualname__}"
+        for op, function in _registrations()
+        if function.__module__ not in _NAMES_BUILT_AT_RUN_TIME
+        and not _named_literally(op, inspect.getsource(sys.modules[function.__module__]))
+    ]
+    assert unnamed == []
+
+
+def test_derived_kernels_carry_the_name_of_the_kernel_they_derive_from():
+    """No kernel is named after the registry's machinery: a traceback shows ``add_kernel_out``."""
+    anonymous = [
+        f"{op} -> {function.__module__}.{function.__qualname__}"
+        for op, function in _registrations()
+        if "<locals>" in function.__qualname__ and function.__module__ == registry.__name__
+    ]
+    assert anonymous == []
+
+
+def test_the_readme_says_which_decorator_when_as_the_registry_does():
+    """The README's table is the first sentence, up to its colon, of each name of the vocabulary."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    rows = [f"| `{verb.__name__}` | {registry.when_to_use(verb)} |" for verb in registry.VOCABULARY]
+    assert [row for row in rows if row not in readme] == []

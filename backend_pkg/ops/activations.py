@@ -49,9 +49,8 @@ from ._cpu_checks import check_on_cpu
 from ._dims import wrap_dim
 from ._dtype_errors import not_implemented_for
 from ._operands import computed
-from ._out_variants import derived_out
+from ._results import out_of_self_dtype
 from ._select import select
-from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
 from .registry import aten, computed_by, implements, lowers
 from .sampling import _check_generator as check_generator
 from .unary import clamp, clamp_dtype
@@ -59,7 +58,7 @@ from .unary import clamp, clamp_dtype
 # --- registering an op with its out= and in-place overloads ----------------------------
 
 
-def activation(name, *, in_place=True, check_out=OUT_OF_SELF_DTYPE):
+def activation(name, *, in_place=True, check_out=out_of_self_dtype):
     """Register the decorated kernel for ``aten.<name>``, its ``.out`` and (if any) ``aten.<name>_``.
 
     The ``out=`` and in-place kernels store the functional result (see
@@ -69,13 +68,13 @@ def activation(name, *, in_place=True, check_out=OUT_OF_SELF_DTYPE):
     """
     packet = getattr(aten, name)
     in_place_op = getattr(aten, f"{name}_").default if in_place else None
-    return elementwise(packet.default, packet.out, in_place_op, check_out=check_out)
+    return implements(packet.default, out=packet.out, in_place=in_place_op, check_out=check_out, pointwise=True)
 
 
 def backward(name, out_overload="grad_input"):
     """Register the decorated kernel for ``aten.<name>`` and its ``out=`` overload."""
     packet = getattr(aten, name)
-    return derived_out(packet.default, getattr(packet, out_overload))
+    return implements(packet.default, out=getattr(packet, out_overload))
 
 
 # --- the dtypes the NumPy functions compute in ------------------------------------
@@ -361,7 +360,7 @@ def _check_log_sigmoid_out(out, self):
         )
 
 
-@derived_out(aten.log_sigmoid_forward.default, aten.log_sigmoid_forward.output, check_out=_check_log_sigmoid_out)
+@implements(aten.log_sigmoid_forward.default, out=aten.log_sigmoid_forward.output, check_out=_check_log_sigmoid_out)
 @computed_by(log_sigmoid_forward)
 def log_sigmoid_forward_kernel(self):
     return floating("log_sigmoid", self)

@@ -7,9 +7,8 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import DtypeNotImplemented
 from ._operands import computed
-from ._out_variants import derived_out
-from .arithmetic import elementwise, is_integral
-from .registry import aten, computed_by, lowers, unchecked
+from .arithmetic import is_integral
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
@@ -36,10 +35,11 @@ def _register_tensor_and_scalar(name, kernel):
     """Register ``kernel`` for ``<name>.Tensor`` and ``<name>.Scalar``, with their out= and in-place forms."""
     functional, in_place = getattr(aten, name), getattr(aten, f"{name}_")
     for overload in ("Tensor", "Scalar"):
-        elementwise(
+        implements(
             getattr(functional, overload),
-            getattr(functional, f"{overload}_out"),
-            getattr(in_place, overload),
+            out=getattr(functional, f"{overload}_out"),
+            in_place=getattr(in_place, overload),
+            pointwise=True,
         )(kernel)
 
 
@@ -74,7 +74,7 @@ def _logical(name, combine):
 # NumPy's functions have the ops' names.
 for _name in ("logical_and", "logical_or", "logical_xor"):
     _packet = getattr(aten, _name)
-    elementwise(_packet.default, _packet.out, getattr(aten, f"{_name}_").default)(
+    implements(_packet.default, out=_packet.out, in_place=getattr(aten, f"{_name}_").default, pointwise=True)(
         unchecked(_logical(_name, getattr(np, _name)))
     )
 
@@ -99,7 +99,7 @@ def _bitwise(name, combine):
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     _kernel = _bitwise(_name, getattr(np, _name))
     _register_tensor_and_scalar(_name, _kernel)
-    elementwise(getattr(aten, _name).Scalar_Tensor, getattr(aten, _name).Scalar_Tensor_out)(_kernel)
+    implements(getattr(aten, _name).Scalar_Tensor, out=getattr(aten, _name).Scalar_Tensor_out, pointwise=True)(_kernel)
 
 
 # ``where`` and ``masked_fill_`` live with the indexing kernels (ops/indexing.py).
@@ -132,4 +132,4 @@ def _isin_checks(elements, test_elements, *, assume_unique=False, invert=False):
 _isin_kernel = computed_by(isin)(_isin_checks)
 for _functional, _out in (("Tensor_Tensor", "Tensor_Tensor_out"), ("Tensor_Scalar", "Tensor_Scalar_out"),
                           ("Scalar_Tensor", "Scalar_Tensor_out")):
-    derived_out(getattr(aten.isin, _functional), getattr(aten.isin, _out), name="isin")(_isin_kernel)
+    implements(getattr(aten.isin, _functional), out=getattr(aten.isin, _out), name="isin")(_isin_kernel)

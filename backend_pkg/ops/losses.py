@@ -47,8 +47,8 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import not_implemented_for
 from ._operands import broadcast_shapes, computed
-from ._out_variants import derived_out
-from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, is_integral, real_float_dtype
+from ._results import out_of_self_dtype
+from .arithmetic import is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
@@ -143,7 +143,7 @@ def binary_cross_entropy(a, target, weight=None, reduction=_MEAN, *, out_dtype):
     return reduced(terms, reduction).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.binary_cross_entropy.default, aten.binary_cross_entropy.out, check_out=OUT_OF_SELF_DTYPE)
+@implements(aten.binary_cross_entropy.default, out=aten.binary_cross_entropy.out, check_out=out_of_self_dtype)
 @computed_by(binary_cross_entropy)
 def binary_cross_entropy_kernel(self, target, weight=None, reduction=_MEAN):
     return _check_bce("binary_cross_entropy", self, self, target, weight)
@@ -158,7 +158,7 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
     return slope.astype(out_dtype, copy=False)
 
 
-@derived_out(aten.binary_cross_entropy_backward.default, aten.binary_cross_entropy_backward.grad_input)
+@implements(aten.binary_cross_entropy_backward.default, out=aten.binary_cross_entropy_backward.grad_input)
 @computed_by(binary_cross_entropy_backward)
 def binary_cross_entropy_backward_kernel(grad_output, self, target, weight=None, reduction=_MEAN):
     # CPU's grad_input is made like grad_output: the other operands must have its dtype.
@@ -207,7 +207,7 @@ def binary_cross_entropy_with_logits(a, target, weight=None, pos_weight=None, re
     return reduced(terms, reduction).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.binary_cross_entropy_with_logits.default, aten.binary_cross_entropy_with_logits.out)
+@implements(aten.binary_cross_entropy_with_logits.default, out=aten.binary_cross_entropy_with_logits.out)
 @computed_by(binary_cross_entropy_with_logits)
 def binary_cross_entropy_with_logits_kernel(self, target, weight=None, pos_weight=None, reduction=_MEAN):
     return _check_bce_with_logits(self, target, weight, pos_weight)
@@ -256,7 +256,7 @@ def smooth_l1_loss(a, target, reduction=_MEAN, beta=1.0, *, out_dtype):
     return reduced(smooth_l1_terms(x, y, beta), reduction).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.smooth_l1_loss.default, aten.smooth_l1_loss.out)
+@implements(aten.smooth_l1_loss.default, out=aten.smooth_l1_loss.out)
 @computed_by(smooth_l1_loss)
 def smooth_l1_loss_kernel(self, target, reduction=_MEAN, beta=1.0):
     if beta < 0:
@@ -283,7 +283,7 @@ def _distance_loss_backward(name, gradient):
 smooth_l1_loss_backward = _distance_loss_backward("smooth_l1_loss_backward", smooth_l1_gradient)
 
 
-@derived_out(aten.smooth_l1_loss_backward.default, aten.smooth_l1_loss_backward.grad_input)
+@implements(aten.smooth_l1_loss_backward.default, out=aten.smooth_l1_loss_backward.grad_input)
 @computed_by(smooth_l1_loss_backward)
 def smooth_l1_loss_backward_kernel(grad_output, self, target, reduction, beta):
     return _check_distance("smooth_l1_backward_cpu", self, target, grad_output)
@@ -294,7 +294,7 @@ def huber_loss(a, target, reduction=_MEAN, delta=1.0, *, common_dtype):
     return reduced(huber_terms(x, y, delta), reduction).astype(a.dtype, copy=False)
 
 
-@derived_out(aten.huber_loss.default, aten.huber_loss.out)
+@implements(aten.huber_loss.default, out=aten.huber_loss.out)
 @computed_by(huber_loss)
 def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
     if delta <= 0:
@@ -305,7 +305,7 @@ def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
 huber_loss_backward = _distance_loss_backward("huber_loss_backward", huber_gradient)
 
 
-@derived_out(aten.huber_loss_backward.default, aten.huber_loss_backward.out)
+@implements(aten.huber_loss_backward.default, out=aten.huber_loss_backward.out)
 @computed_by(huber_loss_backward)
 def huber_loss_backward_kernel(grad_output, self, target, reduction, delta):
     # CPU's backward loop takes every operand in the input's dtype.
@@ -412,7 +412,7 @@ def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=_MEAN, *,
     return output.astype(out_dtype, copy=False)
 
 
-@derived_out(aten.multi_margin_loss.default, aten.multi_margin_loss.out, check_out=OUT_OF_SELF_DTYPE)
+@implements(aten.multi_margin_loss.default, out=aten.multi_margin_loss.out, check_out=out_of_self_dtype)
 @computed_by(multi_margin_loss)
 def multi_margin_loss_kernel(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
     return _check_multi_margin("multi_margin_loss_cpu_kernel", self, target, p, weight)
@@ -425,7 +425,7 @@ def multi_margin_loss_backward(grad_output, a, target, p, margin, weight=None, r
     return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.multi_margin_loss_backward.default, aten.multi_margin_loss_backward.grad_input)
+@implements(aten.multi_margin_loss_backward.default, out=aten.multi_margin_loss_backward.grad_input)
 @computed_by(multi_margin_loss_backward)
 def multi_margin_loss_backward_kernel(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
     dtype = _check_multi_margin("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
@@ -486,7 +486,7 @@ def multilabel_margin_loss_forward(a, target, reduction, *, out_dtype):
     return output.astype(out_dtype, copy=False), is_target.reshape(a.shape).astype(out_dtype)
 
 
-@derived_out(aten.multilabel_margin_loss_forward.default, aten.multilabel_margin_loss_forward.output)
+@implements(aten.multilabel_margin_loss_forward.default, out=aten.multilabel_margin_loss_forward.output)
 @computed_by(multilabel_margin_loss_forward)
 def multilabel_margin_loss_forward_kernel(self, target, reduction):
     return _check_multilabel("multilabel_margin_loss_forward_out_frame", self, target)
@@ -506,7 +506,7 @@ def multilabel_margin_loss_backward(grad_output, a, target, reduction, is_target
     return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.multilabel_margin_loss_backward.default, aten.multilabel_margin_loss_backward.grad_input)
+@implements(aten.multilabel_margin_loss_backward.default, out=aten.multilabel_margin_loss_backward.grad_input)
 @computed_by(multilabel_margin_loss_backward)
 def multilabel_margin_loss_backward_kernel(grad_output, self, target, reduction, is_target):
     op = "multilabel_margin_loss_backward_cpu_template"
@@ -530,7 +530,7 @@ def xlogy(a, other, *, out_dtype):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.xlogy.Tensor, aten.xlogy.OutTensor, aten.xlogy_.Tensor)
+@implements(aten.xlogy.Tensor, out=aten.xlogy.OutTensor, in_place=aten.xlogy_.Tensor, pointwise=True)
 @computed_by(xlogy)
 def xlogy_kernel(self, other):
     """Integers and bools give the default float dtype, as in PyTorch."""
@@ -551,7 +551,7 @@ def logit(a, eps=None, *, out_dtype):
     return np.log(x / (1 - x)).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.logit.default, aten.logit.out, aten.logit_.default)
+@implements(aten.logit.default, out=aten.logit.out, in_place=aten.logit_.default, pointwise=True)
 @computed_by(logit)
 def logit_kernel(self, eps=None):
     """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
@@ -759,7 +759,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_in
     return nll.astype(out_dtype, copy=False), log_alpha.astype(out_dtype, copy=False)
 
 
-@derived_out(aten._ctc_loss.default, aten._ctc_loss.out)
+@implements(aten._ctc_loss.default, out=aten._ctc_loss.out)
 @computed_by(ctc_loss, name="_ctc_loss")
 def ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
@@ -779,7 +779,7 @@ def ctc_loss_backward(
     return gradient.astype(out_dtype, copy=False)
 
 
-@derived_out(aten._ctc_loss_backward.default, aten._ctc_loss_backward.out)
+@implements(aten._ctc_loss_backward.default, out=aten._ctc_loss_backward.out)
 @computed_by(ctc_loss_backward, name="_ctc_loss_backward")
 def ctc_loss_backward_kernel(
     grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,

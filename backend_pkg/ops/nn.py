@@ -21,10 +21,9 @@ from ._numpy_errors import quietly
 from ._dims import single_axis
 from ._dtype_errors import not_implemented_for
 from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_compute_dtype, operand
-from ._out_variants import derived_out
 from ._results import as_result
 from ._select import select
-from .registry import aten, computed_by, lowers
+from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -97,10 +96,10 @@ def log_softmax(a, dim, half_to_float, *, out_dtype):
     return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(out_dtype, copy=False)
 
 
-derived_out(aten._softmax.default, aten._softmax.out, name="softmax")(
+implements(aten._softmax.default, out=aten._softmax.out, name="softmax")(
     computed_by(softmax)(_softmax_checks("softmax"))
 )
-derived_out(aten._log_softmax.default, aten._log_softmax.out, name="log_softmax")(
+implements(aten._log_softmax.default, out=aten._log_softmax.out, name="log_softmax")(
     computed_by(log_softmax)(_softmax_checks("log_softmax"))
 )
 
@@ -141,11 +140,13 @@ def log_softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
     return (grad - np.exp(y) * grad.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
 
 
-derived_out(aten._softmax_backward_data.default, aten._softmax_backward_data.out, name="softmax_backward")(
+implements(aten._softmax_backward_data.default, out=aten._softmax_backward_data.out, name="softmax_backward")(
     computed_by(softmax_backward)(_softmax_backward_checks("softmax_backward"))
 )
-derived_out(
-    aten._log_softmax_backward_data.default, aten._log_softmax_backward_data.out, name="log_softmax_backward"
+implements(
+    aten._log_softmax_backward_data.default,
+    out=aten._log_softmax_backward_data.out,
+    name="log_softmax_backward",
 )(computed_by(log_softmax_backward)(_softmax_backward_checks("log_softmax_backward")))
 
 
@@ -161,7 +162,7 @@ def threshold_backward(grad_output, a, threshold, *, out_dtype):
     return select(x <= limit, 0, grad).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.threshold_backward.default, aten.threshold_backward.grad_input)
+@implements(aten.threshold_backward.default, out=aten.threshold_backward.grad_input)
 @computed_by(threshold_backward)
 def threshold_backward_kernel(grad_output, self, threshold):
     check_broadcastable(self, grad_output)  # in the operand order of CPU's kernel
@@ -203,10 +204,10 @@ def tanh_backward(grad_output, output, *, out_dtype):
     return (grad * np.conj(1 - y * y)).astype(out_dtype, copy=False)
 
 
-derived_out(aten.sigmoid_backward.default, aten.sigmoid_backward.grad_input)(
+implements(aten.sigmoid_backward.default, out=aten.sigmoid_backward.grad_input)(
     computed_by(sigmoid_backward)(_differentiable_checks("sigmoid_backward"))
 )
-derived_out(aten.tanh_backward.default, aten.tanh_backward.grad_input)(
+implements(aten.tanh_backward.default, out=aten.tanh_backward.grad_input)(
     computed_by(tanh_backward)(_differentiable_checks("tanh_backward"))
 )
 
@@ -263,8 +264,8 @@ def gelu_backward(grad_output, a, *, approximate="none", out_dtype):
     return (grad * slope).astype(out_dtype, copy=False)
 
 
-derived_out(aten.gelu.default, aten.gelu.out)(computed_by(gelu)(_gelu_checks("gelu")))
-derived_out(aten.gelu_backward.default, aten.gelu_backward.grad_input)(
+implements(aten.gelu.default, out=aten.gelu.out)(computed_by(gelu)(_gelu_checks("gelu")))
+implements(aten.gelu_backward.default, out=aten.gelu_backward.grad_input)(
     computed_by(gelu_backward)(_gelu_checks("gelu_backward"))
 )
 
@@ -288,7 +289,7 @@ def mse_loss(a, target, reduction=_MEAN, *, out_dtype):
     return np.asarray(_reduced_loss((x - y) ** 2, reduction)).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.mse_loss.default, aten.mse_loss.out)
+@implements(aten.mse_loss.default, out=aten.mse_loss.out)
 @computed_by(mse_loss)
 def mse_loss_kernel(self, target, reduction=_MEAN):
     dtype = _promoted_dtype(self, target)
@@ -306,7 +307,7 @@ def mse_loss_backward(grad_output, a, target, reduction, *, common_dtype):
     return ((x - y) * scale * grad).astype(a.dtype, copy=False)
 
 
-@derived_out(aten.mse_loss_backward.default, aten.mse_loss_backward.grad_input)
+@implements(aten.mse_loss_backward.default, out=aten.mse_loss_backward.grad_input)
 @computed_by(mse_loss_backward)
 def mse_loss_backward_kernel(grad_output, self, target, reduction):
     dtype = _promoted_dtype(self, target)
@@ -467,19 +468,19 @@ def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index
     return as_result(grad_input, self.dtype)
 
 
-@derived_out(aten.nll_loss_forward.default, aten.nll_loss_forward.output)
+@implements(aten.nll_loss_forward.default, out=aten.nll_loss_forward.output)
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _check_nll_inputs(self, target, weight)
     return _nll_forward("nll_loss_forward", self, target, weight, reduction, ignore_index)
 
 
-@derived_out(aten.nll_loss2d_forward.default, aten.nll_loss2d_forward.output)
+@implements(aten.nll_loss2d_forward.default, out=aten.nll_loss2d_forward.output)
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _check_nll2d_inputs(self, target, weight)
     return _nll_forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index)
 
 
-@derived_out(aten.nll_loss_backward.default, aten.nll_loss_backward.grad_input)
+@implements(aten.nll_loss_backward.default, out=aten.nll_loss_backward.grad_input)
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll_inputs(self, target, weight)
     return _nll_backward(
@@ -487,7 +488,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     )
 
 
-@derived_out(aten.nll_loss2d_backward.default, aten.nll_loss2d_backward.grad_input)
+@implements(aten.nll_loss2d_backward.default, out=aten.nll_loss2d_backward.grad_input)
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll2d_inputs(self, target, weight)
     return _nll_backward(

@@ -26,8 +26,7 @@ import torch
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
-from ._out_variants import derived_out
-from .registry import aten, computed_by
+from .registry import aten, computed_by, implements
 
 # --- the NumPy functions ----------------------------------------------------
 # ``padding`` is as ``F.pad`` takes it: (before, after) pairs, for the last dim first; the
@@ -165,8 +164,8 @@ def _register(kind, dims):
     def pad_backward_checks(grad_output, self, padding):
         _check_grad_output(kind, grad_output, self, padding, dims)
 
-    derived_out(forward_op.default, forward_op.out)(computed_by(_FORWARD[kind], name=op)(pad_checks))
-    derived_out(backward_op.default, backward_op.grad_input)(
+    implements(forward_op.default, out=forward_op.out)(computed_by(_FORWARD[kind], name=op)(pad_checks))
+    implements(backward_op.default, out=backward_op.grad_input)(
         computed_by(_BACKWARD[kind], name=f"{op}_backward")(pad_backward_checks)
     )
 

@@ -41,8 +41,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
-from ._out_variants import derived_out
-from .registry import aten, computed_by, lowers
+from .registry import aten, computed_by, implements, lowers
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 # Spatial dims in the order PyTorch's messages name them.
@@ -700,6 +699,6 @@ for _dims in (2, 3):
         _numpy_function = _in_dims(_function, _dims, _name.format(_dims).lstrip("_"))
         if _lowered:
             lowers(_packet.default)(_numpy_function)
-        derived_out(_packet.default, getattr(_packet, _out))(
+        implements(_packet.default, out=getattr(_packet, _out))(
             computed_by(_numpy_function)(_in_dims(_checks, _dims, f"{_numpy_function.__name__}_checks"))
         )

@@ -35,7 +35,7 @@ from ..names import DEVICE_NAME
 from ..tensor import NpyTensor, unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
-from .registry import aten, computed_by, implements, implements_autograd
+from .registry import aten, computed_by, implements
 
 _LSTM_GATES = 4  # input, forget, cell, output
 _GRU_GATES = 3  # reset, update, new
@@ -629,7 +629,7 @@ def _packed_kernel(kind, op):
     return kernel
 
 
-implements_autograd(aten.lstm.input)(_padded_kernel("lstm", aten.lstm.input))
-implements_autograd(aten.gru.input)(_padded_kernel("gru", aten.gru.input))
-implements_autograd(aten.lstm.data)(_packed_kernel("lstm", aten.lstm.data))
-implements_autograd(aten.gru.data)(_packed_kernel("gru", aten.gru.data))
+implements(aten.lstm.input, autograd=True)(_padded_kernel("lstm", aten.lstm.input))
+implements(aten.gru.input, autograd=True)(_padded_kernel("gru", aten.gru.input))
+implements(aten.lstm.data, autograd=True)(_packed_kernel("lstm", aten.lstm.data))
+implements(aten.gru.data, autograd=True)(_packed_kernel("gru", aten.gru.data))

@@ -34,8 +34,7 @@ import torch
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
-from ._out_variants import derived_out
-from .registry import aten, computed_by
+from .registry import aten, computed_by, implements
 
 # The cubic convolution constant: -0.75 as OpenCV, without antialiasing; -0.5 (Keys, as PIL) with it.
 _CUBIC_A = -0.75
@@ -497,8 +496,8 @@ def _register(op_name, mode, dims):
     for function, suffix in [(forward, ""), (forward_checks, "_checks"), (backward, "_backward"),
                              (backward_checks, "_backward_checks")]:
         function.__name__ = function.__qualname__ = name + suffix
-    derived_out(forward_op.default, forward_op.out, name=name)(computed_by(forward)(forward_checks))
-    derived_out(backward_op.default, backward_op.grad_input, name=f"{name}_backward")(
+    implements(forward_op.default, out=forward_op.out, name=name)(computed_by(forward)(forward_checks))
+    implements(backward_op.default, out=backward_op.grad_input, name=f"{name}_backward")(
         computed_by(backward)(backward_checks)
     )
 

@@ -8,7 +8,7 @@ numbers on npy and on CPU, as it does on CUDA.
 The factories (``rand``, ``randn``, ``randint``) are composites that fill an
 ``empty`` tensor with the in-place ops below. Each op is one NumPy function
 drawing an array like its input; the in-place ops store it into ``self``
-(:func:`~._out_variants.derived_in_place`), and a compiled graph calls the
+(``@implements(in_place=...)``), and a compiled graph calls the
 same function for the functional op (``uniform``, ``normal_functional``,
 ``bernoulli.p``, ``native_dropout``). ``rand``, ``randn`` and their ``_like``
 forms, which compiled graphs keep, draw as the composites do, so a seed
@@ -24,7 +24,6 @@ from .. import device
 from ..dtypes import SCALAR_TYPE_NAMES, to_torch_dtype
 from ._dtype_errors import not_implemented_for
 from ._operands import check_broadcastable
-from ._out_variants import derived_in_place, derived_out
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
@@ -72,7 +71,7 @@ def uniform(a, from_=0.0, to=1.0, *, generator=None):
     return _uniform(a.dtype, a.shape, from_, to)
 
 
-@derived_in_place(aten.uniform_.default)
+@implements(in_place=aten.uniform_.default)
 @computed_by(uniform, name="uniform_")
 def uniform_kernel(self, from_=0.0, to=1.0, *, generator=None):
     _check_generator("uniform_", generator)
@@ -89,7 +88,7 @@ def normal(a, mean=0.0, std=1.0, *, generator=None):
     return _normal(a.dtype, a.shape, mean, std)
 
 
-@derived_in_place(aten.normal_.default)
+@implements(in_place=aten.normal_.default)
 @computed_by(normal, name="normal_")
 def normal_kernel(self, mean=0.0, std=1.0, *, generator=None):
     _check_generator("normal_", generator)
@@ -154,7 +153,7 @@ for _in_place, _function in [
     (aten.random_.to, random_to),
     (aten.random_.default, random),
 ]:
-    derived_in_place(_in_place)(computed_by(_function, name="random_")(_random_checks))
+    implements(in_place=_in_place)(computed_by(_function, name="random_")(_random_checks))
 
 
 def _bernoulli_draws(probability, shape):
@@ -174,8 +173,8 @@ def _bernoulli_checks(self, p=0.5, *, generator=None):
     _check_generator("bernoulli_", generator)
 
 
-derived_in_place(aten.bernoulli_.float)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
-derived_in_place(aten.bernoulli_.Tensor)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
+implements(in_place=aten.bernoulli_.float)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
+implements(in_place=aten.bernoulli_.Tensor)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
 
 
 def bernoulli(a, *, generator=None):
@@ -265,7 +264,7 @@ def _check_multinomial_out(out, *args, **kwargs):
         raise RuntimeError(f"multinomial expects Long tensor out, got: {SCALAR_TYPE_NAMES[out.dtype]}")
 
 
-@derived_out(aten.multinomial.default, aten.multinomial.out, check_out=_check_multinomial_out)
+@implements(aten.multinomial.default, out=aten.multinomial.out, check_out=_check_multinomial_out)
 @computed_by(multinomial)
 def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
     _check_generator("multinomial", generator)
