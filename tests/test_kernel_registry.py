@@ -63,7 +63,7 @@ def _named_literally(op, source):
 
 # Families that still build overload names at run time from tables.
 _NAMES_BUILT_AT_RUN_TIME = {
-    "backend_pkg.ops.activations", "backend_pkg.ops.resampling",
+    "backend_pkg.ops.resampling",
     "backend_pkg.ops.pooling", "backend_pkg.ops.padding", "backend_pkg.ops.reductions", "backend_pkg.ops.arithmetic",
     "backend_pkg.ops.sampling",
 }

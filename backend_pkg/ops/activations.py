@@ -55,28 +55,6 @@ from .registry import aten, computed_by, implements, lowers
 from .sampling import _check_generator as check_generator
 from .unary import clamp, clamp_dtype
 
-# --- registering an op with its out= and in-place overloads ----------------------------
-
-
-def activation(name, *, in_place=True, check_out=out_of_self_dtype):
-    """Register the decorated kernel for ``aten.<name>``, its ``.out`` and (if any) ``aten.<name>_``.
-
-    The ``out=`` and in-place kernels store the functional result (see
-    :func:`~.arithmetic.elementwise`), so each op is written once. Most
-    activations, like PyTorch's unary ops, write only into an ``out`` of the
-    input's dtype.
-    """
-    packet = getattr(aten, name)
-    in_place_op = getattr(aten, f"{name}_").default if in_place else None
-    return implements(packet.default, out=packet.out, in_place=in_place_op, check_out=check_out, pointwise=True)
-
-
-def backward(name, out_overload="grad_input"):
-    """Register the decorated kernel for ``aten.<name>`` and its ``out=`` overload."""
-    packet = getattr(aten, name)
-    return implements(packet.default, out=getattr(packet, out_overload))
-
-
 # --- the dtypes the NumPy functions compute in ------------------------------------
 
 
@@ -122,7 +100,13 @@ def leaky_relu(a, negative_slope=0.01, *, out_dtype):
     return select(x > 0, x, x * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
-@activation("leaky_relu")
+@implements(
+    aten.leaky_relu.default,
+    out=aten.leaky_relu.out,
+    in_place=aten.leaky_relu_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(leaky_relu)
 def leaky_relu_kernel(self, negative_slope=0.01):
     return floating("leaky_relu", self)
@@ -133,7 +117,7 @@ def leaky_relu_backward(grad_output, a, negative_slope, self_is_result, *, out_d
     return select(x > 0, grad, grad * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
-@backward("leaky_relu_backward")
+@implements(aten.leaky_relu_backward.default, out=aten.leaky_relu_backward.grad_input)
 @computed_by(leaky_relu_backward)
 def leaky_relu_backward_kernel(grad_output, self, negative_slope, self_is_result):
     # After leaky_relu_, autograd has only the result: with a negative slope
@@ -166,13 +150,17 @@ def mish(a, *, out_dtype):
     return (x * np.tanh(np.log1p(np.exp(x)))).astype(out_dtype, copy=False)
 
 
-@activation("silu")
+@implements(
+    aten.silu.default, out=aten.silu.out, in_place=aten.silu_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(silu)
 def silu_kernel(self):
     return floating("silu", self, complex_ok=True)
 
 
-@activation("mish")
+@implements(
+    aten.mish.default, out=aten.mish.out, in_place=aten.mish_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(mish)
 def mish_kernel(self):
     return floating("mish", self)
@@ -188,7 +176,7 @@ def elu(a, alpha=1, scale=1, input_scale=1, *, out_dtype):
     return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale).astype(out_dtype, copy=False)
 
 
-@activation("elu")
+@implements(aten.elu.default, out=aten.elu.out, in_place=aten.elu_.default, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(elu)
 def elu_kernel(self, alpha=1, scale=1, input_scale=1):
     return floating("elu", self)
@@ -206,7 +194,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return select(x <= 0, grad * negative_slope, grad * scale).astype(out_dtype, copy=False)
 
 
-@backward("elu_backward")
+@implements(aten.elu_backward.default, out=aten.elu_backward.grad_input)
 @computed_by(elu_backward)
 def elu_backward_kernel(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     # elu_ with a negative alpha maps negative inputs to positive outputs; the result cannot be inverted.
@@ -230,7 +218,13 @@ def hardtanh(a, min_val=-1, max_val=1, *, out_dtype):
     return clamp(a, min_val, max_val, out_dtype=out_dtype)
 
 
-@activation("hardtanh")
+@implements(
+    aten.hardtanh.default,
+    out=aten.hardtanh.out,
+    in_place=aten.hardtanh_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(hardtanh)
 def hardtanh_kernel(self, min_val=-1, max_val=1):
     if self.dtype == torch.bool:
@@ -249,7 +243,7 @@ def hardtanh_backward(grad_output, a, min_val, max_val, *, out_dtype):
     return select(outside, 0, grad).astype(out_dtype, copy=False)
 
 
-@backward("hardtanh_backward")
+@implements(aten.hardtanh_backward.default, out=aten.hardtanh_backward.grad_input)
 @computed_by(hardtanh_backward)
 def hardtanh_backward_kernel(grad_output, self, min_val, max_val):
     # CPU's hardtanh_backward is its hardshrink_backward loop, and refuses dtypes by that name.
@@ -277,25 +271,37 @@ def hardswish_backward(grad_output, a, *, out_dtype):
     return select(x <= -3, 0, select(x < 3, grad * (x / 3 + 0.5), grad)).astype(out_dtype, copy=False)
 
 
-@activation("hardsigmoid")
+@implements(
+    aten.hardsigmoid.default,
+    out=aten.hardsigmoid.out,
+    in_place=aten.hardsigmoid_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(hardsigmoid)
 def hardsigmoid_kernel(self):
     return floating("hardsigmoid", self)
 
 
-@backward("hardsigmoid_backward")
+@implements(aten.hardsigmoid_backward.default, out=aten.hardsigmoid_backward.grad_input)
 @computed_by(hardsigmoid_backward)
 def hardsigmoid_backward_kernel(grad_output, self):
     return floating_promoted("hardsigmoid_backward", grad_output, self)
 
 
-@activation("hardswish")
+@implements(
+    aten.hardswish.default,
+    out=aten.hardswish.out,
+    in_place=aten.hardswish_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(hardswish)
 def hardswish_kernel(self):
     return floating("hardswish", self)
 
 
-@backward("hardswish_backward", "out")
+@implements(aten.hardswish_backward.default, out=aten.hardswish_backward.out)
 @computed_by(hardswish_backward)
 def hardswish_backward_kernel(grad_output, self):
     return floating_promoted("hardswish_backward", grad_output, self)
@@ -319,13 +325,13 @@ def softplus_backward(grad_output, a, beta, threshold, *, out_dtype):
     return select(scaled > _scalar(threshold, x), grad, grad * exp / (exp + 1)).astype(out_dtype, copy=False)
 
 
-@activation("softplus", in_place=False)
+@implements(aten.softplus.default, out=aten.softplus.out, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(softplus)
 def softplus_kernel(self, beta=1, threshold=20):
     return floating("softplus", self)
 
 
-@backward("softplus_backward")
+@implements(aten.softplus_backward.default, out=aten.softplus_backward.grad_input)
 @computed_by(softplus_backward)
 def softplus_backward_kernel(grad_output, self, beta, threshold):
     return floating_promoted("softplus_backward", grad_output, self)
@@ -366,7 +372,7 @@ def log_sigmoid_forward_kernel(self):
     return floating("log_sigmoid", self)
 
 
-@backward("log_sigmoid_backward")
+@implements(aten.log_sigmoid_backward.default, out=aten.log_sigmoid_backward.grad_input)
 @computed_by(log_sigmoid_backward)
 def log_sigmoid_backward_kernel(grad_output, self, buffer):
     return floating_promoted("log_sigmoid_backward", grad_output, self)
@@ -400,14 +406,14 @@ def glu_backward(grad_output, a, dim, *, out_dtype):
     return gradient.astype(out_dtype, copy=False)
 
 
-@activation("glu", in_place=False, check_out=None)
+@implements(aten.glu.default, out=aten.glu.out, pointwise=True)
 @computed_by(glu)
 def glu_kernel(self, dim=-1):
     _glu_axis(self, dim)
     return floating("glu", self)
 
 
-@backward("glu_backward")
+@implements(aten.glu_backward.default, out=aten.glu_backward.grad_input)
 @computed_by(glu_backward)
 def glu_backward_kernel(grad_output, self, dim):
     _glu_axis(self, dim)
@@ -481,7 +487,7 @@ def threshold(a, threshold, value, *, out_dtype):
     return select(a <= limit, replacement, a).astype(out_dtype, copy=False)
 
 
-@activation("threshold", check_out=None)
+@implements(aten.threshold.default, out=aten.threshold.out, in_place=aten.threshold_.default, pointwise=True)
 @computed_by(threshold)
 def threshold_kernel(self, threshold, value):
     if self.dtype not in _C_INTEGER_TYPES and not self.dtype.is_floating_point:
@@ -511,7 +517,7 @@ def shrink_backward(grad_output, a, lambd, *, out_dtype):
     return select((x >= -lambd) & (x <= lambd), 0, grad).astype(out_dtype, copy=False)
 
 
-@activation("softshrink", in_place=False)
+@implements(aten.softshrink.default, out=aten.softshrink.out, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(softshrink)
 def softshrink_kernel(self, lambd=0.5):
     dtype = floating("softshrink_check", self)
@@ -523,19 +529,19 @@ def softshrink_kernel(self, lambd=0.5):
     return dtype
 
 
-@activation("hardshrink", in_place=False)
+@implements(aten.hardshrink.default, out=aten.hardshrink.out, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(hardshrink)
 def hardshrink_kernel(self, lambd=0.5):
     return floating("hardshrink_cpu", self)
 
 
-@backward("softshrink_backward")
+@implements(aten.softshrink_backward.default, out=aten.softshrink_backward.grad_input)
 @computed_by(shrink_backward, name="softshrink_backward")
 def softshrink_backward_kernel(grad_output, self, lambd):
     return floating_promoted("softshrink_backward", grad_output, self, refused_as="shrink_backward_cpu")
 
 
-@backward("hardshrink_backward")
+@implements(aten.hardshrink_backward.default, out=aten.hardshrink_backward.grad_input)
 @computed_by(shrink_backward, name="hardshrink_backward")
 def hardshrink_backward_kernel(grad_output, self, lambd):
     return floating_promoted("hardshrink_backward", grad_output, self, refused_as="hardshrink_backward_cpu")
@@ -559,7 +565,13 @@ def rrelu_with_noise(a, noise, lower=0.125, upper=1 / 3, training=False, generat
     return (a * slopes).astype(out_dtype, copy=False)
 
 
-@activation("rrelu_with_noise")
+@implements(
+    aten.rrelu_with_noise.default,
+    out=aten.rrelu_with_noise.out,
+    in_place=aten.rrelu_with_noise_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(rrelu_with_noise)
 def rrelu_with_noise_kernel(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
     if self.shape != noise.shape:
