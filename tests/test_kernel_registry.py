@@ -61,21 +61,12 @@ def _named_literally(op, source):
     return f"aten.{packet}.{overload}" in source or f'"{packet}.{overload}"' in source
 
 
-# Families that still build overload names at run time from tables.
-_NAMES_BUILT_AT_RUN_TIME = {
-    "backend_pkg.ops.resampling",
-    "backend_pkg.ops.pooling", "backend_pkg.ops.padding", "backend_pkg.ops.reductions", "backend_pkg.ops.arithmetic",
-    "backend_pkg.ops.sampling",
-}
-
-
 def test_every_registration_names_its_overload_in_the_module_of_its_kernel():
     """``grep aten.<op>`` lands on the registration, and a kernel's module (in tracebacks) is that file."""
     unnamed = [
         f"{op} -> {function.__module__}.{function.__qualname__}"
         for op, function in _registrations()
-        if function.__module__ not in _NAMES_BUILT_AT_RUN_TIME
-        and not _named_literally(op, inspect.getsource(sys.modules[function.__module__]))
+        if not _named_literally(op, inspect.getsource(sys.modules[function.__module__]))
     ]
     assert unnamed == []
 

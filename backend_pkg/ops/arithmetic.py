@@ -315,7 +315,8 @@ def pow_scalar_exponent(self, exponent):
 
 
 def _real_extremum(name, pick):
-    @lowers(getattr(aten, name).default)
+    """The NumPy function of ``maximum`` or ``minimum``, and its eager kernel."""
+
     def extremum(a, b, *, out_dtype):
         # NumPy's maximum/minimum propagate nan, as PyTorch's do.
         x, y = computed(out_dtype, a, b)
@@ -327,14 +328,17 @@ def _real_extremum(name, pick):
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         return dtype
 
-    extremum.__name__ = checks.__name__ = name
-    packet = getattr(aten, name)
-    implements(packet.default, out=packet.out, pointwise=True)(computed_by(extremum)(checks))
-    return extremum
+    extremum.__name__ = extremum.__qualname__ = name
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
+    return extremum, computed_by(extremum)(checks)
 
 
-maximum = _real_extremum("maximum", np.maximum)
-minimum = _real_extremum("minimum", np.minimum)
+maximum, _maximum_kernel = _real_extremum("maximum", np.maximum)
+lowers(aten.maximum.default)(maximum)
+implements(aten.maximum.default, out=aten.maximum.out, pointwise=True)(_maximum_kernel)
+minimum, _minimum_kernel = _real_extremum("minimum", np.minimum)
+lowers(aten.minimum.default)(minimum)
+implements(aten.minimum.default, out=aten.minimum.out, pointwise=True)(_minimum_kernel)
 
 
 def atan2(a, b, *, out_dtype):

@@ -481,9 +481,14 @@ def any_of(a, dim=None, keepdim=False):
     return _truth("any", np.any, a, dim, keepdim)
 
 
-for _functional, _out in (("dims", "dims_out"), ("dim", "out"), ("default", "all_out")):
-    implements(getattr(aten.all, _functional), out=getattr(aten.all, _out))(unchecked(all_of, "all"))
-    implements(getattr(aten.any, _functional), out=getattr(aten.any, _out))(unchecked(any_of, "any"))
+_all_kernel = unchecked(all_of, "all")
+implements(aten.all.dims, out=aten.all.dims_out)(_all_kernel)
+implements(aten.all.dim, out=aten.all.out)(_all_kernel)
+implements(aten.all.default, out=aten.all.all_out)(_all_kernel)
+_any_kernel = unchecked(any_of, "any")
+implements(aten.any.dims, out=aten.any.dims_out)(_any_kernel)
+implements(aten.any.dim, out=aten.any.out)(_any_kernel)
+implements(aten.any.default, out=aten.any.all_out)(_any_kernel)
 
 
 # --- cumulative sums and products -------------------------------------------

@@ -148,12 +148,10 @@ def _random_checks(self, *bounds, generator=None):
     _check_generator("random_", generator)
 
 
-for _in_place, _function in [
-    (getattr(aten.random_, "from"), random_from),  # "from" is a Python keyword
-    (aten.random_.to, random_to),
-    (aten.random_.default, random),
-]:
-    implements(in_place=_in_place)(computed_by(_function, name="random_")(_random_checks))
+# aten.random_.from is spelled with getattr: "from" is a Python keyword.
+implements(in_place=getattr(aten.random_, "from"))(computed_by(random_from, name="random_")(_random_checks))
+implements(in_place=aten.random_.to)(computed_by(random_to, name="random_")(_random_checks))
+implements(in_place=aten.random_.default)(computed_by(random, name="random_")(_random_checks))
 
 
 def _bernoulli_draws(probability, shape):
