@@ -3,7 +3,6 @@
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
 from ..names import DEVICE_NAME
 from ..tensor import unwrap
 
