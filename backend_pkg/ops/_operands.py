@@ -167,3 +167,9 @@ def check_alpha(dtype, alpha):
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
+
+
+def promoted_dtype(a, b):
+    """``torch.result_type(a, b)``, without asking it when the dtypes are one (the usual case)."""
+    dtype = a.dtype
+    return dtype if b.dtype == dtype else torch.result_type(a, b)

@@ -1,4 +1,4 @@
-"""Activation functions and their backward ops.
+"""Activation functions and their backward ops, softmax and log_softmax among them.
 
 What PyTorch sends the npy device for each (checked with
 ``BACKEND_PKG_STRICT=1`` on ``nn.Module`` forward and backward, and in
@@ -40,20 +40,23 @@ vectorized kernels do; Python scalars enter the arithmetic in the compute
 dtype, as CPU converts them.
 """
 
+import math
+
 import numpy as np
 import torch
 
 from .. import device
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
-from ._dims import wrap_dim
-from ._dtype_errors import not_implemented_for
-from ._operands import computed
+from ._dims import single_axis, wrap_dim
+from ._dtype_errors import check_scalar_type, not_implemented_for
+from ._numpy_errors import quietly
+from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_compute_dtype, promoted_dtype
 from ._results import out_of_self_dtype
 from ._select import select
 from .registry import aten, computed_by, implements, lowers
 from .sampling import _check_generator as check_generator
-from .unary import clamp, clamp_dtype
+from .unary import clamp, clamp_dtype, exact_erf
 
 # --- the dtypes the NumPy functions compute in ------------------------------------
 
@@ -594,3 +597,219 @@ def rrelu_with_noise_kernel(self, noise, lower=0.125, upper=1 / 3, training=Fals
             "If so, please report an enhancement request to PyTorch.)"
         )
     return self.dtype
+
+
+# --- softmax and log_softmax ------------------------------------------------
+# Computed over whole arrays, half precision in float32 and rounded once; where
+# PyTorch's CPU kernel rounds half-precision intermediates (the last-dim
+# log_softmax), half results can differ from CPU's by that rounding, npy's
+# being the nearer to the exact values.
+
+
+def _softmax_checks(op):
+    """The checks of softmax and log_softmax, as CPU makes them."""
+
+    def checks(self, dim, half_to_float):
+        shape, dtype = self.shape, self.dtype
+        single_axis(op, dim, len(shape))
+        if half_to_float:
+            # Half in, float out exists only in PyTorch's CUDA kernels.
+            raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
+        # Like CPU, an empty input returns before its dtype is looked at.
+        if 0 not in shape and not dtype.is_floating_point:
+            raise not_implemented_for(op, dtype)
+        return dtype
+
+    checks.__name__ = op
+    return checks
+
+
+def _shifted(array, axis):
+    """``array`` minus its max along ``axis``, so that exp cannot overflow.
+
+    A slice that is all -inf becomes nan (-inf minus -inf), as it does in
+    PyTorch; an empty slice has -inf as its max.
+    """
+    return quietly(np.subtract, array, array.max(axis=axis, keepdims=True, initial=-np.inf))
+
+
+def _softmax_input(op, a, dim, out_dtype):
+    """``a`` in ``out_dtype``'s compute dtype (half in float32), and the softmax axis."""
+    return a.astype(numpy_compute_dtype(out_dtype), copy=False), single_axis(op, dim, a.ndim)
+
+
+@lowers(aten._softmax.default)
+def softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("softmax", a, dim, out_dtype)
+    exp = np.exp(_shifted(x, axis))
+    return (exp / exp.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+
+
+@lowers(aten._log_softmax.default)
+def log_softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("log_softmax", a, dim, out_dtype)
+    shifted = _shifted(x, axis)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(out_dtype, copy=False)
+
+
+implements(aten._softmax.default, out=aten._softmax.out, name="softmax")(
+    computed_by(softmax)(_softmax_checks("softmax"))
+)
+implements(aten._log_softmax.default, out=aten._log_softmax.out, name="log_softmax")(
+    computed_by(log_softmax)(_softmax_checks("log_softmax"))
+)
+
+
+def _softmax_backward_checks(op):
+    """The checks of a softmax backward, as PyTorch's CPU kernels make them."""
+
+    def checks(grad_output, output, dim, input_dtype):
+        shape, dtype = grad_output.shape, grad_output.dtype
+        if shape != output.shape:
+            raise RuntimeError(
+                f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
+                f"'output'; but {list(shape)} does not equal {list(output.shape)} "
+                f"(while checking arguments for {op})"
+            )
+        single_axis(op, dim, len(shape))
+        if not dtype.is_floating_point:
+            raise not_implemented_for(op, dtype)
+        check_scalar_type(grad_output, output)
+        if dtype == torch.float32 and input_dtype == torch.float16:
+            # The backward of a half-to-float softmax, which CPU (and npy) cannot run forward.
+            raise RuntimeError("expected scalar type Float but found Half")
+        return dtype
+
+    checks.__name__ = op
+    return checks
+
+
+def softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
+    grad, y = in_compute_dtype(out_dtype, grad_output, output)
+    axis = single_axis("softmax_backward", dim, grad.ndim)
+    return (y * (grad - np.sum(grad * y, axis=axis, keepdims=True))).astype(out_dtype, copy=False)
+
+
+def log_softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
+    grad, y = in_compute_dtype(out_dtype, grad_output, output)
+    axis = single_axis("log_softmax_backward", dim, grad.ndim)
+    return (grad - np.exp(y) * grad.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+
+
+implements(aten._softmax_backward_data.default, out=aten._softmax_backward_data.out, name="softmax_backward")(
+    computed_by(softmax_backward)(_softmax_backward_checks("softmax_backward"))
+)
+implements(
+    aten._log_softmax_backward_data.default,
+    out=aten._log_softmax_backward_data.out,
+    name="log_softmax_backward",
+)(computed_by(log_softmax_backward)(_softmax_backward_checks("log_softmax_backward")))
+
+
+# --- relu's, sigmoid's and tanh's backward, gelu ------------------------------
+
+
+@lowers(aten.threshold_backward.default)
+def threshold_backward(grad_output, a, threshold, *, out_dtype):
+    """The gradient passes where ``a > threshold`` (and where ``a`` is NaN), else 0."""
+    grad, x = computed(out_dtype, grad_output, a, exact=True)
+    # The threshold is compared in the tensors' dtype, as C++ converts it.
+    limit = np.asarray(threshold).astype(out_dtype).astype(x.dtype)
+    return select(x <= limit, 0, grad).astype(out_dtype, copy=False)
+
+
+@implements(aten.threshold_backward.default, out=aten.threshold_backward.grad_input)
+@computed_by(threshold_backward)
+def threshold_backward_kernel(grad_output, self, threshold):
+    check_broadcastable(self, grad_output)  # in the operand order of CPU's kernel
+    dtype = self.dtype  # ReLU's backward: one dtype, nothing to promote
+    if grad_output.dtype != dtype:
+        dtype = torch.result_type(grad_output, self)
+    if dtype == torch.bool or dtype.is_complex:
+        raise not_implemented_for("threshold_backward", dtype)
+    return dtype
+
+
+def _differentiable_checks(op):
+    """The checks of an activation backward: integers have no gradient kernel."""
+
+    def checks(grad_output, output):
+        check_broadcastable(grad_output, output)
+        dtype = promoted_dtype(grad_output, output)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise not_implemented_for(op, dtype)
+        return dtype
+
+    checks.__name__ = op
+    return checks
+
+
+def sigmoid_backward(grad_output, output, *, out_dtype):
+    grad, y = computed(out_dtype, grad_output, output, exact=True)
+    return (grad * np.conj((1 - y) * y)).astype(out_dtype, copy=False)
+
+
+def tanh_backward(grad_output, output, *, out_dtype):
+    grad, y = computed(out_dtype, grad_output, output, exact=True)
+    return (grad * np.conj(1 - y * y)).astype(out_dtype, copy=False)
+
+
+implements(aten.sigmoid_backward.default, out=aten.sigmoid_backward.grad_input)(
+    computed_by(sigmoid_backward)(_differentiable_checks("sigmoid_backward"))
+)
+implements(aten.tanh_backward.default, out=aten.tanh_backward.grad_input)(
+    computed_by(tanh_backward)(_differentiable_checks("tanh_backward"))
+)
+
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_TANH_CUBIC = 0.044715  # the tanh approximation's coefficient of x**3
+
+
+def _gelu_checks(op):
+    def checks(*tensors, approximate="none"):
+        self = tensors[-1]
+        if approximate not in ("none", "tanh"):
+            raise RuntimeError("approximate argument must be either none or tanh.")
+        if not self.dtype.is_floating_point:
+            raise not_implemented_for(op, self.dtype)
+        check_broadcastable(*tensors)
+        return torch.result_type(*tensors) if len(tensors) > 1 else self.dtype
+
+    checks.__name__ = op
+    return checks
+
+
+@lowers(aten.gelu.default)
+def gelu(a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
+    if approximate == "tanh":
+        cdf = 0.5 * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)))
+    else:
+        cdf = 0.5 * (1 + exact_erf(x / _SQRT_2))
+    return (x * cdf).astype(out_dtype, copy=False)
+
+
+def gelu_backward(grad_output, a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
+    grad = grad_output.astype(numpy_compute_dtype(out_dtype), copy=False).astype(np.float64)
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)
+        tanh = np.tanh(inner)
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _TANH_CUBIC * x * x)
+        slope = 0.5 * (1 + tanh) + 0.5 * x * (1 - tanh * tanh) * inner_slope
+    else:
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        slope = 0.5 * (1 + exact_erf(x / _SQRT_2)) + x * pdf
+    return (grad * slope).astype(out_dtype, copy=False)
+
+
+implements(aten.gelu.default, out=aten.gelu.out)(computed_by(gelu)(_gelu_checks("gelu")))
+implements(aten.gelu_backward.default, out=aten.gelu_backward.grad_input)(
+    computed_by(gelu_backward)(_gelu_checks("gelu_backward"))
+)

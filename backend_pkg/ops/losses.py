@@ -1,4 +1,5 @@
-"""Losses on the npy device: binary cross entropy, smooth L1 and Huber, CTC, margins.
+"""Losses on the npy device: mean squared error, negative log likelihood, binary cross entropy,
+smooth L1 and Huber, CTC, margins.
 
 What PyTorch sends the device, per loss (checked with ``BACKEND_PKG_STRICT=1``
 on forward and backward, and against ``native_functions.yaml``):
@@ -28,8 +29,14 @@ on forward and backward, and against ``native_functions.yaml``):
   target (``binary_cross_entropy_target_backward`` in
   ``torch/csrc/autograd/FunctionsManual.cpp``) is ``-logit(input)``. These two
   elementwise ops have no other home yet, so they are registered here;
-* ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
-  probabilities as targets) are composites over ops other modules implement.
+* ``F.mse_loss``: ``mse_loss`` and ``mse_loss_backward``;
+* ``F.cross_entropy`` becomes ``_log_softmax`` (:mod:`.activations`) and
+  ``nll_loss_forward`` (``nll_loss2d_forward`` for spatial inputs) and,
+  backward, ``nll_loss_backward`` and ``_log_softmax_backward_data``. Where
+  PyTorch's CPU kernels round half-precision intermediates (nll_loss sums,
+  mse_loss differences), half results can differ from CPU's by that rounding;
+* ``F.l1_loss`` and ``F.cross_entropy`` with label smoothing or
+  probabilities as targets are composites over ops other modules implement.
 
 Each op is one NumPy function of arrays (built from ``*_terms``,
 ``*_gradient``, :func:`ctc_log_alpha`...), and its eager kernel the checks
@@ -44,10 +51,11 @@ from CPU's by that rounding (npy's are the nearer to the exact values).
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES
-from ._dtype_errors import not_implemented_for
-from ._operands import broadcast_shapes, computed
-from ._results import out_of_self_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ._dtype_errors import check_scalar_type, not_implemented_for
+from ._numpy_errors import quietly
+from ._operands import broadcast_shapes, computed, operand, promoted_dtype
+from ._results import as_result, out_of_self_dtype
 from .arithmetic import is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers
 
@@ -813,3 +821,223 @@ def ctc_loss_backward_of_length_tensors(
     target_lengths = _lengths("target_lengths", target_lengths)
     arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
     return ctc_loss_backward_kernel(*arguments, zero_infinity)
+
+
+# --- mean squared error and negative log likelihood ------------------------------
+
+
+def _computed(op, tensor):
+    """``tensor``'s array (a zero-dim CPU tensor's value) in its compute dtype: float32 for half."""
+    return np.asarray(operand(op, tensor), dtype=to_numpy_dtype(compute_dtype(tensor.dtype)))
+
+
+def mse_loss(a, target, reduction=_MEAN, *, out_dtype):
+    x, y = computed(out_dtype, a, target, exact=True)
+    return np.asarray(reduced((x - y) ** 2, reduction)).astype(out_dtype, copy=False)
+
+
+@implements(aten.mse_loss.default, out=aten.mse_loss.out)
+@computed_by(mse_loss)
+def mse_loss_kernel(self, target, reduction=_MEAN):
+    dtype = promoted_dtype(self, target)
+    if not dtype.is_floating_point:
+        raise not_implemented_for("mse_loss", dtype)
+    return dtype
+
+
+def mse_loss_backward(grad_output, a, target, reduction, *, common_dtype):
+    # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
+    # the result is self's dtype, as PyTorch computes it into a tensor like self.
+    x, y = computed(common_dtype, a, target, exact=True)
+    grad = np.asarray(grad_output, dtype=x.dtype)
+    scale = np.asarray(2 / a.size if reduction == _MEAN else 2, dtype=x.dtype)
+    return ((x - y) * scale * grad).astype(a.dtype, copy=False)
+
+
+@implements(aten.mse_loss_backward.default, out=aten.mse_loss_backward.grad_input)
+@computed_by(mse_loss_backward)
+def mse_loss_backward_kernel(grad_output, self, target, reduction):
+    dtype = promoted_dtype(self, target)
+    if dtype == torch.bool or dtype.is_complex:
+        raise not_implemented_for("mse_loss_backward", dtype)
+    return dtype
+
+
+# nll_loss picks, for each sample, minus the input at its target class, scaled
+# by that class's weight. Classes run along dim 1 (dim 0 for one unbatched
+# sample); samples whose target is ``ignore_index`` count for nothing.
+
+
+def _check_nll_inputs(self, target, weight):
+    # Shapes read once: each read of a tensor subclass's metadata costs about a microsecond.
+    shape, target_shape = tuple(self.shape), tuple(target.shape)
+    if not 1 <= len(shape) <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if len(target_shape) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(shape) == 1 and len(target_shape) == 1 and target_shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}"
+        )
+    if len(shape) == 2 and not target_shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if len(shape) == 2 and shape[0] != target_shape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: {list(target_shape)})")
+    classes = shape[-1]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
+
+
+def _check_nll2d_inputs(self, target, weight):
+    if target.dim() != 3:
+        raise RuntimeError(
+            "only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {target.dim()}"
+        )
+    if self.dim() != 4:
+        raise RuntimeError(
+            "only batches of spatial inputs supported (4D tensors), but got input of "
+            f"dimension: {self.dim()}"
+        )
+    if weight is not None and weight.numel() != self.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (self.shape[0], *self.shape[2:]) != tuple(target.shape):
+        raise RuntimeError(
+            f"size mismatch (got input: {list(self.shape)} , target: {list(target.shape)}"
+        )
+
+
+def _picked_classes(op, self, target, weight, ignore_index):
+    """Each sample's target class (0 where ignored), its weight (0 where ignored; None where
+    every sample counts once, the usual case), and the class axis."""
+    if target.dtype not in (torch.int64, torch.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAMES[target.dtype]}"
+        )
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for(op, self.dtype)
+    if weight is not None:
+        check_scalar_type(self, weight)
+    x = _computed(op, self)
+    classes_axis = 1 if x.ndim > 1 else 0
+    classes = x.shape[classes_axis]
+    labels = np.asarray(operand(op, target)).astype(np.int64, copy=False)
+    if x.ndim == 1:
+        labels = labels.reshape(())
+    ignored = labels == ignore_index
+    # Negative labels, seen as unsigned, are past any class count too.
+    out_of_range = (labels.view(np.uint64) >= classes) & ~ignored
+    if out_of_range.any():
+        raise IndexError(f"Target {labels[out_of_range].flat[0]} is out of bounds.")
+    if weight is None and not ignored.any():
+        return x, labels, None, classes_axis
+    labels = np.where(ignored, 0, labels)
+    class_weights = np.ones(classes, x.dtype) if weight is None else _computed(op, weight)
+    return x, labels, np.where(ignored, 0, class_weights[labels]), classes_axis
+
+
+def _classes_last(array, labels, axis):
+    """``array`` with its class ``axis`` moved last (a view: writes reach ``array``), and
+    ``labels`` as indices into that axis for ``np.take_along_axis``/``np.put_along_axis``."""
+    return np.moveaxis(array, axis, -1), labels[..., None]
+
+
+def _batch_rows(x, labels, axis):
+    """For a (batch, classes) ``x``, the index that picks each row's ``labels`` entry, else None.
+
+    Plain indexing costs a fifth of ``np.take_along_axis``'s general case, on a training batch.
+    """
+    return (np.arange(len(labels)), labels) if x.ndim == 2 and axis == 1 else None
+
+
+def _nll_forward(op, self, target, weight, reduction, ignore_index):
+    x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
+    rows = _batch_rows(x, labels, axis)
+    if rows is not None:
+        picked = x[rows]
+    else:
+        by_class, index = _classes_last(x, labels, axis)
+        picked = np.take_along_axis(by_class, index, axis=-1)[..., 0]
+    losses = -picked if weights is None else -picked * weights
+    total_weight = labels.size if weights is None else np.sum(weights)
+    if reduction == _NONE and x.ndim > 1:
+        # Per-sample losses: PyTorch leaves total_weight at 0 (one sample goes the summing way).
+        return as_result(losses, self.dtype), as_result(0, self.dtype)
+    output = np.sum(losses)
+    if reduction == _MEAN:
+        output = quietly(np.divide, output, total_weight)  # all ignored: 0 / 0 = nan, as in PyTorch
+    return as_result(output, self.dtype), as_result(total_weight, self.dtype)
+
+
+def _check_nll_grad(self, target, reduction, grad_output, total_weight):
+    check_scalar_type(self, grad_output)
+    check_scalar_type(self, total_weight)
+    if total_weight.numel() != 1:
+        raise RuntimeError(
+            "expected total_weight to be a  single element tensor, got: "
+            f"{list(total_weight.shape)} ({total_weight.numel()} elements)"
+        )
+    batched = self.dim() > 1
+    if reduction == _NONE and batched:
+        if grad_output.shape != target.shape:
+            raise RuntimeError(
+                f"Expected a tensor of dimension {target.dim()} and tensor.size[0] == "
+                f"{target.shape[0]} but got: dimension {grad_output.dim()} and tensor.size[0] = "
+                f"{grad_output.shape[0] if grad_output.dim() else 1}"
+            )
+    elif grad_output.numel() != 1:
+        raise RuntimeError(
+            f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}"
+        )
+
+
+def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """Minus the class weight times the incoming gradient, at each sample's target class; 0 elsewhere."""
+    _check_nll_grad(self, target, reduction, grad_output, total_weight)
+    x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
+    grad = _computed(op, grad_output)
+    if reduction != _NONE or self.dim() == 1:
+        grad = grad.reshape(())
+    if reduction == _MEAN:
+        grad = quietly(np.divide, grad, _computed(op, total_weight).reshape(()))
+    # Ignored samples (weight 0) stay 0 even if grad is inf.
+    slope = -grad if weights is None else np.where(weights == 0, 0, quietly(np.multiply, -weights, grad))
+    grad_input = np.zeros_like(x)
+    rows = _batch_rows(x, labels, axis)
+    if rows is not None:
+        grad_input[rows] = slope
+    else:
+        by_class, index = _classes_last(grad_input, labels, axis)
+        np.put_along_axis(by_class, index, slope[..., None], axis=-1)
+    return as_result(grad_input, self.dtype)
+
+
+@implements(aten.nll_loss_forward.default, out=aten.nll_loss_forward.output)
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    _check_nll_inputs(self, target, weight)
+    return _nll_forward("nll_loss_forward", self, target, weight, reduction, ignore_index)
+
+
+@implements(aten.nll_loss2d_forward.default, out=aten.nll_loss2d_forward.output)
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    _check_nll2d_inputs(self, target, weight)
+    return _nll_forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index)
+
+
+@implements(aten.nll_loss_backward.default, out=aten.nll_loss_backward.grad_input)
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll_inputs(self, target, weight)
+    return _nll_backward(
+        "nll_loss_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )
+
+
+@implements(aten.nll_loss2d_backward.default, out=aten.nll_loss2d_backward.grad_input)
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll2d_inputs(self, target, weight)
+    return _nll_backward(
+        "nll_loss2d_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )

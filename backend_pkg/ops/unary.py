@@ -32,13 +32,16 @@ def _float_function(name, function, *, complex_inputs=True):
     return numpy_function, computed_by(numpy_function)(checks)
 
 
-# NumPy has no erf; math.erf is exact in float64, one Python call per element.
+# NumPy has no erf; math.erf is exact in float64, one Python call per element:
+# fine for the sizes npy tensors are for.
 _erf_of_each = np.frompyfunc(math.erf, 1, 1)
 
 
-def _erf(x):
-    # An array of Python floats, even for a zero-dim x (for which frompyfunc gives the float itself).
-    return np.asarray(_erf_of_each(x))
+def exact_erf(x):
+    """erf of each element of ``x``, in float64 (a zero-dim array for a zero-dim ``x``,
+    for which frompyfunc gives the float itself)."""
+    return np.asarray(_erf_of_each(x), dtype=np.float64)
+
 
 _FLOAT_FUNCTIONS = {
     "exp": np.exp,
@@ -83,7 +86,7 @@ sinh, _sinh_kernel = _float_function("sinh", _FLOAT_FUNCTIONS["sinh"])
 cosh, _cosh_kernel = _float_function("cosh", _FLOAT_FUNCTIONS["cosh"])
 tanh, _tanh_kernel = _float_function("tanh", _FLOAT_FUNCTIONS["tanh"])
 sigmoid, _sigmoid_kernel = _float_function("sigmoid", _FLOAT_FUNCTIONS["sigmoid"])
-erf, _erf_kernel = _float_function("erf", _erf, complex_inputs=False)
+erf, _erf_kernel = _float_function("erf", exact_erf, complex_inputs=False)
 
 lowers(aten.exp.default)(exp)
 implements(aten.exp.default, out=aten.exp.out, in_place=aten.exp_.default, pointwise=True)(_exp_kernel)
