@@ -55,7 +55,7 @@ from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_co
 from ._results import out_of_self_dtype
 from ._select import select
 from .registry import aten, computed_by, implements, lowers
-from .sampling import _check_generator as check_generator
+from .random import check_generator
 from .unary import clamp, clamp_dtype, exact_erf
 
 # --- the dtypes the NumPy functions compute in ------------------------------------

@@ -1,4 +1,4 @@
-"""Resampling: ``F.interpolate``'s nearest, nearest-exact, (bi/tri)linear and bicubic modes.
+"""Interpolation: ``F.interpolate``'s nearest, nearest-exact, (bi/tri)linear and bicubic modes.
 
 ``F.interpolate`` (``torch/nn/functional.py``) picks the aten op from the
 mode, the input's dims and ``antialias``, and calls its ``.vec`` overload, a

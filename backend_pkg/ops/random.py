@@ -27,7 +27,7 @@ from ._operands import check_broadcastable
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
-def _check_generator(op, generator):
+def check_generator(op, generator):
     if generator is not None:
         raise RuntimeError(
             f"npy device: {op} draws from torch.npy's generator; pass generator=None and seed "
@@ -74,7 +74,7 @@ def uniform(a, from_=0.0, to=1.0, *, generator=None):
 @implements(in_place=aten.uniform_.default)
 @computed_by(uniform, name="uniform_")
 def uniform_kernel(self, from_=0.0, to=1.0, *, generator=None):
-    _check_generator("uniform_", generator)
+    check_generator("uniform_", generator)
     _check_inexact("check_uniform_bounds", self)
     if from_ > to:
         raise RuntimeError(
@@ -91,7 +91,7 @@ def normal(a, mean=0.0, std=1.0, *, generator=None):
 @implements(in_place=aten.normal_.default)
 @computed_by(normal, name="normal_")
 def normal_kernel(self, mean=0.0, std=1.0, *, generator=None):
-    _check_generator("normal_", generator)
+    check_generator("normal_", generator)
     _check_inexact("normal_kernel_npy", self)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -145,7 +145,7 @@ def random(a, *, generator=None):
 
 
 def _random_checks(self, *bounds, generator=None):
-    _check_generator("random_", generator)
+    check_generator("random_", generator)
 
 
 # aten.random_.from is spelled with getattr: "from" is a Python keyword.
@@ -168,7 +168,7 @@ def bernoulli_p(a, p=0.5, *, generator=None):
 
 
 def _bernoulli_checks(self, p=0.5, *, generator=None):
-    _check_generator("bernoulli_", generator)
+    check_generator("bernoulli_", generator)
 
 
 implements(in_place=aten.bernoulli_.float)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
@@ -183,7 +183,7 @@ def bernoulli(a, *, generator=None):
 @implements(aten.bernoulli.default)
 @computed_by(bernoulli)
 def bernoulli_kernel(self, *, generator=None):
-    _check_generator("bernoulli", generator)
+    check_generator("bernoulli", generator)
 
 
 @lowers(aten.native_dropout.default)
@@ -265,7 +265,7 @@ def _check_multinomial_out(out, *args, **kwargs):
 @implements(aten.multinomial.default, out=aten.multinomial.out, check_out=_check_multinomial_out)
 @computed_by(multinomial)
 def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
-    _check_generator("multinomial", generator)
+    check_generator("multinomial", generator)
     if not 1 <= self.dim() <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not self.dtype.is_floating_point:
