@@ -46,7 +46,7 @@ import numpy as np
 import torch
 
 from .. import device
-from ..dtypes import SCALAR_TYPE_NAMES
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype
 from ._cpu_checks import check_on_cpu
 from ._dims import single_axis, wrap_dim
 from ._dtype_errors import check_scalar_type, not_implemented_for
@@ -54,6 +54,7 @@ from ._numpy_errors import quietly
 from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_compute_dtype, promoted_dtype
 from ._results import out_of_self_dtype
 from ._select import select
+from .arithmetic import check_convertible
 from .registry import aten, computed_by, implements, lowers
 from .random import check_generator
 from .unary import clamp, clamp_dtype, exact_erf
@@ -454,33 +455,18 @@ def prelu_backward_kernel(grad_output, self, weight):
 
 # --- threshold, softshrink, hardshrink -------------------------------------------------------
 
-# c10's names for the integer types its checked Scalar conversion refuses to overflow.
-_C_INTEGER_TYPES = {
-    torch.uint8: "uint8_t",
-    torch.int8: "int8_t",
-    torch.int16: "int16_t",
-    torch.int32: "int",
-    torch.int64: "int64_t",
-}
+# The integer types CPU's threshold kernel has a loop for.
+_THRESHOLD_INTEGER_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
 def _scalar_as(value, np_dtype):
     """A Scalar converted to ``np_dtype`` as C++ converts it for a kernel: floats truncate
-    into integer types (:func:`_check_scalar_fits` has refused out-of-range values;
+    into integer types (:func:`~.arithmetic.check_convertible` has refused out-of-range values;
     unsigned types take ``-max..-1`` too, wrapped), floating types take anything
     (overflowing to inf)."""
     if np_dtype.kind == "f":
         return np.asarray(value, dtype=np.float64).astype(np_dtype)
     return np.asarray(int(value)).astype(np_dtype)
-
-
-def _check_scalar_fits(value, dtype):
-    if dtype.is_floating_point:
-        return
-    info = torch.iinfo(dtype)
-    low = -info.max if info.min == 0 else info.min
-    if not low <= value <= info.max:
-        raise RuntimeError(f"value cannot be converted to type {_C_INTEGER_TYPES[dtype]} without overflow")
 
 
 def threshold(a, threshold, value, *, out_dtype):
@@ -493,10 +479,11 @@ def threshold(a, threshold, value, *, out_dtype):
 @implements(aten.threshold.default, out=aten.threshold.out, in_place=aten.threshold_.default, pointwise=True)
 @computed_by(threshold)
 def threshold_kernel(self, threshold, value):
-    if self.dtype not in _C_INTEGER_TYPES and not self.dtype.is_floating_point:
+    if self.dtype not in _THRESHOLD_INTEGER_DTYPES and not self.dtype.is_floating_point:
         raise not_implemented_for("threshold_cpu", self.dtype)
-    _check_scalar_fits(threshold, self.dtype)
-    _check_scalar_fits(value, self.dtype)
+    # CPU's kernel reads the threshold in the compute type (float for half), the value in self's.
+    check_convertible(threshold, compute_dtype(self.dtype))
+    check_convertible(value, self.dtype)
     return self.dtype
 
 
