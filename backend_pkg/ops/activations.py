@@ -607,7 +607,7 @@ def _softmax_checks(op):
             raise not_implemented_for(op, dtype)
         return dtype
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -671,7 +671,7 @@ def _softmax_backward_checks(op):
             raise RuntimeError("expected scalar type Float but found Half")
         return dtype
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -731,7 +731,7 @@ def _differentiable_checks(op):
             raise not_implemented_for(op, dtype)
         return dtype
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -768,7 +768,7 @@ def _gelu_checks(op):
         check_broadcastable(*tensors)
         return torch.result_type(*tensors) if len(tensors) > 1 else self.dtype
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 

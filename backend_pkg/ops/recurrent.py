@@ -270,7 +270,7 @@ def _cell_checks(op, gate_count):
         _refuse_integer_gates(input_gates)
         _check_floating(op, input_gates, hidden_gates, state, input_bias, hidden_bias)
 
-    checks.__name__ = f"{op}_checks"
+    checks.__name__ = checks.__qualname__ = f"{op}_checks"
     return checks
 
 
@@ -608,7 +608,7 @@ def _padded_kernel(kind, op):
         output = output.view(length, batch, output.shape[1])
         return (output.transpose(0, 1) if batch_first else output, *final)
 
-    kernel.__name__ = f"{kind}_whole_sequence"
+    kernel.__name__ = kernel.__qualname__ = f"{kind}_whole_sequence"
     return kernel
 
 
@@ -625,7 +625,7 @@ def _packed_kernel(kind, op):
                                   (has_biases, num_layers, dropout, train, bidirectional))
         return _composite(op, args) if results is None else results
 
-    kernel.__name__ = f"{kind}_packed_whole_sequence"
+    kernel.__name__ = kernel.__qualname__ = f"{kind}_packed_whole_sequence"
     return kernel
 
 

@@ -190,7 +190,7 @@ def _extreme_checks(op):
         _check_nonempty_reduction(f"{op}()", self, dim)
         _refuse_complex(op, self)
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -236,7 +236,7 @@ def _extreme_along_checks(op):
         _check_nonempty_reduction(f"{op}()", self, [axis])
         _refuse_input(op, self, torch.complex64, torch.complex128)
 
-    checks.__name__ = f"{op}_dim"
+    checks.__name__ = checks.__qualname__ = f"{op}_dim"
     return checks
 
 
@@ -269,7 +269,7 @@ def _position_checks(op):
         else:
             _check_nonempty_reduction(f"{op}()", self, [single_axis(op, dim, self.dim())])
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -444,7 +444,7 @@ def _moments_checks(op):
         real = self.dtype.to_real()
         return (real, self.dtype) if op.endswith("_mean") else real
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
