@@ -95,7 +95,8 @@ def implements(*ops, out=None, in_place=None, pointwise=False, check_out=None, s
     families (``.Tensor`` and ``.Scalar``); it returns the function it
     decorates.
     """
-    if len(ops) > 1 and (out is not None or in_place is not None) or out is not None and not ops:
+    deriving = out is not None or in_place is not None
+    if deriving and len(ops) > 1 or out is not None and not ops:
         raise TypeError("implements: out= and in_place= derive from one functional overload")
     table = AUTOGRAD_KERNELS if autograd else NESTED_KERNELS if nested else KERNELS
 
@@ -248,8 +249,9 @@ def _refuse_target_first(op, error, target, check_out=None, args=(), kwargs=None
 
 
 def lowers(*ops):
-    """Use for an op ``torch.compile(backend="npy")`` runs: register the decorated NumPy function
-    as what each aten overload in ``ops`` computes in compiled code (:mod:`backend_pkg.compiler.codegen`).
+    """Use for an op compiled with the npy backend: register the decorated NumPy function as what
+    each aten overload in ``ops`` computes in ``torch.compile(backend="npy")``'s code
+    (:mod:`backend_pkg.compiler.codegen`).
 
     It takes NumPy arrays where the op takes tensors, the op's other
     arguments as they are, and returns arrays. A keyword-only ``out_dtype``
