@@ -43,49 +43,26 @@ def exact_erf(x):
     return np.asarray(_erf_of_each(x), dtype=np.float64)
 
 
-_FLOAT_FUNCTIONS = {
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "expm1": np.expm1,
-    "log": np.log,
-    "log2": np.log2,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1 / np.sqrt(x),
-    "reciprocal": np.reciprocal,
-    "sin": np.sin,
-    "cos": np.cos,
-    "tan": np.tan,
-    "asin": np.arcsin,
-    "acos": np.arccos,
-    "atan": np.arctan,
-    "sinh": np.sinh,
-    "cosh": np.cosh,
-    "tanh": np.tanh,
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-}
-
-exp, _exp_kernel = _float_function("exp", _FLOAT_FUNCTIONS["exp"])
-exp2, _exp2_kernel = _float_function("exp2", _FLOAT_FUNCTIONS["exp2"])
-expm1, _expm1_kernel = _float_function("expm1", _FLOAT_FUNCTIONS["expm1"])
-log, _log_kernel = _float_function("log", _FLOAT_FUNCTIONS["log"])
-log2, _log2_kernel = _float_function("log2", _FLOAT_FUNCTIONS["log2"])
-log10, _log10_kernel = _float_function("log10", _FLOAT_FUNCTIONS["log10"])
-log1p, _log1p_kernel = _float_function("log1p", _FLOAT_FUNCTIONS["log1p"])
-sqrt, _sqrt_kernel = _float_function("sqrt", _FLOAT_FUNCTIONS["sqrt"])
-rsqrt, _rsqrt_kernel = _float_function("rsqrt", _FLOAT_FUNCTIONS["rsqrt"])
-reciprocal, _reciprocal_kernel = _float_function("reciprocal", _FLOAT_FUNCTIONS["reciprocal"])
-sin, _sin_kernel = _float_function("sin", _FLOAT_FUNCTIONS["sin"])
-cos, _cos_kernel = _float_function("cos", _FLOAT_FUNCTIONS["cos"])
-tan, _tan_kernel = _float_function("tan", _FLOAT_FUNCTIONS["tan"])
-asin, _asin_kernel = _float_function("asin", _FLOAT_FUNCTIONS["asin"])
-acos, _acos_kernel = _float_function("acos", _FLOAT_FUNCTIONS["acos"])
-atan, _atan_kernel = _float_function("atan", _FLOAT_FUNCTIONS["atan"])
-sinh, _sinh_kernel = _float_function("sinh", _FLOAT_FUNCTIONS["sinh"])
-cosh, _cosh_kernel = _float_function("cosh", _FLOAT_FUNCTIONS["cosh"])
-tanh, _tanh_kernel = _float_function("tanh", _FLOAT_FUNCTIONS["tanh"])
-sigmoid, _sigmoid_kernel = _float_function("sigmoid", _FLOAT_FUNCTIONS["sigmoid"])
+exp, _exp_kernel = _float_function("exp", np.exp)
+exp2, _exp2_kernel = _float_function("exp2", np.exp2)
+expm1, _expm1_kernel = _float_function("expm1", np.expm1)
+log, _log_kernel = _float_function("log", np.log)
+log2, _log2_kernel = _float_function("log2", np.log2)
+log10, _log10_kernel = _float_function("log10", np.log10)
+log1p, _log1p_kernel = _float_function("log1p", np.log1p)
+sqrt, _sqrt_kernel = _float_function("sqrt", np.sqrt)
+rsqrt, _rsqrt_kernel = _float_function("rsqrt", lambda x: 1 / np.sqrt(x))
+reciprocal, _reciprocal_kernel = _float_function("reciprocal", np.reciprocal)
+sin, _sin_kernel = _float_function("sin", np.sin)
+cos, _cos_kernel = _float_function("cos", np.cos)
+tan, _tan_kernel = _float_function("tan", np.tan)
+asin, _asin_kernel = _float_function("asin", np.arcsin)
+acos, _acos_kernel = _float_function("acos", np.arccos)
+atan, _atan_kernel = _float_function("atan", np.arctan)
+sinh, _sinh_kernel = _float_function("sinh", np.sinh)
+cosh, _cosh_kernel = _float_function("cosh", np.cosh)
+tanh, _tanh_kernel = _float_function("tanh", np.tanh)
+sigmoid, _sigmoid_kernel = _float_function("sigmoid", lambda x: 1 / (1 + np.exp(-x)))
 erf, _erf_kernel = _float_function("erf", exact_erf, complex_inputs=False)
 
 lowers(aten.exp.default)(exp)
