@@ -68,15 +68,6 @@ def install_kernels():
         autocast.install(_library, _fallback_library)
 
 
-def uninstall_kernels():
-    """Take every npy kernel and the fallback out of the dispatcher again."""
-    global _library, _fallback_library
-    if _library is not None:
-        _library._destroy()
-        _fallback_library._destroy()
-        _library = _fallback_library = None
-
-
 def setup():
     register_device()
     install_kernels()

@@ -53,7 +53,7 @@ import torch
 
 from .names import DEVICE_NAME
 from .runtime import untraced
-from .tensor import NpyTensor, materialize
+from .tensor import NpyTensor, materialized_storage
 
 _DispatchKey = torch._C.DispatchKey
 # c10's dense backends (c10/core/TensorImpl.h), and PrivateUse1, whose dense npy tensors are plain TensorImpls.
@@ -84,7 +84,7 @@ def has_compatible_shallow_copy_type(tensor, source):
         if moving and type(tensor) in _CLASSES_NPY_REPLACES:
             _take_npy_class(tensor)
         else:
-            materialize(source)
+            materialized_storage(source)
     return compatible
 
 

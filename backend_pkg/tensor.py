@@ -121,7 +121,7 @@ class NpyTensor(torch.Tensor):
             if state:
                 return torch._utils._rebuild_parameter_with_state, (data, self.requires_grad, OrderedDict(), state)
             return torch._utils._rebuild_parameter, (data, self.requires_grad, OrderedDict())
-        materialize(self)
+        materialized_storage(self)
         self.__class__ = torch.Tensor
         try:
             rebuild = self._reduce_ex_internal(protocol)
@@ -181,10 +181,10 @@ class NpyTensor(torch.Tensor):
             super().backward(gradient, retain_graph, create_graph, inputs=inputs)
 
     def untyped_storage(self):
-        return materialize(self)
+        return materialized_storage(self)
 
     def data_ptr(self):
-        materialize(self)
+        materialized_storage(self)
         return super().data_ptr()
 
     @property
@@ -242,8 +242,8 @@ def _has_tensor_layout(array):
     return all(stride >= 0 and stride % array.itemsize == 0 for stride in array.strides)
 
 
-def materialize(tensor):
-    """``tensor``'s storage, given its data pointer if it has none yet (see :func:`materialized`)."""
+def materialized_storage(tensor):
+    """``tensor``'s storage, :func:`~backend_pkg.storage.materialized`: given its data pointer if it has none yet."""
     return materialized(_npy_storage(tensor))
 
 
@@ -288,7 +288,7 @@ def view_of(base, size, stride, storage_offset):
     (so its device, and its conjugate and negative bits), the metadata
     checked against the storage's size with PyTorch's errors.
     """
-    storage = materialize(base)  # the bounds check reads the storage's byte size
+    storage = materialized_storage(base)  # the bounds check reads the storage's byte size
     tensor = _AS_STRIDED.redispatch_boxed(_METADATA_ONLY_KEYS, base, size, stride, storage_offset)
     array = _array_over(storage._npy_root, to_numpy_dtype(base.dtype), size, stride, storage_offset)
     return _as_npy_tensor(tensor, array)
@@ -323,7 +323,7 @@ def retyped(base, dtype):
     tensor object), whose ``data_ptr()`` is C++'s, which never asks npy: the
     storage is given its data pointer first.
     """
-    materialize(base)
+    materialized_storage(base)
     return _VIEW_DTYPE.redispatch_boxed(_METADATA_ONLY_KEYS, base, dtype)
 
 

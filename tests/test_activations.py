@@ -188,8 +188,15 @@ def test_hardtanh_of_integers_clamps_like_cpu(strict, dtype, limits):
     assert_like_cpu(lambda x: F.hardtanh(x, *limits), make((3, 4), dtype))
 
 
-@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8, torch.float16], ids=str)
-@pytest.mark.parametrize("limits", [(2.7, 1.5), (-1, 300), (-256, 3), (2**31, 0), (-9, -129)], ids=str)
+@pytest.mark.parametrize(
+    "dtype", [torch.int64, torch.int32, torch.uint8, torch.int8, torch.float16, torch.float32], ids=str
+)
+@pytest.mark.parametrize(
+    "limits",
+    # The float limits: a threshold of half is read as float, its value as half; 127.5 into int8.
+    [(2.7, 1.5), (-1, 300), (-256, 3), (2**31, 0), (-9, -129), (70000.0, 0), (0, 70000.0), (1e300, 0), (127.5, 0)],
+    ids=str,
+)
 def test_threshold_converts_its_scalars_like_cpu(strict, dtype, limits):
     assert_like_cpu(lambda x: F.threshold(x, *limits), make((3, 4), dtype))
 

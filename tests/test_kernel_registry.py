@@ -1,16 +1,22 @@
-"""Adding a kernel cannot fail silently: every family registers, and every kernel made is registered."""
+"""Adding a kernel cannot fail silently or hide: every family registers, every kernel made is registered, and
+each registration is written, and named, in the family that declares it."""
 
 import importlib
+import inspect
 import pkgutil
+import sys
+from pathlib import Path
 
 import backend_pkg.ops
-from backend_pkg.ops.registry import KERNELS, LOWERINGS, NESTED_KERNELS
+from backend_pkg.ops import registry
+from backend_pkg.ops.registry import AUTOGRAD_KERNELS, KERNELS, LOWERINGS, NESTED_KERNELS
 
 FAMILIES = [
     importlib.import_module(f"backend_pkg.ops.{module.name}")
     for module in pkgutil.iter_modules(backend_pkg.ops.__path__)
     if not module.name.startswith("_") and module.name != "registry"
 ]
+FAMILY_NAMES = {family.__name__ for family in FAMILIES}
 
 
 def _registered_functions():
@@ -25,7 +31,7 @@ def _registered_functions():
 
 def test_every_family_module_registers_kernels():
     registering = {kernel.__module__ for kernel in _registered_functions()}
-    assert {family.__name__ for family in FAMILIES} - registering == set()
+    assert FAMILY_NAMES - registering == set()
 
 
 def test_every_public_kernel_made_from_a_numpy_function_is_registered():
@@ -42,4 +48,44 @@ def test_every_public_kernel_made_from_a_numpy_function_is_registered():
 
 def test_every_lowering_is_a_numpy_function_of_the_ops_or_the_compiler():
     modules = {function.__module__ for function in LOWERINGS.values()}
-    assert modules <= {family.__name__ for family in FAMILIES} | {"backend_pkg.compiler.lowerings"}
+    assert modules <= FAMILY_NAMES | {"backend_pkg.compiler.lowerings"}
+
+
+def _registrations():
+    """Every (overload, function) the op families register: the eager kernels of each key and their
+    lowerings. (The compiler's own lowerings, views, copies, factories and foreach, are left out.)"""
+    lowerings = [(op, function) for op, function in LOWERINGS.items() if function.__module__ in FAMILY_NAMES]
+    return [*KERNELS.items(), *NESTED_KERNELS.items(), *AUTOGRAD_KERNELS.items(), *lowerings]
+
+
+def _named_literally(op, source):
+    """Whether ``source`` names ``op`` as code does, ``aten.eq.Tensor``."""
+    packet, overload = op._schema.name.split("::")[1], op._overloadname
+    return f"aten.{packet}.{overload}" in source
+
+
+def test_every_registration_names_its_overload_in_the_module_of_its_kernel():
+    """``grep aten.<op>`` lands on the registration, and a kernel's module (in tracebacks) is that file."""
+    unnamed = [
+        f"{op} -> {function.__module__}.{function.__qualname__}"
+        for op, function in _registrations()
+        if not _named_literally(op, inspect.getsource(sys.modules[function.__module__]))
+    ]
+    assert unnamed == []
+
+
+def test_every_kernel_is_named_as_its_family_declares_it():
+    """A traceback shows ``add_kernel_out`` or ``exp_kernel``, never the factory or the registry that made it."""
+    anonymous = [
+        f"{op} -> {function.__module__}.{function.__qualname__}"
+        for op, function in _registrations()
+        if "<locals>" in function.__qualname__ or function.__module__ == registry.__name__
+    ]
+    assert anonymous == []
+
+
+def test_the_readme_says_which_decorator_when_as_the_registry_does():
+    """The README's table is the first sentence, up to its colon, of each name of the vocabulary."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    rows = [f"| `{verb.__name__}` | {registry.when_to_use(verb)} |" for verb in registry.VOCABULARY]
+    assert [row for row in rows if row not in readme] == []

@@ -293,10 +293,6 @@ def sample_parts(sample, transform):
     return tree_map(transform, (sample.input, list(sample.args), dict(sample.kwargs)))
 
 
-def _is_device_value(value):
-    return isinstance(value, torch.device) or (isinstance(value, str) and value == "cpu")
-
-
 def to_npy(parts, stay_on_cpu=None):
     """A copy of ``(input, args, kwargs)`` on npy, tensors and ``cpu`` device arguments alike.
 

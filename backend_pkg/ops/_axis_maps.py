@@ -1,4 +1,4 @@
-"""Linear maps along one axis, the building block of separable pooling and resampling.
+"""Linear maps along one axis, the building block of separable pooling and interpolation.
 
 Average pooling, adaptive average pooling and every interpolation mode
 compute each output element of an axis from a few input elements of that

@@ -24,3 +24,12 @@ class DtypeNotImplemented(NotImplementedError):
     def __init__(self, kernel, dtype, result_dtype=None):
         super().__init__(f"\"{kernel}_npy\" not implemented for '{scalar_type_name(dtype)}'")
         self.result_dtype = dtype if result_dtype is None else result_dtype
+
+
+def check_scalar_type(expected, tensor):
+    """The check PyTorch's kernels make when they read ``tensor`` as ``expected``'s dtype."""
+    if tensor.dtype != expected.dtype:
+        raise RuntimeError(
+            f"expected scalar type {SCALAR_TYPE_NAMES[expected.dtype]} "
+            f"but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
+        )

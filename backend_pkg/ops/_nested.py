@@ -17,7 +17,7 @@ one after another.
 import numpy as np
 import torch
 
-from ..tensor import materialize, unwrap, wrap
+from ..tensor import materialized_storage, unwrap, wrap
 
 _VIEW_FROM_BUFFER = torch.ops.aten._nested_view_from_buffer.default._handle
 _SIZES = torch.ops.aten._nested_tensor_size.default._handle
@@ -32,7 +32,7 @@ def nested_from_rows(rows, lengths):
     lengths = np.asarray(lengths, dtype=np.int64)
     width = rows.shape[1]
     buffer = wrap(np.ascontiguousarray(rows).reshape(-1))
-    materialize(buffer)  # the C++ constructor checks the buffer's storage size
+    materialized_storage(buffer)  # the C++ constructor checks the buffer's storage size
     sizes = np.stack([lengths, np.full_like(lengths, width)], axis=1)
     strides = np.stack([np.full_like(lengths, width), np.ones_like(lengths)], axis=1)
     offsets = np.concatenate([[0], np.cumsum(lengths * width)[:-1]]).astype(np.int64)

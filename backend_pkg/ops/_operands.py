@@ -3,7 +3,6 @@
 import numpy as np
 import torch
 
-from ..dtypes import to_numpy_dtype
 from ..names import DEVICE_NAME
 from ..tensor import unwrap
 
@@ -168,3 +167,9 @@ def check_alpha(dtype, alpha):
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
+
+
+def promoted_dtype(a, b):
+    """``torch.result_type(a, b)``, without asking it when the dtypes are one (the usual case)."""
+    dtype = a.dtype
+    return dtype if b.dtype == dtype else torch.result_type(a, b)

@@ -12,6 +12,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..names import DEVICE_NAME
 from ..tensor import unwrap, wrap
+from ._dtype_errors import scalar_type_name
 
 
 def as_result(array, dtype):
@@ -23,7 +24,7 @@ def as_result(array, dtype):
         return wrap(array.astype(np_dtype, copy=False))
 
 
-def _check_castable(op, result, target):
+def check_castable(op, result, target):
     if not torch.can_cast(result.dtype, target.dtype):
         raise RuntimeError(
             f"result type {SCALAR_TYPE_NAMES[result.dtype]} can't be cast to the desired output type "
@@ -121,7 +122,7 @@ def warn_if_expanded(op, self, example):
 
 def write_in_place(op, self, result):
     """Store ``result`` into ``self``, the tensor an in-place op modifies."""
-    _check_castable(op, result, self)
+    check_castable(op, result, self)
     _check_writable_once(self)
     if result.shape != self.shape:
         raise RuntimeError(
@@ -142,7 +143,7 @@ def write_out(op, out, result, *, reads=(), partial=()):
         raise RuntimeError(
             f"{op}: Expected out tensor to have device {DEVICE_NAME}:0, but got {out.device} instead"
         )
-    _check_castable(op, result, out)
+    check_castable(op, result, out)
     if out.shape != result.shape:
         if out.numel() != 0:
             warnings.warn(
@@ -165,3 +166,28 @@ def write_pair(op, outs, results):
     """Store the results of an op of several results into its ``out=`` tensors; an ``out``
     whose result the op did not compute (None, as attention weights not asked for) is left as it is."""
     return tuple(out if result is None else write_out(op, out, result) for out, result in zip(outs, results))
+
+
+def exact_dtype(dtype_of):
+    """A ``check_out`` for ops whose ``out=`` must have the dtype ``dtype_of(*args, **kwargs)``.
+
+    PyTorch's ops that do not promote (``neg``, ``floor``, ``clamp``...)
+    refuse any other ``out`` dtype, even one the result casts to.
+    """
+
+    def check_out(out, *args, **kwargs):
+        expected = dtype_of(*args, **kwargs)
+        if out.dtype != expected:
+            raise RuntimeError(
+                f"Found dtype {scalar_type_name(out.dtype)} but expected {scalar_type_name(expected)}"
+            )
+
+    return check_out
+
+
+def _self_dtype(self, *args, **kwargs):
+    return self.dtype
+
+
+out_of_self_dtype = exact_dtype(_self_dtype)
+out_of_self_dtype.__doc__ = "A ``check_out`` refusing an ``out`` whose dtype is not ``self``'s."

@@ -12,6 +12,8 @@ writing NumPy's result straight into ``self``: ``param.add_(grad,
 alpha=-lr)`` is every parameter's SGD step.
 """
 
+import functools
+
 import numpy as np
 
 from ..tensor import wrap
@@ -67,9 +69,7 @@ def with_same_dtype_shortcut(numpy_function, general, accepts=None):
             ERROR_STATE.reset(token)
         return wrap(result)
 
-    kernel.__name__ = general.__name__
-    kernel.__wrapped__ = general
-    return kernel
+    return functools.update_wrapper(kernel, general)
 
 
 def in_place_with_same_dtype_shortcut(numpy_function, general):
@@ -105,5 +105,4 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
             ERROR_STATE.reset(token)
         return self
 
-    kernel.__name__ = general.__name__
-    return kernel
+    return functools.update_wrapper(kernel, general)

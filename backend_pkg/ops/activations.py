@@ -1,4 +1,4 @@
-"""Activation functions and their backward ops.
+"""Activation functions and their backward ops, softmax and log_softmax among them.
 
 What PyTorch sends the npy device for each (checked with
 ``BACKEND_PKG_STRICT=1`` on ``nn.Module`` forward and backward, and in
@@ -40,43 +40,24 @@ vectorized kernels do; Python scalars enter the arithmetic in the compute
 dtype, as CPU converts them.
 """
 
+import math
+
 import numpy as np
 import torch
 
 from .. import device
-from ..dtypes import SCALAR_TYPE_NAMES
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype
 from ._cpu_checks import check_on_cpu
-from ._dims import wrap_dim
-from ._dtype_errors import not_implemented_for
-from ._operands import computed
-from ._out_variants import derived_out
+from ._dims import single_axis, wrap_dim
+from ._dtype_errors import check_scalar_type, not_implemented_for
+from ._numpy_errors import quietly
+from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_compute_dtype, promoted_dtype
+from ._results import out_of_self_dtype
 from ._select import select
-from .arithmetic import OUT_OF_SELF_DTYPE, elementwise
+from .arithmetic import check_convertible
 from .registry import aten, computed_by, implements, lowers
-from .sampling import _check_generator as check_generator
-from .unary import clamp, clamp_dtype
-
-# --- registering an op with its out= and in-place overloads ----------------------------
-
-
-def activation(name, *, in_place=True, check_out=OUT_OF_SELF_DTYPE):
-    """Register the decorated kernel for ``aten.<name>``, its ``.out`` and (if any) ``aten.<name>_``.
-
-    The ``out=`` and in-place kernels store the functional result (see
-    :func:`~.arithmetic.elementwise`), so each op is written once. Most
-    activations, like PyTorch's unary ops, write only into an ``out`` of the
-    input's dtype.
-    """
-    packet = getattr(aten, name)
-    in_place_op = getattr(aten, f"{name}_").default if in_place else None
-    return elementwise(packet.default, packet.out, in_place_op, check_out=check_out)
-
-
-def backward(name, out_overload="grad_input"):
-    """Register the decorated kernel for ``aten.<name>`` and its ``out=`` overload."""
-    packet = getattr(aten, name)
-    return derived_out(packet.default, getattr(packet, out_overload))
-
+from .random import check_generator
+from .unary import clamp, clamp_dtype, exact_erf
 
 # --- the dtypes the NumPy functions compute in ------------------------------------
 
@@ -123,7 +104,13 @@ def leaky_relu(a, negative_slope=0.01, *, out_dtype):
     return select(x > 0, x, x * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
-@activation("leaky_relu")
+@implements(
+    aten.leaky_relu.default,
+    out=aten.leaky_relu.out,
+    in_place=aten.leaky_relu_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(leaky_relu)
 def leaky_relu_kernel(self, negative_slope=0.01):
     return floating("leaky_relu", self)
@@ -134,7 +121,7 @@ def leaky_relu_backward(grad_output, a, negative_slope, self_is_result, *, out_d
     return select(x > 0, grad, grad * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
-@backward("leaky_relu_backward")
+@implements(aten.leaky_relu_backward.default, out=aten.leaky_relu_backward.grad_input)
 @computed_by(leaky_relu_backward)
 def leaky_relu_backward_kernel(grad_output, self, negative_slope, self_is_result):
     # After leaky_relu_, autograd has only the result: with a negative slope
@@ -167,13 +154,17 @@ def mish(a, *, out_dtype):
     return (x * np.tanh(np.log1p(np.exp(x)))).astype(out_dtype, copy=False)
 
 
-@activation("silu")
+@implements(
+    aten.silu.default, out=aten.silu.out, in_place=aten.silu_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(silu)
 def silu_kernel(self):
     return floating("silu", self, complex_ok=True)
 
 
-@activation("mish")
+@implements(
+    aten.mish.default, out=aten.mish.out, in_place=aten.mish_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(mish)
 def mish_kernel(self):
     return floating("mish", self)
@@ -189,7 +180,7 @@ def elu(a, alpha=1, scale=1, input_scale=1, *, out_dtype):
     return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale).astype(out_dtype, copy=False)
 
 
-@activation("elu")
+@implements(aten.elu.default, out=aten.elu.out, in_place=aten.elu_.default, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(elu)
 def elu_kernel(self, alpha=1, scale=1, input_scale=1):
     return floating("elu", self)
@@ -207,7 +198,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return select(x <= 0, grad * negative_slope, grad * scale).astype(out_dtype, copy=False)
 
 
-@backward("elu_backward")
+@implements(aten.elu_backward.default, out=aten.elu_backward.grad_input)
 @computed_by(elu_backward)
 def elu_backward_kernel(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     # elu_ with a negative alpha maps negative inputs to positive outputs; the result cannot be inverted.
@@ -231,7 +222,13 @@ def hardtanh(a, min_val=-1, max_val=1, *, out_dtype):
     return clamp(a, min_val, max_val, out_dtype=out_dtype)
 
 
-@activation("hardtanh")
+@implements(
+    aten.hardtanh.default,
+    out=aten.hardtanh.out,
+    in_place=aten.hardtanh_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(hardtanh)
 def hardtanh_kernel(self, min_val=-1, max_val=1):
     if self.dtype == torch.bool:
@@ -250,7 +247,7 @@ def hardtanh_backward(grad_output, a, min_val, max_val, *, out_dtype):
     return select(outside, 0, grad).astype(out_dtype, copy=False)
 
 
-@backward("hardtanh_backward")
+@implements(aten.hardtanh_backward.default, out=aten.hardtanh_backward.grad_input)
 @computed_by(hardtanh_backward)
 def hardtanh_backward_kernel(grad_output, self, min_val, max_val):
     # CPU's hardtanh_backward is its hardshrink_backward loop, and refuses dtypes by that name.
@@ -278,25 +275,37 @@ def hardswish_backward(grad_output, a, *, out_dtype):
     return select(x <= -3, 0, select(x < 3, grad * (x / 3 + 0.5), grad)).astype(out_dtype, copy=False)
 
 
-@activation("hardsigmoid")
+@implements(
+    aten.hardsigmoid.default,
+    out=aten.hardsigmoid.out,
+    in_place=aten.hardsigmoid_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(hardsigmoid)
 def hardsigmoid_kernel(self):
     return floating("hardsigmoid", self)
 
 
-@backward("hardsigmoid_backward")
+@implements(aten.hardsigmoid_backward.default, out=aten.hardsigmoid_backward.grad_input)
 @computed_by(hardsigmoid_backward)
 def hardsigmoid_backward_kernel(grad_output, self):
     return floating_promoted("hardsigmoid_backward", grad_output, self)
 
 
-@activation("hardswish")
+@implements(
+    aten.hardswish.default,
+    out=aten.hardswish.out,
+    in_place=aten.hardswish_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(hardswish)
 def hardswish_kernel(self):
     return floating("hardswish", self)
 
 
-@backward("hardswish_backward", "out")
+@implements(aten.hardswish_backward.default, out=aten.hardswish_backward.out)
 @computed_by(hardswish_backward)
 def hardswish_backward_kernel(grad_output, self):
     return floating_promoted("hardswish_backward", grad_output, self)
@@ -320,13 +329,13 @@ def softplus_backward(grad_output, a, beta, threshold, *, out_dtype):
     return select(scaled > _scalar(threshold, x), grad, grad * exp / (exp + 1)).astype(out_dtype, copy=False)
 
 
-@activation("softplus", in_place=False)
+@implements(aten.softplus.default, out=aten.softplus.out, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(softplus)
 def softplus_kernel(self, beta=1, threshold=20):
     return floating("softplus", self)
 
 
-@backward("softplus_backward")
+@implements(aten.softplus_backward.default, out=aten.softplus_backward.grad_input)
 @computed_by(softplus_backward)
 def softplus_backward_kernel(grad_output, self, beta, threshold):
     return floating_promoted("softplus_backward", grad_output, self)
@@ -361,13 +370,13 @@ def _check_log_sigmoid_out(out, self):
         )
 
 
-@derived_out(aten.log_sigmoid_forward.default, aten.log_sigmoid_forward.output, check_out=_check_log_sigmoid_out)
+@implements(aten.log_sigmoid_forward.default, out=aten.log_sigmoid_forward.output, check_out=_check_log_sigmoid_out)
 @computed_by(log_sigmoid_forward)
 def log_sigmoid_forward_kernel(self):
     return floating("log_sigmoid", self)
 
 
-@backward("log_sigmoid_backward")
+@implements(aten.log_sigmoid_backward.default, out=aten.log_sigmoid_backward.grad_input)
 @computed_by(log_sigmoid_backward)
 def log_sigmoid_backward_kernel(grad_output, self, buffer):
     return floating_promoted("log_sigmoid_backward", grad_output, self)
@@ -401,14 +410,14 @@ def glu_backward(grad_output, a, dim, *, out_dtype):
     return gradient.astype(out_dtype, copy=False)
 
 
-@activation("glu", in_place=False, check_out=None)
+@implements(aten.glu.default, out=aten.glu.out, pointwise=True)
 @computed_by(glu)
 def glu_kernel(self, dim=-1):
     _glu_axis(self, dim)
     return floating("glu", self)
 
 
-@backward("glu_backward")
+@implements(aten.glu_backward.default, out=aten.glu_backward.grad_input)
 @computed_by(glu_backward)
 def glu_backward_kernel(grad_output, self, dim):
     _glu_axis(self, dim)
@@ -446,33 +455,18 @@ def prelu_backward_kernel(grad_output, self, weight):
 
 # --- threshold, softshrink, hardshrink -------------------------------------------------------
 
-# c10's names for the integer types its checked Scalar conversion refuses to overflow.
-_C_INTEGER_TYPES = {
-    torch.uint8: "uint8_t",
-    torch.int8: "int8_t",
-    torch.int16: "int16_t",
-    torch.int32: "int",
-    torch.int64: "int64_t",
-}
+# The integer types CPU's threshold kernel has a loop for.
+_THRESHOLD_INTEGER_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
 def _scalar_as(value, np_dtype):
     """A Scalar converted to ``np_dtype`` as C++ converts it for a kernel: floats truncate
-    into integer types (:func:`_check_scalar_fits` has refused out-of-range values;
+    into integer types (:func:`~.arithmetic.check_convertible` has refused out-of-range values;
     unsigned types take ``-max..-1`` too, wrapped), floating types take anything
     (overflowing to inf)."""
     if np_dtype.kind == "f":
         return np.asarray(value, dtype=np.float64).astype(np_dtype)
     return np.asarray(int(value)).astype(np_dtype)
-
-
-def _check_scalar_fits(value, dtype):
-    if dtype.is_floating_point:
-        return
-    info = torch.iinfo(dtype)
-    low = -info.max if info.min == 0 else info.min
-    if not low <= value <= info.max:
-        raise RuntimeError(f"value cannot be converted to type {_C_INTEGER_TYPES[dtype]} without overflow")
 
 
 def threshold(a, threshold, value, *, out_dtype):
@@ -482,13 +476,14 @@ def threshold(a, threshold, value, *, out_dtype):
     return select(a <= limit, replacement, a).astype(out_dtype, copy=False)
 
 
-@activation("threshold", check_out=None)
+@implements(aten.threshold.default, out=aten.threshold.out, in_place=aten.threshold_.default, pointwise=True)
 @computed_by(threshold)
 def threshold_kernel(self, threshold, value):
-    if self.dtype not in _C_INTEGER_TYPES and not self.dtype.is_floating_point:
+    if self.dtype not in _THRESHOLD_INTEGER_DTYPES and not self.dtype.is_floating_point:
         raise not_implemented_for("threshold_cpu", self.dtype)
-    _check_scalar_fits(threshold, self.dtype)
-    _check_scalar_fits(value, self.dtype)
+    # CPU's kernel reads the threshold in the compute type (float for half), the value in self's.
+    check_convertible(threshold, compute_dtype(self.dtype))
+    check_convertible(value, self.dtype)
     return self.dtype
 
 
@@ -512,7 +507,7 @@ def shrink_backward(grad_output, a, lambd, *, out_dtype):
     return select((x >= -lambd) & (x <= lambd), 0, grad).astype(out_dtype, copy=False)
 
 
-@activation("softshrink", in_place=False)
+@implements(aten.softshrink.default, out=aten.softshrink.out, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(softshrink)
 def softshrink_kernel(self, lambd=0.5):
     dtype = floating("softshrink_check", self)
@@ -524,19 +519,19 @@ def softshrink_kernel(self, lambd=0.5):
     return dtype
 
 
-@activation("hardshrink", in_place=False)
+@implements(aten.hardshrink.default, out=aten.hardshrink.out, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(hardshrink)
 def hardshrink_kernel(self, lambd=0.5):
     return floating("hardshrink_cpu", self)
 
 
-@backward("softshrink_backward")
+@implements(aten.softshrink_backward.default, out=aten.softshrink_backward.grad_input)
 @computed_by(shrink_backward, name="softshrink_backward")
 def softshrink_backward_kernel(grad_output, self, lambd):
     return floating_promoted("softshrink_backward", grad_output, self, refused_as="shrink_backward_cpu")
 
 
-@backward("hardshrink_backward")
+@implements(aten.hardshrink_backward.default, out=aten.hardshrink_backward.grad_input)
 @computed_by(shrink_backward, name="hardshrink_backward")
 def hardshrink_backward_kernel(grad_output, self, lambd):
     return floating_promoted("hardshrink_backward", grad_output, self, refused_as="hardshrink_backward_cpu")
@@ -560,7 +555,13 @@ def rrelu_with_noise(a, noise, lower=0.125, upper=1 / 3, training=False, generat
     return (a * slopes).astype(out_dtype, copy=False)
 
 
-@activation("rrelu_with_noise")
+@implements(
+    aten.rrelu_with_noise.default,
+    out=aten.rrelu_with_noise.out,
+    in_place=aten.rrelu_with_noise_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(rrelu_with_noise)
 def rrelu_with_noise_kernel(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
     if self.shape != noise.shape:
@@ -583,3 +584,219 @@ def rrelu_with_noise_kernel(self, noise, lower=0.125, upper=1 / 3, training=Fals
             "If so, please report an enhancement request to PyTorch.)"
         )
     return self.dtype
+
+
+# --- softmax and log_softmax ------------------------------------------------
+# Computed over whole arrays, half precision in float32 and rounded once; where
+# PyTorch's CPU kernel rounds half-precision intermediates (the last-dim
+# log_softmax), half results can differ from CPU's by that rounding, npy's
+# being the nearer to the exact values.
+
+
+def _softmax_checks(op):
+    """The checks of softmax and log_softmax, as CPU makes them."""
+
+    def checks(self, dim, half_to_float):
+        shape, dtype = self.shape, self.dtype
+        single_axis(op, dim, len(shape))
+        if half_to_float:
+            # Half in, float out exists only in PyTorch's CUDA kernels.
+            raise RuntimeError("softmax with half to float conversion is not supported on CPU or npy")
+        # Like CPU, an empty input returns before its dtype is looked at.
+        if 0 not in shape and not dtype.is_floating_point:
+            raise not_implemented_for(op, dtype)
+        return dtype
+
+    checks.__name__ = checks.__qualname__ = op
+    return checks
+
+
+def _shifted(array, axis):
+    """``array`` minus its max along ``axis``, so that exp cannot overflow.
+
+    A slice that is all -inf becomes nan (-inf minus -inf), as it does in
+    PyTorch; an empty slice has -inf as its max.
+    """
+    return quietly(np.subtract, array, array.max(axis=axis, keepdims=True, initial=-np.inf))
+
+
+def _softmax_input(op, a, dim, out_dtype):
+    """``a`` in ``out_dtype``'s compute dtype (half in float32), and the softmax axis."""
+    return a.astype(numpy_compute_dtype(out_dtype), copy=False), single_axis(op, dim, a.ndim)
+
+
+@lowers(aten._softmax.default)
+def softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("softmax", a, dim, out_dtype)
+    exp = np.exp(_shifted(x, axis))
+    return (exp / exp.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+
+
+@lowers(aten._log_softmax.default)
+def log_softmax(a, dim, half_to_float, *, out_dtype):
+    if a.size == 0:
+        return np.empty(a.shape, out_dtype)
+    x, axis = _softmax_input("log_softmax", a, dim, out_dtype)
+    shifted = _shifted(x, axis)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(out_dtype, copy=False)
+
+
+implements(aten._softmax.default, out=aten._softmax.out, name="softmax")(
+    computed_by(softmax)(_softmax_checks("softmax"))
+)
+implements(aten._log_softmax.default, out=aten._log_softmax.out, name="log_softmax")(
+    computed_by(log_softmax)(_softmax_checks("log_softmax"))
+)
+
+
+def _softmax_backward_checks(op):
+    """The checks of a softmax backward, as PyTorch's CPU kernels make them."""
+
+    def checks(grad_output, output, dim, input_dtype):
+        shape, dtype = grad_output.shape, grad_output.dtype
+        if shape != output.shape:
+            raise RuntimeError(
+                f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
+                f"'output'; but {list(shape)} does not equal {list(output.shape)} "
+                f"(while checking arguments for {op})"
+            )
+        single_axis(op, dim, len(shape))
+        if not dtype.is_floating_point:
+            raise not_implemented_for(op, dtype)
+        check_scalar_type(grad_output, output)
+        if dtype == torch.float32 and input_dtype == torch.float16:
+            # The backward of a half-to-float softmax, which CPU (and npy) cannot run forward.
+            raise RuntimeError("expected scalar type Float but found Half")
+        return dtype
+
+    checks.__name__ = checks.__qualname__ = op
+    return checks
+
+
+def softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
+    grad, y = in_compute_dtype(out_dtype, grad_output, output)
+    axis = single_axis("softmax_backward", dim, grad.ndim)
+    return (y * (grad - np.sum(grad * y, axis=axis, keepdims=True))).astype(out_dtype, copy=False)
+
+
+def log_softmax_backward(grad_output, output, dim, input_dtype, *, out_dtype):
+    grad, y = in_compute_dtype(out_dtype, grad_output, output)
+    axis = single_axis("log_softmax_backward", dim, grad.ndim)
+    return (grad - np.exp(y) * grad.sum(axis=axis, keepdims=True)).astype(out_dtype, copy=False)
+
+
+implements(aten._softmax_backward_data.default, out=aten._softmax_backward_data.out, name="softmax_backward")(
+    computed_by(softmax_backward)(_softmax_backward_checks("softmax_backward"))
+)
+implements(
+    aten._log_softmax_backward_data.default,
+    out=aten._log_softmax_backward_data.out,
+    name="log_softmax_backward",
+)(computed_by(log_softmax_backward)(_softmax_backward_checks("log_softmax_backward")))
+
+
+# --- relu's, sigmoid's and tanh's backward, gelu ------------------------------
+
+
+@lowers(aten.threshold_backward.default)
+def threshold_backward(grad_output, a, threshold, *, out_dtype):
+    """The gradient passes where ``a > threshold`` (and where ``a`` is NaN), else 0."""
+    grad, x = computed(out_dtype, grad_output, a, exact=True)
+    # The threshold is compared in the tensors' dtype, as C++ converts it.
+    limit = np.asarray(threshold).astype(out_dtype).astype(x.dtype)
+    return select(x <= limit, 0, grad).astype(out_dtype, copy=False)
+
+
+@implements(aten.threshold_backward.default, out=aten.threshold_backward.grad_input)
+@computed_by(threshold_backward)
+def threshold_backward_kernel(grad_output, self, threshold):
+    check_broadcastable(self, grad_output)  # in the operand order of CPU's kernel
+    dtype = self.dtype  # ReLU's backward: one dtype, nothing to promote
+    if grad_output.dtype != dtype:
+        dtype = torch.result_type(grad_output, self)
+    if dtype == torch.bool or dtype.is_complex:
+        raise not_implemented_for("threshold_backward", dtype)
+    return dtype
+
+
+def _differentiable_checks(op):
+    """The checks of an activation backward: integers have no gradient kernel."""
+
+    def checks(grad_output, output):
+        check_broadcastable(grad_output, output)
+        dtype = promoted_dtype(grad_output, output)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise not_implemented_for(op, dtype)
+        return dtype
+
+    checks.__name__ = checks.__qualname__ = op
+    return checks
+
+
+def sigmoid_backward(grad_output, output, *, out_dtype):
+    grad, y = computed(out_dtype, grad_output, output, exact=True)
+    return (grad * np.conj((1 - y) * y)).astype(out_dtype, copy=False)
+
+
+def tanh_backward(grad_output, output, *, out_dtype):
+    grad, y = computed(out_dtype, grad_output, output, exact=True)
+    return (grad * np.conj(1 - y * y)).astype(out_dtype, copy=False)
+
+
+implements(aten.sigmoid_backward.default, out=aten.sigmoid_backward.grad_input)(
+    computed_by(sigmoid_backward)(_differentiable_checks("sigmoid_backward"))
+)
+implements(aten.tanh_backward.default, out=aten.tanh_backward.grad_input)(
+    computed_by(tanh_backward)(_differentiable_checks("tanh_backward"))
+)
+
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_TANH_CUBIC = 0.044715  # the tanh approximation's coefficient of x**3
+
+
+def _gelu_checks(op):
+    def checks(*tensors, approximate="none"):
+        self = tensors[-1]
+        if approximate not in ("none", "tanh"):
+            raise RuntimeError("approximate argument must be either none or tanh.")
+        if not self.dtype.is_floating_point:
+            raise not_implemented_for(op, self.dtype)
+        check_broadcastable(*tensors)
+        return torch.result_type(*tensors) if len(tensors) > 1 else self.dtype
+
+    checks.__name__ = checks.__qualname__ = op
+    return checks
+
+
+@lowers(aten.gelu.default)
+def gelu(a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
+    if approximate == "tanh":
+        cdf = 0.5 * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)))
+    else:
+        cdf = 0.5 * (1 + exact_erf(x / _SQRT_2))
+    return (x * cdf).astype(out_dtype, copy=False)
+
+
+def gelu_backward(grad_output, a, *, approximate="none", out_dtype):
+    x = a.astype(np.float64)
+    grad = grad_output.astype(numpy_compute_dtype(out_dtype), copy=False).astype(np.float64)
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + _TANH_CUBIC * x**3)
+        tanh = np.tanh(inner)
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _TANH_CUBIC * x * x)
+        slope = 0.5 * (1 + tanh) + 0.5 * x * (1 - tanh * tanh) * inner_slope
+    else:
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        slope = 0.5 * (1 + exact_erf(x / _SQRT_2)) + x * pdf
+    return (grad * slope).astype(out_dtype, copy=False)
+
+
+implements(aten.gelu.default, out=aten.gelu.out)(computed_by(gelu)(_gelu_checks("gelu")))
+implements(aten.gelu_backward.default, out=aten.gelu_backward.grad_input)(
+    computed_by(gelu_backward)(_gelu_checks("gelu_backward"))
+)

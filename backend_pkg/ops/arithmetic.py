@@ -1,12 +1,12 @@
 """Elementwise arithmetic, with PyTorch's type promotion and broadcasting.
 
-The helpers before the kernels serve every elementwise family
-(:mod:`.unary`, :mod:`.comparison`): one kernel computes a fresh result, and
-:func:`elementwise` registers it for an op's functional overload together
-with the ``out=`` and in-place overloads that store that result.
+The dtype rules before the kernels serve every elementwise family
+(:mod:`.unary`, :mod:`.comparison`); each kernel computes a fresh result, and
+``@implements(..., pointwise=True)`` registers it for an op's functional
+overload together with the ``out=`` and in-place overloads that store that
+result.
 """
 
-import functools
 import math
 
 import numpy as np
@@ -14,124 +14,10 @@ import torch
 
 from ..dtypes import CPP_SCALAR_NAMES
 from ._cpu_checks import check_on_cpu
-from ._dtype_errors import DtypeNotImplemented, scalar_type_name
-from ._numpy_errors import quietly
-from ._operands import broadcast_shapes, check_alpha, computed, numpy_compute_dtype, tensor_shapes
-from ._results import _check_castable as check_castable
-from ._results import check_apart, write_in_place, write_out
-from ._same_dtype import in_place_with_same_dtype_shortcut, with_same_dtype_shortcut
+from ._dtype_errors import DtypeNotImplemented
+from ._operands import check_alpha, computed, numpy_compute_dtype
+from ._results import out_of_self_dtype
 from .registry import aten, computed_by, implements, lowers
-
-
-def elementwise(functional, out=None, in_place=None, *, check_out=None, same_dtype=None):
-    """Register the decorated kernel for ``functional``, and for ``out`` and
-    ``in_place`` kernels that store its result under PyTorch's rules.
-
-    ``check_out(out, *args, **kwargs)`` refuses, before computing, an ``out``
-    that PyTorch refuses although the result could be cast into it (see
-    :func:`exact_dtype`). ``same_dtype``, a NumPy function, computes
-    ``functional`` for two tensors of one dtype (see :mod:`._same_dtype`).
-    Stack the decorator to register one kernel for several overload
-    families (``.Tensor`` and ``.Scalar``).
-    """
-
-    def decorator(compute):
-        quiet = _quiet(compute)
-        if same_dtype is None:
-            implements(functional)(quiet)
-        else:
-            implements(functional)(with_same_dtype_shortcut(same_dtype, quiet))
-        if out is not None:
-            implements(out)(_out_kernel(functional._opname, quiet, check_out))
-        if in_place is not None:
-            in_place_kernel = _in_place_kernel(in_place._opname, quiet)
-            if same_dtype is not None:
-                in_place_kernel = in_place_with_same_dtype_shortcut(same_dtype, in_place_kernel)
-            implements(in_place)(in_place_kernel)
-        return compute
-
-    return decorator
-
-
-def _quiet(compute):
-    @functools.wraps(compute)
-    def kernel(*args, **kwargs):
-        try:
-            return quietly(compute, *args, **kwargs)
-        except ValueError:
-            # NumPy's broadcasting error: PyTorch's words for it, from the shapes alone.
-            broadcast_shapes(*tensor_shapes(args))
-            raise
-
-    return kernel
-
-
-def _out_kernel(op, compute, check_out):
-    def kernel(*args, out, **kwargs):
-        _check_iterator_overlaps(out, args, kwargs)
-        try:
-            result = compute(*args, **kwargs)
-        except DtypeNotImplemented as error:
-            _refuse_target_first(op, error, out, check_out, args, kwargs)
-            raise
-        if check_out is not None:
-            check_out(out, *args, **kwargs)
-        return write_out(op, out, result)
-
-    kernel.__name__ = f"{compute.__name__}_out"
-    return kernel
-
-
-def _in_place_kernel(op, compute):
-    def kernel(self, *args, **kwargs):
-        _check_iterator_overlaps(self, args, kwargs)
-        try:
-            result = compute(self, *args, **kwargs)
-        except DtypeNotImplemented as error:
-            _refuse_target_first(op, error, self)
-            raise
-        return write_in_place(op, self, result)
-
-    kernel.__name__ = f"{compute.__name__}_"
-    return kernel
-
-
-def _check_iterator_overlaps(target, args, kwargs):
-    """What CPU's TensorIterator checks first (``compute_mem_overlaps``), before it resizes
-    ``out=`` or looks at dtypes: the tensor written holds no element twice, and shares with
-    each input all of its memory or none (``x.add_(x)`` is fine, ``x.add_(x.T)`` is refused)."""
-    check_apart(target, partial=(*args, *kwargs.values()))
-
-
-def _refuse_target_first(op, error, target, check_out=None, args=(), kwargs=None):
-    """PyTorch checks the tensor it writes to before it looks for a loop for the dtype."""
-    if check_out is not None:
-        check_out(target, *args, **kwargs)
-    check_castable(op, torch.empty(0, dtype=error.result_dtype, device="meta"), target)
-
-
-def exact_dtype(dtype_of):
-    """A ``check_out`` for ops whose ``out=`` must have the dtype ``dtype_of(*args, **kwargs)``.
-
-    PyTorch's ops that do not promote (``neg``, ``floor``, ``clamp``...)
-    refuse any other ``out`` dtype, even one the result casts to.
-    """
-
-    def check_out(out, *args, **kwargs):
-        expected = dtype_of(*args, **kwargs)
-        if out.dtype != expected:
-            raise RuntimeError(
-                f"Found dtype {scalar_type_name(out.dtype)} but expected {scalar_type_name(expected)}"
-            )
-
-    return check_out
-
-
-def _self_dtype(self, *args, **kwargs):
-    return self.dtype
-
-
-OUT_OF_SELF_DTYPE = exact_dtype(_self_dtype)
 
 
 def float_dtype(dtype):
@@ -224,7 +110,7 @@ def sub(a, b, alpha=1, *, out_dtype):
     return _scaled(np.subtract, a, b, alpha, out_dtype)
 
 
-@elementwise(aten.add.Tensor, aten.add.out, aten.add_.Tensor, same_dtype=np.add)
+@implements(aten.add.Tensor, out=aten.add.out, in_place=aten.add_.Tensor, same_dtype=np.add, pointwise=True)
 @computed_by(add)
 def add_kernel(self, other, *, alpha=1):
     dtype = torch.result_type(self, other)
@@ -232,7 +118,7 @@ def add_kernel(self, other, *, alpha=1):
     return dtype
 
 
-@elementwise(aten.sub.Tensor, aten.sub.out, aten.sub_.Tensor, same_dtype=np.subtract)
+@implements(aten.sub.Tensor, out=aten.sub.out, in_place=aten.sub_.Tensor, same_dtype=np.subtract, pointwise=True)
 @computed_by(sub)
 def sub_kernel(self, other, *, alpha=1):
     if _is_bool(self) or _is_bool(other):
@@ -244,8 +130,8 @@ def sub_kernel(self, other, *, alpha=1):
 
 
 # rsub's out= overloads are left to PyTorch's composites, which insist on the result's own dtype.
-@elementwise(aten.rsub.Scalar)
-@elementwise(aten.rsub.Tensor)
+@implements(aten.rsub.Scalar, pointwise=True)
+@implements(aten.rsub.Tensor, pointwise=True)
 def rsub(self, other, alpha=1):
     return sub_kernel(other, self, alpha=alpha)
 
@@ -255,7 +141,7 @@ def neg(a):
     return np.negative(a)
 
 
-@elementwise(aten.neg.default, aten.neg.out, aten.neg_.default, check_out=OUT_OF_SELF_DTYPE)
+@implements(aten.neg.default, out=aten.neg.out, in_place=aten.neg_.default, check_out=out_of_self_dtype, pointwise=True)
 @computed_by(neg)
 def neg_kernel(self):
     if self.dtype == torch.bool:
@@ -281,7 +167,7 @@ def mul(a, b, *, out_dtype):
     return (x * y).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.mul.Tensor, aten.mul.out, aten.mul_.Tensor, same_dtype=np.multiply)
+@implements(aten.mul.Tensor, out=aten.mul.out, in_place=aten.mul_.Tensor, same_dtype=np.multiply, pointwise=True)
 @computed_by(mul)
 def mul_kernel(self, other):
     return torch.result_type(self, other)
@@ -325,10 +211,10 @@ def _real_division_dtype(kernel, self, other):
     return dtype
 
 
-@elementwise(aten.div.Scalar_mode, aten.div.Scalar_mode_out, aten.div_.Scalar_mode)
-@elementwise(aten.div.Tensor_mode, aten.div.out_mode, aten.div_.Tensor_mode)
-@elementwise(aten.div.Scalar, aten.div.Scalar_out, aten.div_.Scalar)
-@elementwise(aten.div.Tensor, aten.div.out, aten.div_.Tensor)
+@implements(aten.div.Scalar_mode, out=aten.div.Scalar_mode_out, in_place=aten.div_.Scalar_mode, pointwise=True)
+@implements(aten.div.Tensor_mode, out=aten.div.out_mode, in_place=aten.div_.Tensor_mode, pointwise=True)
+@implements(aten.div.Scalar, out=aten.div.Scalar_out, in_place=aten.div_.Scalar, pointwise=True)
+@implements(aten.div.Tensor, out=aten.div.out, in_place=aten.div_.Tensor, pointwise=True)
 @computed_by(div)
 def div_kernel(self, other, *, rounding_mode=None):
     if rounding_mode is None:
@@ -341,8 +227,10 @@ def div_kernel(self, other, *, rounding_mode=None):
     )
 
 
-@elementwise(aten.floor_divide.Scalar, aten.floor_divide.Scalar_out, aten.floor_divide_.Scalar)
-@elementwise(aten.floor_divide.default, aten.floor_divide.out, aten.floor_divide_.Tensor)
+@implements(
+    aten.floor_divide.Scalar, out=aten.floor_divide.Scalar_out, in_place=aten.floor_divide_.Scalar, pointwise=True
+)
+@implements(aten.floor_divide.default, out=aten.floor_divide.out, in_place=aten.floor_divide_.Tensor, pointwise=True)
 def floor_divide(self, other):
     """Python's ``//``."""
     return div_kernel(self, other, rounding_mode="floor")
@@ -358,16 +246,16 @@ def fmod(a, b, *, out_dtype):
     return _divided(np.fmod, a, b, out_dtype)
 
 
-@elementwise(aten.remainder.Scalar_Tensor, aten.remainder.Scalar_Tensor_out)
-@elementwise(aten.remainder.Scalar, aten.remainder.Scalar_out, aten.remainder_.Scalar)
-@elementwise(aten.remainder.Tensor, aten.remainder.Tensor_out, aten.remainder_.Tensor)
+@implements(aten.remainder.Scalar_Tensor, out=aten.remainder.Scalar_Tensor_out, pointwise=True)
+@implements(aten.remainder.Scalar, out=aten.remainder.Scalar_out, in_place=aten.remainder_.Scalar, pointwise=True)
+@implements(aten.remainder.Tensor, out=aten.remainder.Tensor_out, in_place=aten.remainder_.Tensor, pointwise=True)
 @computed_by(remainder)
 def remainder_kernel(self, other):
     return _real_division_dtype("remainder", self, other)
 
 
-@elementwise(aten.fmod.Scalar, aten.fmod.Scalar_out, aten.fmod_.Scalar)
-@elementwise(aten.fmod.Tensor, aten.fmod.Tensor_out, aten.fmod_.Tensor)
+@implements(aten.fmod.Scalar, out=aten.fmod.Scalar_out, in_place=aten.fmod_.Scalar, pointwise=True)
+@implements(aten.fmod.Tensor, out=aten.fmod.Tensor_out, in_place=aten.fmod_.Tensor, pointwise=True)
 @computed_by(fmod)
 def fmod_kernel(self, other):
     return _real_division_dtype("fmod", self, other)
@@ -405,14 +293,14 @@ def _pow_dtype(self, exponent):
     return dtype
 
 
-@elementwise(aten.pow.Scalar, aten.pow.Scalar_out)
-@elementwise(aten.pow.Tensor_Tensor, aten.pow.Tensor_Tensor_out, aten.pow_.Tensor)
+@implements(aten.pow.Scalar, out=aten.pow.Scalar_out, pointwise=True)
+@implements(aten.pow.Tensor_Tensor, out=aten.pow.Tensor_Tensor_out, in_place=aten.pow_.Tensor, pointwise=True)
 @computed_by(pow)
 def pow_kernel(self, exponent):
     return _pow_dtype(self, exponent)
 
 
-@elementwise(aten.pow.Tensor_Scalar, aten.pow.Tensor_Scalar_out, aten.pow_.Scalar)
+@implements(aten.pow.Tensor_Scalar, out=aten.pow.Tensor_Scalar_out, in_place=aten.pow_.Scalar, pointwise=True)
 @computed_by(pow)
 def pow_scalar_exponent(self, exponent):
     """``pow`` with a Python exponent, with PyTorch's checks and shortcuts for it."""
@@ -427,7 +315,8 @@ def pow_scalar_exponent(self, exponent):
 
 
 def _real_extremum(name, pick):
-    @lowers(getattr(aten, name).default)
+    """The NumPy function of ``maximum`` or ``minimum``, and its eager kernel."""
+
     def extremum(a, b, *, out_dtype):
         # NumPy's maximum/minimum propagate nan, as PyTorch's do.
         x, y = computed(out_dtype, a, b)
@@ -439,14 +328,17 @@ def _real_extremum(name, pick):
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         return dtype
 
-    extremum.__name__ = checks.__name__ = name
-    packet = getattr(aten, name)
-    elementwise(packet.default, packet.out)(computed_by(extremum)(checks))
-    return extremum
+    extremum.__name__ = extremum.__qualname__ = name
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
+    return extremum, computed_by(extremum)(checks)
 
 
-maximum = _real_extremum("maximum", np.maximum)
-minimum = _real_extremum("minimum", np.minimum)
+maximum, _maximum_kernel = _real_extremum("maximum", np.maximum)
+lowers(aten.maximum.default)(maximum)
+implements(aten.maximum.default, out=aten.maximum.out, pointwise=True)(_maximum_kernel)
+minimum, _minimum_kernel = _real_extremum("minimum", np.minimum)
+lowers(aten.minimum.default)(minimum)
+implements(aten.minimum.default, out=aten.minimum.out, pointwise=True)(_minimum_kernel)
 
 
 def atan2(a, b, *, out_dtype):
@@ -454,7 +346,7 @@ def atan2(a, b, *, out_dtype):
     return np.arctan2(x, y).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.atan2.default, aten.atan2.out, aten.atan2_.default)
+@implements(aten.atan2.default, out=aten.atan2.out, in_place=aten.atan2_.default, pointwise=True)
 @computed_by(atan2)
 def atan2_kernel(self, other):
     return real_float_dtype("atan2", torch.result_type(self, other))

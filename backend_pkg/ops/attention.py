@@ -52,9 +52,8 @@ from ..tensor import unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._nested import nested_from_rows, padded, rows_of
 from ._operands import in_compute_dtype
-from ._out_variants import derived_out
-from .nn import _erf
 from .registry import aten, computed_by, implements
+from .unary import exact_erf
 
 # native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.
 _ATTENTION_MASK, _KEY_PADDING_MASK, _SCORES_MASK = 0, 1, 2
@@ -76,7 +75,7 @@ def _layer_norm(x, weight, bias, eps):
 
 def _gelu(x):
     """The exact (erf) gelu, which CPU's ``_addmm_activation(use_gelu=True)`` applies."""
-    return x * 0.5 * (1 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+    return x * 0.5 * (1 + exact_erf(x / math.sqrt(2.0)).astype(x.dtype))
 
 
 def _split_heads(x, num_heads):
@@ -295,11 +294,12 @@ def _encoder_layer_checks(
     _check_floating("transform_bias_rescale_qkv", src)
 
 
-derived_out(aten._native_multi_head_attention.default, aten._native_multi_head_attention.out)(
+implements(aten._native_multi_head_attention.default, out=aten._native_multi_head_attention.out)(
     computed_by(native_multi_head_attention, name="_native_multi_head_attention")(_multi_head_attention_checks)
 )
-_encoder_layer_kernel = derived_out(
-    aten._transformer_encoder_layer_fwd.default, aten._transformer_encoder_layer_fwd.out
+_encoder_layer_kernel = implements(
+    aten._transformer_encoder_layer_fwd.default,
+    out=aten._transformer_encoder_layer_fwd.out,
 )(computed_by(transformer_encoder_layer_fwd, name="_transformer_encoder_layer_fwd")(_encoder_layer_checks))
 
 

@@ -7,9 +7,8 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import DtypeNotImplemented
 from ._operands import computed
-from ._out_variants import derived_out
-from .arithmetic import elementwise, is_integral
-from .registry import aten, computed_by, lowers, unchecked
+from .arithmetic import is_integral
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
@@ -27,34 +26,37 @@ def _comparison(name, compare, *, ordered):
             raise DtypeNotImplemented(name, dtype, torch.bool)
         return dtype
 
-    numpy_function.__name__ = checks.__name__ = name
-    lowers(getattr(aten, name).Tensor, getattr(aten, name).Scalar)(numpy_function)
+    numpy_function.__name__ = numpy_function.__qualname__ = name
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
     return numpy_function, computed_by(numpy_function)(checks)
 
 
-def _register_tensor_and_scalar(name, kernel):
-    """Register ``kernel`` for ``<name>.Tensor`` and ``<name>.Scalar``, with their out= and in-place forms."""
-    functional, in_place = getattr(aten, name), getattr(aten, f"{name}_")
-    for overload in ("Tensor", "Scalar"):
-        elementwise(
-            getattr(functional, overload),
-            getattr(functional, f"{overload}_out"),
-            getattr(in_place, overload),
-        )(kernel)
+eq, _eq_kernel = _comparison("eq", np.equal, ordered=False)
+ne, _ne_kernel = _comparison("ne", np.not_equal, ordered=False)
+lt, _lt_kernel = _comparison("lt", np.less, ordered=True)
+le, _le_kernel = _comparison("le", np.less_equal, ordered=True)
+gt, _gt_kernel = _comparison("gt", np.greater, ordered=True)
+ge, _ge_kernel = _comparison("ge", np.greater_equal, ordered=True)
 
-
-_COMPARISONS = {
-    "eq": (np.equal, False),
-    "ne": (np.not_equal, False),
-    "lt": (np.less, True),
-    "le": (np.less_equal, True),
-    "gt": (np.greater, True),
-    "ge": (np.greater_equal, True),
-}
-COMPARISONS = {}
-for _name, (_compare, _ordered) in _COMPARISONS.items():
-    COMPARISONS[_name], _kernel = _comparison(_name, _compare, ordered=_ordered)
-    _register_tensor_and_scalar(_name, _kernel)
+lowers(aten.eq.Tensor, aten.eq.Scalar)(eq)
+implements(aten.eq.Tensor, out=aten.eq.Tensor_out, in_place=aten.eq_.Tensor, pointwise=True)(_eq_kernel)
+implements(aten.eq.Scalar, out=aten.eq.Scalar_out, in_place=aten.eq_.Scalar, pointwise=True)(_eq_kernel)
+lowers(aten.ne.Tensor, aten.ne.Scalar)(ne)
+implements(aten.ne.Tensor, out=aten.ne.Tensor_out, in_place=aten.ne_.Tensor, pointwise=True)(_ne_kernel)
+implements(aten.ne.Scalar, out=aten.ne.Scalar_out, in_place=aten.ne_.Scalar, pointwise=True)(_ne_kernel)
+lowers(aten.lt.Tensor, aten.lt.Scalar)(lt)
+implements(aten.lt.Tensor, out=aten.lt.Tensor_out, in_place=aten.lt_.Tensor, pointwise=True)(_lt_kernel)
+implements(aten.lt.Scalar, out=aten.lt.Scalar_out, in_place=aten.lt_.Scalar, pointwise=True)(_lt_kernel)
+lowers(aten.le.Tensor, aten.le.Scalar)(le)
+implements(aten.le.Tensor, out=aten.le.Tensor_out, in_place=aten.le_.Tensor, pointwise=True)(_le_kernel)
+implements(aten.le.Scalar, out=aten.le.Scalar_out, in_place=aten.le_.Scalar, pointwise=True)(_le_kernel)
+lowers(aten.gt.Tensor, aten.gt.Scalar)(gt)
+implements(aten.gt.Tensor, out=aten.gt.Tensor_out, in_place=aten.gt_.Tensor, pointwise=True)(_gt_kernel)
+implements(aten.gt.Scalar, out=aten.gt.Scalar_out, in_place=aten.gt_.Scalar, pointwise=True)(_gt_kernel)
+lowers(aten.ge.Tensor, aten.ge.Scalar)(ge)
+implements(aten.ge.Tensor, out=aten.ge.Tensor_out, in_place=aten.ge_.Tensor, pointwise=True)(_ge_kernel)
+implements(aten.ge.Scalar, out=aten.ge.Scalar_out, in_place=aten.ge_.Scalar, pointwise=True)(_ge_kernel)
+COMPARISONS = {function.__name__: function for function in (eq, ne, lt, le, gt, ge)}
 
 
 # --- logical and bitwise combinations ---------------------------------------
@@ -67,16 +69,20 @@ def _logical(name, combine):
     def numpy_function(a, b):
         return combine(a, b)
 
-    numpy_function.__name__ = name
+    numpy_function.__name__ = numpy_function.__qualname__ = name
     return numpy_function
 
 
 # NumPy's functions have the ops' names.
-for _name in ("logical_and", "logical_or", "logical_xor"):
-    _packet = getattr(aten, _name)
-    elementwise(_packet.default, _packet.out, getattr(aten, f"{_name}_").default)(
-        unchecked(_logical(_name, getattr(np, _name)))
-    )
+implements(aten.logical_and.default, out=aten.logical_and.out, in_place=aten.logical_and_.default, pointwise=True)(
+    unchecked(_logical("logical_and", np.logical_and))
+)
+implements(aten.logical_or.default, out=aten.logical_or.out, in_place=aten.logical_or_.default, pointwise=True)(
+    unchecked(_logical("logical_or", np.logical_or))
+)
+implements(aten.logical_xor.default, out=aten.logical_xor.out, in_place=aten.logical_xor_.default, pointwise=True)(
+    unchecked(_logical("logical_xor", np.logical_xor))
+)
 
 
 def _bitwise(name, combine):
@@ -92,14 +98,53 @@ def _bitwise(name, combine):
             raise DtypeNotImplemented(name, dtype)
         return dtype
 
-    numpy_function.__name__ = checks.__name__ = name
+    numpy_function.__name__ = numpy_function.__qualname__ = name
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
     return computed_by(numpy_function)(checks)
 
 
-for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    _kernel = _bitwise(_name, getattr(np, _name))
-    _register_tensor_and_scalar(_name, _kernel)
-    elementwise(getattr(aten, _name).Scalar_Tensor, getattr(aten, _name).Scalar_Tensor_out)(_kernel)
+_bitwise_and_kernel = _bitwise("bitwise_and", np.bitwise_and)
+implements(
+    aten.bitwise_and.Tensor,
+    out=aten.bitwise_and.Tensor_out,
+    in_place=aten.bitwise_and_.Tensor,
+    pointwise=True,
+)(_bitwise_and_kernel)
+implements(
+    aten.bitwise_and.Scalar,
+    out=aten.bitwise_and.Scalar_out,
+    in_place=aten.bitwise_and_.Scalar,
+    pointwise=True,
+)(_bitwise_and_kernel)
+implements(aten.bitwise_and.Scalar_Tensor, out=aten.bitwise_and.Scalar_Tensor_out, pointwise=True)(_bitwise_and_kernel)
+_bitwise_or_kernel = _bitwise("bitwise_or", np.bitwise_or)
+implements(
+    aten.bitwise_or.Tensor,
+    out=aten.bitwise_or.Tensor_out,
+    in_place=aten.bitwise_or_.Tensor,
+    pointwise=True,
+)(_bitwise_or_kernel)
+implements(
+    aten.bitwise_or.Scalar,
+    out=aten.bitwise_or.Scalar_out,
+    in_place=aten.bitwise_or_.Scalar,
+    pointwise=True,
+)(_bitwise_or_kernel)
+implements(aten.bitwise_or.Scalar_Tensor, out=aten.bitwise_or.Scalar_Tensor_out, pointwise=True)(_bitwise_or_kernel)
+_bitwise_xor_kernel = _bitwise("bitwise_xor", np.bitwise_xor)
+implements(
+    aten.bitwise_xor.Tensor,
+    out=aten.bitwise_xor.Tensor_out,
+    in_place=aten.bitwise_xor_.Tensor,
+    pointwise=True,
+)(_bitwise_xor_kernel)
+implements(
+    aten.bitwise_xor.Scalar,
+    out=aten.bitwise_xor.Scalar_out,
+    in_place=aten.bitwise_xor_.Scalar,
+    pointwise=True,
+)(_bitwise_xor_kernel)
+implements(aten.bitwise_xor.Scalar_Tensor, out=aten.bitwise_xor.Scalar_Tensor_out, pointwise=True)(_bitwise_xor_kernel)
 
 
 # ``where`` and ``masked_fill_`` live with the indexing kernels (ops/indexing.py).
@@ -130,6 +175,6 @@ def _isin_checks(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 _isin_kernel = computed_by(isin)(_isin_checks)
-for _functional, _out in (("Tensor_Tensor", "Tensor_Tensor_out"), ("Tensor_Scalar", "Tensor_Scalar_out"),
-                          ("Scalar_Tensor", "Scalar_Tensor_out")):
-    derived_out(getattr(aten.isin, _functional), getattr(aten.isin, _out), name="isin")(_isin_kernel)
+implements(aten.isin.Tensor_Tensor, out=aten.isin.Tensor_Tensor_out, name="isin")(_isin_kernel)
+implements(aten.isin.Tensor_Scalar, out=aten.isin.Tensor_Scalar_out, name="isin")(_isin_kernel)
+implements(aten.isin.Scalar_Tensor, out=aten.isin.Scalar_Tensor_out, name="isin")(_isin_kernel)

@@ -32,7 +32,6 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES, to_torch_dtype
 from ..tensor import unwrap
 from ._operands import numpy_compute_dtype, operand
-from ._out_variants import derived_out
 from .indexing import index_select
 from .registry import aten, computed_by, computed_in_place_by, implements, lowers, unchecked
 
@@ -372,10 +371,10 @@ def _embedding_bag_checks(weight, indices, offsets, scale_grad_by_freq=False, mo
     return weight.dtype, index_dtype, index_dtype, index_dtype
 
 
-derived_out(aten._embedding_bag.default, aten._embedding_bag.out)(
+implements(aten._embedding_bag.default, out=aten._embedding_bag.out)(
     computed_by(embedding_bag_with_grad, name="_embedding_bag")(_embedding_bag_checks)
 )
-derived_out(aten._embedding_bag_forward_only.default, aten._embedding_bag_forward_only.out)(
+implements(aten._embedding_bag_forward_only.default, out=aten._embedding_bag_forward_only.out)(
     computed_by(embedding_bag_forward_only, name="_embedding_bag_forward_only")(_embedding_bag_checks)
 )
 
@@ -391,7 +390,7 @@ def _embedding_bag_backward_checks(grad, indices, offsets, offset2bag, bag_size,
 implements(aten._embedding_bag_backward.default)(
     computed_by(embedding_bag_backward, name="_embedding_bag_backward")(_embedding_bag_backward_checks)
 )
-derived_out(aten._embedding_bag_dense_backward.default, aten._embedding_bag_dense_backward.out)(
+implements(aten._embedding_bag_dense_backward.default, out=aten._embedding_bag_dense_backward.out)(
     unchecked(embedding_bag_dense_backward, name="_embedding_bag_dense_backward")
 )
 
@@ -401,6 +400,7 @@ def _per_sample_weights_backward_checks(grad, weight, indices, offsets, offset2b
         raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for mode='sum'")
 
 
-derived_out(
-    aten._embedding_bag_per_sample_weights_backward.default, aten._embedding_bag_per_sample_weights_backward.out
+implements(
+    aten._embedding_bag_per_sample_weights_backward.default,
+    out=aten._embedding_bag_per_sample_weights_backward.out,
 )(computed_by(embedding_bag_per_sample_weights_backward)(_per_sample_weights_backward_checks))

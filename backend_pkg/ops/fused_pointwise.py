@@ -27,8 +27,7 @@ import torch
 from ..dtypes import CPP_SCALAR_NAMES, TYPE_META_NAMES, compute_dtype
 from ._dtype_errors import not_implemented_for
 from ._operands import computed, result_type
-from .arithmetic import elementwise
-from .registry import aten, computed_by, lowers
+from .registry import aten, computed_by, implements, lowers
 
 def _check_scalar(value, dtype):
     """A Scalar argument converts to ``dtype``'s compute type (0.5 is 0 for integers, and
@@ -60,7 +59,7 @@ def lerp(a, end, weight, *, out_dtype):
     return np.where(np.abs(w) < 0.5, x + w * difference, y - difference * (1 - w)).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.addcmul.default, aten.addcmul.out, aten.addcmul_.default)
+@implements(aten.addcmul.default, out=aten.addcmul.out, in_place=aten.addcmul_.default, pointwise=True)
 @computed_by(addcmul)
 def addcmul_kernel(self, tensor1, tensor2, *, value=1):
     dtype = result_type(self, tensor1, tensor2)
@@ -70,7 +69,7 @@ def addcmul_kernel(self, tensor1, tensor2, *, value=1):
     return dtype
 
 
-@elementwise(aten.addcdiv.default, aten.addcdiv.out, aten.addcdiv_.default)
+@implements(aten.addcdiv.default, out=aten.addcdiv.out, in_place=aten.addcdiv_.default, pointwise=True)
 @computed_by(addcdiv)
 def addcdiv_kernel(self, tensor1, tensor2, *, value=1):
     dtype = result_type(self, tensor1, tensor2)
@@ -95,7 +94,7 @@ def _check_same_dtype(self, name, other):
         )
 
 
-@elementwise(aten.lerp.Scalar, aten.lerp.Scalar_out, aten.lerp_.Scalar)
+@implements(aten.lerp.Scalar, out=aten.lerp.Scalar_out, in_place=aten.lerp_.Scalar, pointwise=True)
 @computed_by(lerp)
 def lerp_kernel(self, end, weight):
     _check_same_dtype(self, "end", end)
@@ -105,7 +104,7 @@ def lerp_kernel(self, end, weight):
     return self.dtype
 
 
-@elementwise(aten.lerp.Tensor, aten.lerp.Tensor_out, aten.lerp_.Tensor)
+@implements(aten.lerp.Tensor, out=aten.lerp.Tensor_out, in_place=aten.lerp_.Tensor, pointwise=True)
 @computed_by(lerp)
 def lerp_tensor_kernel(self, end, weight):
     _check_same_dtype(self, "end", end)

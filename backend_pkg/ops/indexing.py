@@ -10,7 +10,7 @@ can hold, its lowering. Index values are checked before NumPy sees them, so
 errors are PyTorch's (exception type and wording), not NumPy's.
 
 Functional ops compute into fresh memory; their ``out=`` and in-place
-variants store that result under PyTorch's rules (:mod:`._out_variants`).
+variants store that result under PyTorch's rules (:func:`~.registry.implements`).
 ``index_put_`` and ``masked_fill_`` write the elements they select straight
 into ``self``, as CPU's kernels do (an expanded ``self`` included).
 """
@@ -24,7 +24,6 @@ from ..dtypes import CPP_SCALAR_NAMES, SCALAR_TYPE_NAMES, TYPE_META_NAMES, to_nu
 from ..tensor import is_npy, wrap
 from ._dims import wrap_dim
 from ._operands import broadcast_shapes, computed
-from ._out_variants import derived_in_place, derived_out
 from ._results import check_apart, check_no_overlap, warn_if_expanded
 from ._warnings import warn_once
 from .arithmetic import check_convertible
@@ -197,7 +196,7 @@ def index(a, indices):
 _index_of_npy_indices = unchecked(index)
 
 
-@derived_out(aten.index.Tensor, aten.index.Tensor_out)
+@implements(aten.index.Tensor, out=aten.index.Tensor_out)
 def index_kernel(self, indices):
     return _index_of_npy_indices(self, _on_npy(indices))
 
@@ -289,7 +288,7 @@ def _check_index_select_out(out, self, dim, index):
     check_apart(out, self, index)  # before the resize, as CPU checks
 
 
-@derived_out(aten.index_select.default, aten.index_select.out, check_out=_check_index_select_out)
+@implements(aten.index_select.default, out=aten.index_select.out, check_out=_check_index_select_out)
 @computed_by(index_select)
 def index_select_kernel(self, dim, index):
     wrap_dim(dim, self.dim())
@@ -320,8 +319,8 @@ def index_fill(a, dim, index, value):
     return result
 
 
-@derived_in_place(aten.index_fill_.int_Scalar)
-@derived_in_place(aten.index_fill_.int_Tensor)
+@implements(in_place=aten.index_fill_.int_Scalar)
+@implements(in_place=aten.index_fill_.int_Tensor)
 @computed_by(index_fill, name="index_fill_")
 def index_fill_kernel(self, dim, index, value):
     wrap_dim(dim, self.dim())
@@ -348,7 +347,7 @@ def index_add(a, dim, index, source, *, alpha=1):
     return result
 
 
-@derived_out(aten.index_add.default, aten.index_add.out)
+@implements(aten.index_add.default, out=aten.index_add.out)
 @computed_by(index_add)
 def index_add_kernel(self, dim, index, source, *, alpha=1):
     dim = wrap_dim(dim, self.dim())
@@ -383,7 +382,7 @@ def index_copy(a, dim, index, source):
     return result
 
 
-@derived_out(aten.index_copy.default, aten.index_copy.out)
+@implements(aten.index_copy.default, out=aten.index_copy.out)
 @computed_by(index_copy)
 def index_copy_kernel(self, dim, index, source):
     dim = wrap_dim(dim, self.dim())
@@ -473,7 +472,7 @@ def gather_kernel(self, dim, index, *, sparse_grad=False):
             )
 
 
-derived_out(aten.gather.default, aten.gather.out, check_out=_check_gather_out, reads=("self",), partial=("index",))(
+implements(aten.gather.default, out=aten.gather.out, check_out=_check_gather_out, reads=("self",), partial=("index",))(
     gather_kernel
 )
 
@@ -572,15 +571,15 @@ def scatter_reduce(a, dim, index, src, reduce, *, include_self=True):
     return _scattered(a, dim, index, src, update)
 
 
-@derived_out(aten.scatter.src, aten.scatter.src_out)
-@derived_out(aten.scatter.value, aten.scatter.value_out)
+@implements(aten.scatter.src, out=aten.scatter.src_out)
+@implements(aten.scatter.value, out=aten.scatter.value_out)
 @computed_by(scatter)
 def scatter_kernel(self, dim, index, src):
     _check_scatter(self, dim, index, src)
 
 
-@derived_out(aten.scatter.reduce, aten.scatter.reduce_out, name="scatter")
-@derived_out(aten.scatter.value_reduce, aten.scatter.value_reduce_out, name="scatter")
+@implements(aten.scatter.reduce, out=aten.scatter.reduce_out, name="scatter")
+@implements(aten.scatter.value_reduce, out=aten.scatter.value_reduce_out, name="scatter")
 @computed_by(scatter_reduce_legacy, name="scatter")
 def scatter_reduce_legacy_kernel(self, dim, index, src, *, reduce):
     if reduce not in _SCATTER_REDUCE:
@@ -588,13 +587,13 @@ def scatter_reduce_legacy_kernel(self, dim, index, src, *, reduce):
     _check_scatter(self, dim, index, src)
 
 
-@derived_out(aten.scatter_add.default, aten.scatter_add.out)
+@implements(aten.scatter_add.default, out=aten.scatter_add.out)
 @computed_by(scatter_add, name="scatter")
 def scatter_add_kernel(self, dim, index, src):
     _check_scatter(self, dim, index, src)
 
 
-@derived_out(aten.scatter_reduce.two, aten.scatter_reduce.two_out)
+@implements(aten.scatter_reduce.two, out=aten.scatter_reduce.two_out)
 @computed_by(scatter_reduce, name="scatter")
 def scatter_reduce_kernel(self, dim, index, src, reduce, *, include_self=True):
     if reduce not in (*_SCATTER_REDUCE_TWO, "mean"):
@@ -620,7 +619,7 @@ def take(a, index):
     return np.take(a, index)
 
 
-@derived_out(aten.take.default, aten.take.out, reads=("self", "index"))
+@implements(aten.take.default, out=aten.take.out, reads=("self", "index"))
 @computed_by(take)
 def take_kernel(self, index):
     if index.dtype != torch.int64:
@@ -643,7 +642,7 @@ def put(a, index, source, accumulate=False):
     return result
 
 
-@derived_in_place(aten.put_.default)
+@implements(in_place=aten.put_.default)
 @computed_by(put, name="put_")
 def put_kernel(self, index, source, accumulate=False):
     if index.dtype != torch.int64:
@@ -683,8 +682,8 @@ def masked_select(a, mask):
     return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
 
 
-@derived_out(
-    aten.masked_select.default, aten.masked_select.out, check_out=_check_masked_select_out, reads=("self", "mask")
+@implements(
+    aten.masked_select.default, out=aten.masked_select.out, check_out=_check_masked_select_out, reads=("self", "mask")
 )
 @computed_by(masked_select)
 def masked_select_kernel(self, mask):
@@ -721,7 +720,7 @@ def masked_scatter(a, mask, source):
     return result
 
 
-@derived_in_place(aten.masked_scatter_.default)
+@implements(in_place=aten.masked_scatter_.default)
 @computed_by(masked_scatter, name="masked_scatter_")
 def masked_scatter_kernel(self, mask, source):
     if mask.dtype != torch.bool:
@@ -748,7 +747,11 @@ def nonzero(a):
     return np.argwhere(a)
 
 
-nonzero_kernel = derived_out(aten.nonzero.default, aten.nonzero.out, check_out=_check_nonzero_out)(unchecked(nonzero))
+nonzero_kernel = implements(
+    aten.nonzero.default,
+    out=aten.nonzero.out,
+    check_out=_check_nonzero_out,
+)(unchecked(nonzero))
 
 
 @lowers(aten.where.self)
@@ -783,4 +786,4 @@ def _check_where_out(out, condition, self, other):
         )
 
 
-derived_out(aten.where.self, aten.where.self_out, check_out=_check_where_out, name="where")(where_kernel)
+implements(aten.where.self, out=aten.where.self_out, check_out=_check_where_out, name="where")(where_kernel)

@@ -16,7 +16,6 @@ from torch._prims_common import suggest_memory_format
 from ..dtypes import to_torch_dtype
 from ._dims import wrap_dim
 from ._layout import allocate_strided, strides_for
-from ._out_variants import derived_out
 from ._results import check_apart
 from .registry import aten, computed_by, implements, lowers, unchecked
 
@@ -102,7 +101,7 @@ def _check_cat_out(out, tensors, dim=0):
     check_apart(out, *tensors)  # before the resize, as CPU checks
 
 
-@derived_out(aten.cat.default, aten.cat.out, check_out=_check_cat_out)
+@implements(aten.cat.default, out=aten.cat.out, check_out=_check_cat_out)
 @computed_by(cat)
 def cat_kernel(tensors, dim=0):
     _check_cat_shapes(tensors, dim)
@@ -150,13 +149,13 @@ def triu(a, diagonal=0):
     return np.asarray(np.triu(a, diagonal), order="C")  # contiguous, as on CPU
 
 
-@derived_out(aten.tril.default, aten.tril.out)
+@implements(aten.tril.default, out=aten.tril.out)
 @computed_by(tril)
 def tril_kernel(self, diagonal=0):
     _check_triangle("tril", self)
 
 
-@derived_out(aten.triu.default, aten.triu.out)
+@implements(aten.triu.default, out=aten.triu.out)
 @computed_by(triu)
 def triu_kernel(self, diagonal=0):
     _check_triangle("triu", self)

@@ -20,9 +20,8 @@ from ..tensor import wrap
 from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import in_compute_dtype
-from ._out_variants import derived_out
 from ._same_dtype import same_dtype_arrays, with_same_dtype_shortcut
-from .registry import aten, computed_by, lowers
+from .registry import aten, computed_by, implements, lowers
 
 # Dtypes PyTorch's CPU matrix kernels are not compiled for.
 _NO_PRODUCT = (torch.bool, torch.uint16, torch.uint32, torch.uint64)
@@ -117,7 +116,7 @@ def mm_kernel(self, mat2):
     return self.dtype
 
 
-derived_out(aten.mm.default, aten.mm.out)(
+implements(aten.mm.default, out=aten.mm.out)(
     with_same_dtype_shortcut(np.matmul, mm_kernel, accepts=_multipliable_matrices)
 )
 
@@ -142,7 +141,7 @@ def _addmm_kernel(self, mat1, mat2, *, beta=1, alpha=1):
     return self.dtype
 
 
-@derived_out(aten.addmm.default, aten.addmm.out)
+@implements(aten.addmm.default, out=aten.addmm.out)
 def addmm_kernel(self, mat1, mat2, *, beta=1, alpha=1):
     """``addmm``, with a shortcut for the linear layer's case: one dtype, beta and alpha 1."""
     arrays = same_dtype_arrays(self, mat1, mat2) if beta == 1 and alpha == 1 else None
@@ -174,7 +173,7 @@ def _check_bmm_sizes(batch1, batch2):
         )
 
 
-@derived_out(aten.bmm.default, aten.bmm.out)
+@implements(aten.bmm.default, out=aten.bmm.out)
 @computed_by(mm, name="bmm")
 def bmm_kernel(self, mat2):
     _check_batches(self, mat2, dtypes=False)
@@ -190,7 +189,7 @@ def bmm_kernel(self, mat2):
     return self.dtype
 
 
-@derived_out(aten.baddbmm.default, aten.baddbmm.out)
+@implements(aten.baddbmm.default, out=aten.baddbmm.out)
 @computed_by(addmm, name="baddbmm")
 def baddbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(batch1, batch2)
@@ -205,7 +204,7 @@ def baddbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
     return self.dtype
 
 
-@derived_out(aten.addbmm.default, aten.addbmm.out)
+@implements(aten.addbmm.default, out=aten.addbmm.out)
 @computed_by(addbmm)
 def addbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
     for name, batch in (("batch1", batch1), ("batch2", batch2)):
@@ -250,7 +249,7 @@ def _check_addmv(self_dtype, self_shape, mat, vec):
         )
 
 
-@derived_out(aten.addmv.default, aten.addmv.out)
+@implements(aten.addmv.default, out=aten.addmv.out)
 @computed_by(addmm, name="addmv")
 def addmv_kernel(self, mat, vec, *, beta=1, alpha=1):
     _check_addmv(self.dtype, tuple(self.shape), mat, vec)
@@ -259,7 +258,7 @@ def addmv_kernel(self, mat, vec, *, beta=1, alpha=1):
     return self.dtype
 
 
-@derived_out(aten.mv.default, aten.mv.out)
+@implements(aten.mv.default, out=aten.mv.out)
 @computed_by(mm, name="mv")
 def mv_kernel(self, vec):
     _check_addmv(vec.dtype, tuple(self.shape[:1]), self, vec)
@@ -297,5 +296,5 @@ def _check_vectors(self, tensor):
     return self.dtype
 
 
-derived_out(aten.dot.default, aten.dot.out)(computed_by(dot)(_check_vectors))
-derived_out(aten.vdot.default, aten.vdot.out)(computed_by(vdot)(_check_vectors))
+implements(aten.dot.default, out=aten.dot.out)(computed_by(dot)(_check_vectors))
+implements(aten.vdot.default, out=aten.vdot.out)(computed_by(vdot)(_check_vectors))

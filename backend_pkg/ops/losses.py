@@ -1,4 +1,5 @@
-"""Losses on the npy device: binary cross entropy, smooth L1 and Huber, CTC, margins.
+"""Losses on the npy device: mean squared error, negative log likelihood, binary cross entropy,
+smooth L1 and Huber, CTC, margins.
 
 What PyTorch sends the device, per loss (checked with ``BACKEND_PKG_STRICT=1``
 on forward and backward, and against ``native_functions.yaml``):
@@ -28,8 +29,14 @@ on forward and backward, and against ``native_functions.yaml``):
   target (``binary_cross_entropy_target_backward`` in
   ``torch/csrc/autograd/FunctionsManual.cpp``) is ``-logit(input)``. These two
   elementwise ops have no other home yet, so they are registered here;
-* ``F.l1_loss`` and ``F.cross_entropy`` (label smoothing, class weights,
-  probabilities as targets) are composites over ops other modules implement.
+* ``F.mse_loss``: ``mse_loss`` and ``mse_loss_backward``;
+* ``F.cross_entropy`` becomes ``_log_softmax`` (:mod:`.activations`) and
+  ``nll_loss_forward`` (``nll_loss2d_forward`` for spatial inputs) and,
+  backward, ``nll_loss_backward`` and ``_log_softmax_backward_data``. Where
+  PyTorch's CPU kernels round half-precision intermediates (nll_loss sums,
+  mse_loss differences), half results can differ from CPU's by that rounding;
+* ``F.l1_loss`` and ``F.cross_entropy`` with label smoothing or
+  probabilities as targets are composites over ops other modules implement.
 
 Each op is one NumPy function of arrays (built from ``*_terms``,
 ``*_gradient``, :func:`ctc_log_alpha`...), and its eager kernel the checks
@@ -44,11 +51,12 @@ from CPU's by that rounding (npy's are the nearer to the exact values).
 import numpy as np
 import torch
 
-from ..dtypes import SCALAR_TYPE_NAMES
-from ._dtype_errors import not_implemented_for
-from ._operands import broadcast_shapes, computed
-from ._out_variants import derived_out
-from .arithmetic import OUT_OF_SELF_DTYPE, elementwise, is_integral, real_float_dtype
+from ..dtypes import SCALAR_TYPE_NAMES, compute_dtype, to_numpy_dtype
+from ._dtype_errors import check_scalar_type, not_implemented_for
+from ._numpy_errors import quietly
+from ._operands import broadcast_shapes, computed, operand, promoted_dtype
+from ._results import as_result, out_of_self_dtype
+from .arithmetic import is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers
 
 # at::Reduction: how a loss combines its per-element terms.
@@ -143,7 +151,7 @@ def binary_cross_entropy(a, target, weight=None, reduction=_MEAN, *, out_dtype):
     return reduced(terms, reduction).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.binary_cross_entropy.default, aten.binary_cross_entropy.out, check_out=OUT_OF_SELF_DTYPE)
+@implements(aten.binary_cross_entropy.default, out=aten.binary_cross_entropy.out, check_out=out_of_self_dtype)
 @computed_by(binary_cross_entropy)
 def binary_cross_entropy_kernel(self, target, weight=None, reduction=_MEAN):
     return _check_bce("binary_cross_entropy", self, self, target, weight)
@@ -158,7 +166,7 @@ def binary_cross_entropy_backward(grad_output, a, target, weight=None, reduction
     return slope.astype(out_dtype, copy=False)
 
 
-@derived_out(aten.binary_cross_entropy_backward.default, aten.binary_cross_entropy_backward.grad_input)
+@implements(aten.binary_cross_entropy_backward.default, out=aten.binary_cross_entropy_backward.grad_input)
 @computed_by(binary_cross_entropy_backward)
 def binary_cross_entropy_backward_kernel(grad_output, self, target, weight=None, reduction=_MEAN):
     # CPU's grad_input is made like grad_output: the other operands must have its dtype.
@@ -207,7 +215,7 @@ def binary_cross_entropy_with_logits(a, target, weight=None, pos_weight=None, re
     return reduced(terms, reduction).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.binary_cross_entropy_with_logits.default, aten.binary_cross_entropy_with_logits.out)
+@implements(aten.binary_cross_entropy_with_logits.default, out=aten.binary_cross_entropy_with_logits.out)
 @computed_by(binary_cross_entropy_with_logits)
 def binary_cross_entropy_with_logits_kernel(self, target, weight=None, pos_weight=None, reduction=_MEAN):
     return _check_bce_with_logits(self, target, weight, pos_weight)
@@ -256,7 +264,7 @@ def smooth_l1_loss(a, target, reduction=_MEAN, beta=1.0, *, out_dtype):
     return reduced(smooth_l1_terms(x, y, beta), reduction).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.smooth_l1_loss.default, aten.smooth_l1_loss.out)
+@implements(aten.smooth_l1_loss.default, out=aten.smooth_l1_loss.out)
 @computed_by(smooth_l1_loss)
 def smooth_l1_loss_kernel(self, target, reduction=_MEAN, beta=1.0):
     if beta < 0:
@@ -283,7 +291,7 @@ def _distance_loss_backward(name, gradient):
 smooth_l1_loss_backward = _distance_loss_backward("smooth_l1_loss_backward", smooth_l1_gradient)
 
 
-@derived_out(aten.smooth_l1_loss_backward.default, aten.smooth_l1_loss_backward.grad_input)
+@implements(aten.smooth_l1_loss_backward.default, out=aten.smooth_l1_loss_backward.grad_input)
 @computed_by(smooth_l1_loss_backward)
 def smooth_l1_loss_backward_kernel(grad_output, self, target, reduction, beta):
     return _check_distance("smooth_l1_backward_cpu", self, target, grad_output)
@@ -294,7 +302,7 @@ def huber_loss(a, target, reduction=_MEAN, delta=1.0, *, common_dtype):
     return reduced(huber_terms(x, y, delta), reduction).astype(a.dtype, copy=False)
 
 
-@derived_out(aten.huber_loss.default, aten.huber_loss.out)
+@implements(aten.huber_loss.default, out=aten.huber_loss.out)
 @computed_by(huber_loss)
 def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
     if delta <= 0:
@@ -305,7 +313,7 @@ def huber_loss_kernel(self, target, reduction=_MEAN, delta=1.0):
 huber_loss_backward = _distance_loss_backward("huber_loss_backward", huber_gradient)
 
 
-@derived_out(aten.huber_loss_backward.default, aten.huber_loss_backward.out)
+@implements(aten.huber_loss_backward.default, out=aten.huber_loss_backward.out)
 @computed_by(huber_loss_backward)
 def huber_loss_backward_kernel(grad_output, self, target, reduction, delta):
     # CPU's backward loop takes every operand in the input's dtype.
@@ -412,7 +420,7 @@ def multi_margin_loss(a, target, p=1, margin=1, weight=None, reduction=_MEAN, *,
     return output.astype(out_dtype, copy=False)
 
 
-@derived_out(aten.multi_margin_loss.default, aten.multi_margin_loss.out, check_out=OUT_OF_SELF_DTYPE)
+@implements(aten.multi_margin_loss.default, out=aten.multi_margin_loss.out, check_out=out_of_self_dtype)
 @computed_by(multi_margin_loss)
 def multi_margin_loss_kernel(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
     return _check_multi_margin("multi_margin_loss_cpu_kernel", self, target, p, weight)
@@ -425,7 +433,7 @@ def multi_margin_loss_backward(grad_output, a, target, p, margin, weight=None, r
     return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.multi_margin_loss_backward.default, aten.multi_margin_loss_backward.grad_input)
+@implements(aten.multi_margin_loss_backward.default, out=aten.multi_margin_loss_backward.grad_input)
 @computed_by(multi_margin_loss_backward)
 def multi_margin_loss_backward_kernel(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
     dtype = _check_multi_margin("multi_margin_loss_backward_cpu_kernel", self, target, p, weight)
@@ -486,7 +494,7 @@ def multilabel_margin_loss_forward(a, target, reduction, *, out_dtype):
     return output.astype(out_dtype, copy=False), is_target.reshape(a.shape).astype(out_dtype)
 
 
-@derived_out(aten.multilabel_margin_loss_forward.default, aten.multilabel_margin_loss_forward.output)
+@implements(aten.multilabel_margin_loss_forward.default, out=aten.multilabel_margin_loss_forward.output)
 @computed_by(multilabel_margin_loss_forward)
 def multilabel_margin_loss_forward_kernel(self, target, reduction):
     return _check_multilabel("multilabel_margin_loss_forward_out_frame", self, target)
@@ -506,7 +514,7 @@ def multilabel_margin_loss_backward(grad_output, a, target, reduction, is_target
     return _margin_gradient(slope, grad_output, reduction).reshape(a.shape).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.multilabel_margin_loss_backward.default, aten.multilabel_margin_loss_backward.grad_input)
+@implements(aten.multilabel_margin_loss_backward.default, out=aten.multilabel_margin_loss_backward.grad_input)
 @computed_by(multilabel_margin_loss_backward)
 def multilabel_margin_loss_backward_kernel(grad_output, self, target, reduction, is_target):
     op = "multilabel_margin_loss_backward_cpu_template"
@@ -530,7 +538,7 @@ def xlogy(a, other, *, out_dtype):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.xlogy.Tensor, aten.xlogy.OutTensor, aten.xlogy_.Tensor)
+@implements(aten.xlogy.Tensor, out=aten.xlogy.OutTensor, in_place=aten.xlogy_.Tensor, pointwise=True)
 @computed_by(xlogy)
 def xlogy_kernel(self, other):
     """Integers and bools give the default float dtype, as in PyTorch."""
@@ -551,7 +559,7 @@ def logit(a, eps=None, *, out_dtype):
     return np.log(x / (1 - x)).astype(out_dtype, copy=False)
 
 
-@elementwise(aten.logit.default, aten.logit.out, aten.logit_.default)
+@implements(aten.logit.default, out=aten.logit.out, in_place=aten.logit_.default, pointwise=True)
 @computed_by(logit)
 def logit_kernel(self, eps=None):
     """BCE's gradient for its target is ``-logit(input)``; integers give the default float dtype."""
@@ -759,7 +767,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_in
     return nll.astype(out_dtype, copy=False), log_alpha.astype(out_dtype, copy=False)
 
 
-@derived_out(aten._ctc_loss.default, aten._ctc_loss.out)
+@implements(aten._ctc_loss.default, out=aten._ctc_loss.out)
 @computed_by(ctc_loss, name="_ctc_loss")
 def ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
@@ -779,7 +787,7 @@ def ctc_loss_backward(
     return gradient.astype(out_dtype, copy=False)
 
 
-@derived_out(aten._ctc_loss_backward.default, aten._ctc_loss_backward.out)
+@implements(aten._ctc_loss_backward.default, out=aten._ctc_loss_backward.out)
 @computed_by(ctc_loss_backward, name="_ctc_loss_backward")
 def ctc_loss_backward_kernel(
     grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
@@ -813,3 +821,223 @@ def ctc_loss_backward_of_length_tensors(
     target_lengths = _lengths("target_lengths", target_lengths)
     arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
     return ctc_loss_backward_kernel(*arguments, zero_infinity)
+
+
+# --- mean squared error and negative log likelihood ------------------------------
+
+
+def _computed(op, tensor):
+    """``tensor``'s array (a zero-dim CPU tensor's value) in its compute dtype: float32 for half."""
+    return np.asarray(operand(op, tensor), dtype=to_numpy_dtype(compute_dtype(tensor.dtype)))
+
+
+def mse_loss(a, target, reduction=_MEAN, *, out_dtype):
+    x, y = computed(out_dtype, a, target, exact=True)
+    return np.asarray(reduced((x - y) ** 2, reduction)).astype(out_dtype, copy=False)
+
+
+@implements(aten.mse_loss.default, out=aten.mse_loss.out)
+@computed_by(mse_loss)
+def mse_loss_kernel(self, target, reduction=_MEAN):
+    dtype = promoted_dtype(self, target)
+    if not dtype.is_floating_point:
+        raise not_implemented_for("mse_loss", dtype)
+    return dtype
+
+
+def mse_loss_backward(grad_output, a, target, reduction, *, common_dtype):
+    # d/dx of (x - y)**2 is 2 (x - y), divided by the number of terms for a mean;
+    # the result is self's dtype, as PyTorch computes it into a tensor like self.
+    x, y = computed(common_dtype, a, target, exact=True)
+    grad = np.asarray(grad_output, dtype=x.dtype)
+    scale = np.asarray(2 / a.size if reduction == _MEAN else 2, dtype=x.dtype)
+    return ((x - y) * scale * grad).astype(a.dtype, copy=False)
+
+
+@implements(aten.mse_loss_backward.default, out=aten.mse_loss_backward.grad_input)
+@computed_by(mse_loss_backward)
+def mse_loss_backward_kernel(grad_output, self, target, reduction):
+    dtype = promoted_dtype(self, target)
+    if dtype == torch.bool or dtype.is_complex:
+        raise not_implemented_for("mse_loss_backward", dtype)
+    return dtype
+
+
+# nll_loss picks, for each sample, minus the input at its target class, scaled
+# by that class's weight. Classes run along dim 1 (dim 0 for one unbatched
+# sample); samples whose target is ``ignore_index`` count for nothing.
+
+
+def _check_nll_inputs(self, target, weight):
+    # Shapes read once: each read of a tensor subclass's metadata costs about a microsecond.
+    shape, target_shape = tuple(self.shape), tuple(target.shape)
+    if not 1 <= len(shape) <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if len(target_shape) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(shape) == 1 and len(target_shape) == 1 and target_shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}"
+        )
+    if len(shape) == 2 and not target_shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if len(shape) == 2 and shape[0] != target_shape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: {list(target_shape)})")
+    classes = shape[-1]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
+
+
+def _check_nll2d_inputs(self, target, weight):
+    if target.dim() != 3:
+        raise RuntimeError(
+            "only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {target.dim()}"
+        )
+    if self.dim() != 4:
+        raise RuntimeError(
+            "only batches of spatial inputs supported (4D tensors), but got input of "
+            f"dimension: {self.dim()}"
+        )
+    if weight is not None and weight.numel() != self.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (self.shape[0], *self.shape[2:]) != tuple(target.shape):
+        raise RuntimeError(
+            f"size mismatch (got input: {list(self.shape)} , target: {list(target.shape)}"
+        )
+
+
+def _picked_classes(op, self, target, weight, ignore_index):
+    """Each sample's target class (0 where ignored), its weight (0 where ignored; None where
+    every sample counts once, the usual case), and the class axis."""
+    if target.dtype not in (torch.int64, torch.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAMES[target.dtype]}"
+        )
+    if not self.dtype.is_floating_point:
+        raise not_implemented_for(op, self.dtype)
+    if weight is not None:
+        check_scalar_type(self, weight)
+    x = _computed(op, self)
+    classes_axis = 1 if x.ndim > 1 else 0
+    classes = x.shape[classes_axis]
+    labels = np.asarray(operand(op, target)).astype(np.int64, copy=False)
+    if x.ndim == 1:
+        labels = labels.reshape(())
+    ignored = labels == ignore_index
+    # Negative labels, seen as unsigned, are past any class count too.
+    out_of_range = (labels.view(np.uint64) >= classes) & ~ignored
+    if out_of_range.any():
+        raise IndexError(f"Target {labels[out_of_range].flat[0]} is out of bounds.")
+    if weight is None and not ignored.any():
+        return x, labels, None, classes_axis
+    labels = np.where(ignored, 0, labels)
+    class_weights = np.ones(classes, x.dtype) if weight is None else _computed(op, weight)
+    return x, labels, np.where(ignored, 0, class_weights[labels]), classes_axis
+
+
+def _classes_last(array, labels, axis):
+    """``array`` with its class ``axis`` moved last (a view: writes reach ``array``), and
+    ``labels`` as indices into that axis for ``np.take_along_axis``/``np.put_along_axis``."""
+    return np.moveaxis(array, axis, -1), labels[..., None]
+
+
+def _batch_rows(x, labels, axis):
+    """For a (batch, classes) ``x``, the index that picks each row's ``labels`` entry, else None.
+
+    Plain indexing costs a fifth of ``np.take_along_axis``'s general case, on a training batch.
+    """
+    return (np.arange(len(labels)), labels) if x.ndim == 2 and axis == 1 else None
+
+
+def _nll_forward(op, self, target, weight, reduction, ignore_index):
+    x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
+    rows = _batch_rows(x, labels, axis)
+    if rows is not None:
+        picked = x[rows]
+    else:
+        by_class, index = _classes_last(x, labels, axis)
+        picked = np.take_along_axis(by_class, index, axis=-1)[..., 0]
+    losses = -picked if weights is None else -picked * weights
+    total_weight = labels.size if weights is None else np.sum(weights)
+    if reduction == _NONE and x.ndim > 1:
+        # Per-sample losses: PyTorch leaves total_weight at 0 (one sample goes the summing way).
+        return as_result(losses, self.dtype), as_result(0, self.dtype)
+    output = np.sum(losses)
+    if reduction == _MEAN:
+        output = quietly(np.divide, output, total_weight)  # all ignored: 0 / 0 = nan, as in PyTorch
+    return as_result(output, self.dtype), as_result(total_weight, self.dtype)
+
+
+def _check_nll_grad(self, target, reduction, grad_output, total_weight):
+    check_scalar_type(self, grad_output)
+    check_scalar_type(self, total_weight)
+    if total_weight.numel() != 1:
+        raise RuntimeError(
+            "expected total_weight to be a  single element tensor, got: "
+            f"{list(total_weight.shape)} ({total_weight.numel()} elements)"
+        )
+    batched = self.dim() > 1
+    if reduction == _NONE and batched:
+        if grad_output.shape != target.shape:
+            raise RuntimeError(
+                f"Expected a tensor of dimension {target.dim()} and tensor.size[0] == "
+                f"{target.shape[0]} but got: dimension {grad_output.dim()} and tensor.size[0] = "
+                f"{grad_output.shape[0] if grad_output.dim() else 1}"
+            )
+    elif grad_output.numel() != 1:
+        raise RuntimeError(
+            f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}"
+        )
+
+
+def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """Minus the class weight times the incoming gradient, at each sample's target class; 0 elsewhere."""
+    _check_nll_grad(self, target, reduction, grad_output, total_weight)
+    x, labels, weights, axis = _picked_classes(op, self, target, weight, ignore_index)
+    grad = _computed(op, grad_output)
+    if reduction != _NONE or self.dim() == 1:
+        grad = grad.reshape(())
+    if reduction == _MEAN:
+        grad = quietly(np.divide, grad, _computed(op, total_weight).reshape(()))
+    # Ignored samples (weight 0) stay 0 even if grad is inf.
+    slope = -grad if weights is None else np.where(weights == 0, 0, quietly(np.multiply, -weights, grad))
+    grad_input = np.zeros_like(x)
+    rows = _batch_rows(x, labels, axis)
+    if rows is not None:
+        grad_input[rows] = slope
+    else:
+        by_class, index = _classes_last(grad_input, labels, axis)
+        np.put_along_axis(by_class, index, slope[..., None], axis=-1)
+    return as_result(grad_input, self.dtype)
+
+
+@implements(aten.nll_loss_forward.default, out=aten.nll_loss_forward.output)
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    _check_nll_inputs(self, target, weight)
+    return _nll_forward("nll_loss_forward", self, target, weight, reduction, ignore_index)
+
+
+@implements(aten.nll_loss2d_forward.default, out=aten.nll_loss2d_forward.output)
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    _check_nll2d_inputs(self, target, weight)
+    return _nll_forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index)
+
+
+@implements(aten.nll_loss_backward.default, out=aten.nll_loss_backward.grad_input)
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll_inputs(self, target, weight)
+    return _nll_backward(
+        "nll_loss_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )
+
+
+@implements(aten.nll_loss2d_backward.default, out=aten.nll_loss2d_backward.grad_input)
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll2d_inputs(self, target, weight)
+    return _nll_backward(
+        "nll_loss2d_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
+    )

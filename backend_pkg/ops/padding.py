@@ -26,8 +26,7 @@ import torch
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
-from ._out_variants import derived_out
-from .registry import aten, computed_by
+from .registry import aten, computed_by, implements
 
 # --- the NumPy functions ----------------------------------------------------
 # ``padding`` is as ``F.pad`` takes it: (before, after) pairs, for the last dim first; the
@@ -153,11 +152,10 @@ def _check_grad_output(kind, grad_output, self, padding, dims):
             raise RuntimeError(f"{name} {label} unexpected. Expected: {want}{comma} Got: {got}")
 
 
-def _register(kind, dims):
-    """The kernels of ``{kind}_pad{dims}d`` and its backward, each overload. (``torch.compile``
-    meets neither: PyTorch's core decompositions turn them into indexing.)"""
+def _kernels(kind, dims):
+    """The kernels of ``{kind}_pad{dims}d`` and of its backward. (``torch.compile`` meets neither:
+    PyTorch's core decompositions turn them into indexing.)"""
     op = f"{kind}_pad{dims}d"
-    forward_op, backward_op = getattr(aten, op), getattr(aten, f"{op}_backward")
 
     def pad_checks(self, padding):
         _check_input(op, kind, self, padding, dims)
@@ -165,12 +163,45 @@ def _register(kind, dims):
     def pad_backward_checks(grad_output, self, padding):
         _check_grad_output(kind, grad_output, self, padding, dims)
 
-    derived_out(forward_op.default, forward_op.out)(computed_by(_FORWARD[kind], name=op)(pad_checks))
-    derived_out(backward_op.default, backward_op.grad_input)(
-        computed_by(_BACKWARD[kind], name=f"{op}_backward")(pad_backward_checks)
-    )
+    pad_checks.__name__ = pad_checks.__qualname__ = f"{op}_kernel"
+    pad_backward_checks.__name__ = pad_backward_checks.__qualname__ = f"{op}_backward_kernel"
+    forward = computed_by(_FORWARD[kind], name=op)(pad_checks)
+    return forward, computed_by(_BACKWARD[kind], name=f"{op}_backward")(pad_backward_checks)
 
 
-for _kind in _FORWARD:
-    for _dims in (1, 2, 3):
-        _register(_kind, _dims)
+_reflection_pad1d, _reflection_pad1d_backward = _kernels("reflection", 1)
+implements(aten.reflection_pad1d.default, out=aten.reflection_pad1d.out)(_reflection_pad1d)
+implements(
+    aten.reflection_pad1d_backward.default,
+    out=aten.reflection_pad1d_backward.grad_input,
+)(_reflection_pad1d_backward)
+_reflection_pad2d, _reflection_pad2d_backward = _kernels("reflection", 2)
+implements(aten.reflection_pad2d.default, out=aten.reflection_pad2d.out)(_reflection_pad2d)
+implements(
+    aten.reflection_pad2d_backward.default,
+    out=aten.reflection_pad2d_backward.grad_input,
+)(_reflection_pad2d_backward)
+_reflection_pad3d, _reflection_pad3d_backward = _kernels("reflection", 3)
+implements(aten.reflection_pad3d.default, out=aten.reflection_pad3d.out)(_reflection_pad3d)
+implements(
+    aten.reflection_pad3d_backward.default,
+    out=aten.reflection_pad3d_backward.grad_input,
+)(_reflection_pad3d_backward)
+_replication_pad1d, _replication_pad1d_backward = _kernels("replication", 1)
+implements(aten.replication_pad1d.default, out=aten.replication_pad1d.out)(_replication_pad1d)
+implements(
+    aten.replication_pad1d_backward.default,
+    out=aten.replication_pad1d_backward.grad_input,
+)(_replication_pad1d_backward)
+_replication_pad2d, _replication_pad2d_backward = _kernels("replication", 2)
+implements(aten.replication_pad2d.default, out=aten.replication_pad2d.out)(_replication_pad2d)
+implements(
+    aten.replication_pad2d_backward.default,
+    out=aten.replication_pad2d_backward.grad_input,
+)(_replication_pad2d_backward)
+_replication_pad3d, _replication_pad3d_backward = _kernels("replication", 3)
+implements(aten.replication_pad3d.default, out=aten.replication_pad3d.out)(_replication_pad3d)
+implements(
+    aten.replication_pad3d_backward.default,
+    out=aten.replication_pad3d_backward.grad_input,
+)(_replication_pad3d_backward)

@@ -41,8 +41,7 @@ from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
-from ._out_variants import derived_out
-from .registry import aten, computed_by, lowers
+from .registry import aten, computed_by, implements, lowers
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 # Spatial dims in the order PyTorch's messages name them.
@@ -683,23 +682,79 @@ def _in_dims(function, dims, name):
     return in_dims
 
 
-for _dims in (2, 3):
-    for _name, _function, _checks, _out, _lowered in (
-        ("max_pool{}d_with_indices", _max_pool, _max_pool_checks, "out", True),
-        ("max_pool{}d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, "grad_input", True),
-        ("avg_pool{}d", _avg_pool, _avg_pool_checks, "out", True),
-        ("avg_pool{}d_backward", _avg_pool_backward, _avg_pool_backward_checks, "grad_input", True),
-        ("_adaptive_avg_pool{}d", _adaptive_avg_pool, _adaptive_avg_pool_checks, "out", False),
-        ("_adaptive_avg_pool{}d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, "out",
-         False),
-        ("adaptive_max_pool{}d", _adaptive_max_pool, _adaptive_max_pool_checks, "out", False),
-        ("adaptive_max_pool{}d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks,
-         "grad_input", False),
-    ):
-        _packet = getattr(aten, _name.format(_dims))
-        _numpy_function = _in_dims(_function, _dims, _name.format(_dims).lstrip("_"))
-        if _lowered:
-            lowers(_packet.default)(_numpy_function)
-        derived_out(_packet.default, getattr(_packet, _out))(
-            computed_by(_numpy_function)(_in_dims(_checks, _dims, f"{_numpy_function.__name__}_checks"))
-        )
+def _pooling(name, function, checks, dims):
+    """The eager kernel of a pooling op (``name``) for ``dims`` spatial dims; its ``numpy_function``
+    is what the op lowers to."""
+    return computed_by(_in_dims(function, dims, name))(_in_dims(checks, dims, f"{name}_kernel"))
+
+
+_max_pool2d_with_indices = _pooling("max_pool2d_with_indices", _max_pool, _max_pool_checks, 2)
+lowers(aten.max_pool2d_with_indices.default)(_max_pool2d_with_indices.numpy_function)
+implements(aten.max_pool2d_with_indices.default, out=aten.max_pool2d_with_indices.out)(_max_pool2d_with_indices)
+_max_pool2d_with_indices_backward = _pooling(
+    "max_pool2d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 2
+)
+lowers(aten.max_pool2d_with_indices_backward.default)(_max_pool2d_with_indices_backward.numpy_function)
+implements(
+    aten.max_pool2d_with_indices_backward.default,
+    out=aten.max_pool2d_with_indices_backward.grad_input,
+)(_max_pool2d_with_indices_backward)
+_avg_pool2d = _pooling("avg_pool2d", _avg_pool, _avg_pool_checks, 2)
+lowers(aten.avg_pool2d.default)(_avg_pool2d.numpy_function)
+implements(aten.avg_pool2d.default, out=aten.avg_pool2d.out)(_avg_pool2d)
+_avg_pool2d_backward = _pooling("avg_pool2d_backward", _avg_pool_backward, _avg_pool_backward_checks, 2)
+lowers(aten.avg_pool2d_backward.default)(_avg_pool2d_backward.numpy_function)
+implements(aten.avg_pool2d_backward.default, out=aten.avg_pool2d_backward.grad_input)(_avg_pool2d_backward)
+_adaptive_avg_pool2d = _pooling("adaptive_avg_pool2d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 2)
+implements(aten._adaptive_avg_pool2d.default, out=aten._adaptive_avg_pool2d.out)(_adaptive_avg_pool2d)
+_adaptive_avg_pool2d_backward = _pooling(
+    "adaptive_avg_pool2d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 2
+)
+implements(
+    aten._adaptive_avg_pool2d_backward.default,
+    out=aten._adaptive_avg_pool2d_backward.out,
+)(_adaptive_avg_pool2d_backward)
+_adaptive_max_pool2d = _pooling("adaptive_max_pool2d", _adaptive_max_pool, _adaptive_max_pool_checks, 2)
+implements(aten.adaptive_max_pool2d.default, out=aten.adaptive_max_pool2d.out)(_adaptive_max_pool2d)
+_adaptive_max_pool2d_backward = _pooling(
+    "adaptive_max_pool2d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 2
+)
+implements(
+    aten.adaptive_max_pool2d_backward.default,
+    out=aten.adaptive_max_pool2d_backward.grad_input,
+)(_adaptive_max_pool2d_backward)
+_max_pool3d_with_indices = _pooling("max_pool3d_with_indices", _max_pool, _max_pool_checks, 3)
+lowers(aten.max_pool3d_with_indices.default)(_max_pool3d_with_indices.numpy_function)
+implements(aten.max_pool3d_with_indices.default, out=aten.max_pool3d_with_indices.out)(_max_pool3d_with_indices)
+_max_pool3d_with_indices_backward = _pooling(
+    "max_pool3d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 3
+)
+lowers(aten.max_pool3d_with_indices_backward.default)(_max_pool3d_with_indices_backward.numpy_function)
+implements(
+    aten.max_pool3d_with_indices_backward.default,
+    out=aten.max_pool3d_with_indices_backward.grad_input,
+)(_max_pool3d_with_indices_backward)
+_avg_pool3d = _pooling("avg_pool3d", _avg_pool, _avg_pool_checks, 3)
+lowers(aten.avg_pool3d.default)(_avg_pool3d.numpy_function)
+implements(aten.avg_pool3d.default, out=aten.avg_pool3d.out)(_avg_pool3d)
+_avg_pool3d_backward = _pooling("avg_pool3d_backward", _avg_pool_backward, _avg_pool_backward_checks, 3)
+lowers(aten.avg_pool3d_backward.default)(_avg_pool3d_backward.numpy_function)
+implements(aten.avg_pool3d_backward.default, out=aten.avg_pool3d_backward.grad_input)(_avg_pool3d_backward)
+_adaptive_avg_pool3d = _pooling("adaptive_avg_pool3d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 3)
+implements(aten._adaptive_avg_pool3d.default, out=aten._adaptive_avg_pool3d.out)(_adaptive_avg_pool3d)
+_adaptive_avg_pool3d_backward = _pooling(
+    "adaptive_avg_pool3d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 3
+)
+implements(
+    aten._adaptive_avg_pool3d_backward.default,
+    out=aten._adaptive_avg_pool3d_backward.out,
+)(_adaptive_avg_pool3d_backward)
+_adaptive_max_pool3d = _pooling("adaptive_max_pool3d", _adaptive_max_pool, _adaptive_max_pool_checks, 3)
+implements(aten.adaptive_max_pool3d.default, out=aten.adaptive_max_pool3d.out)(_adaptive_max_pool3d)
+_adaptive_max_pool3d_backward = _pooling(
+    "adaptive_max_pool3d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 3
+)
+implements(
+    aten.adaptive_max_pool3d_backward.default,
+    out=aten.adaptive_max_pool3d_backward.grad_input,
+)(_adaptive_max_pool3d_backward)

@@ -35,7 +35,7 @@ from ..names import DEVICE_NAME
 from ..tensor import NpyTensor, unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
-from .registry import aten, computed_by, implements, implements_autograd
+from .registry import aten, computed_by, implements
 
 _LSTM_GATES = 4  # input, forget, cell, output
 _GRU_GATES = 3  # reset, update, new
@@ -270,7 +270,7 @@ def _cell_checks(op, gate_count):
         _refuse_integer_gates(input_gates)
         _check_floating(op, input_gates, hidden_gates, state, input_bias, hidden_bias)
 
-    checks.__name__ = f"{op}_checks"
+    checks.__name__ = checks.__qualname__ = f"{op}_checks"
     return checks
 
 
@@ -608,7 +608,7 @@ def _padded_kernel(kind, op):
         output = output.view(length, batch, output.shape[1])
         return (output.transpose(0, 1) if batch_first else output, *final)
 
-    kernel.__name__ = f"{kind}_whole_sequence"
+    kernel.__name__ = kernel.__qualname__ = f"{kind}_whole_sequence"
     return kernel
 
 
@@ -625,11 +625,11 @@ def _packed_kernel(kind, op):
                                   (has_biases, num_layers, dropout, train, bidirectional))
         return _composite(op, args) if results is None else results
 
-    kernel.__name__ = f"{kind}_packed_whole_sequence"
+    kernel.__name__ = kernel.__qualname__ = f"{kind}_packed_whole_sequence"
     return kernel
 
 
-implements_autograd(aten.lstm.input)(_padded_kernel("lstm", aten.lstm.input))
-implements_autograd(aten.gru.input)(_padded_kernel("gru", aten.gru.input))
-implements_autograd(aten.lstm.data)(_packed_kernel("lstm", aten.lstm.data))
-implements_autograd(aten.gru.data)(_packed_kernel("gru", aten.gru.data))
+implements(aten.lstm.input, autograd=True)(_padded_kernel("lstm", aten.lstm.input))
+implements(aten.gru.input, autograd=True)(_padded_kernel("gru", aten.gru.input))
+implements(aten.lstm.data, autograd=True)(_packed_kernel("lstm", aten.lstm.data))
+implements(aten.gru.data, autograd=True)(_packed_kernel("gru", aten.gru.data))

@@ -17,10 +17,9 @@ from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype, to_torch_dtype
 from ._dims import reduced_axes, single_axis, wrap_dim
 from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
-from ._out_variants import derived_out
 from ._results import check_out_dtype
 from ._warnings import warn_once
-from .registry import aten, computed_by, lowers, unchecked
+from .registry import aten, computed_by, implements, lowers, unchecked
 
 
 def is_inexact(dtype):
@@ -128,10 +127,10 @@ def _sum_checks(self, *args, dtype=None, **kwargs):
     return _sum_dtype(self, dtype)
 
 
-derived_out(aten.sum.dim_IntList, aten.sum.IntList_out)(computed_by(sum_dims)(_sum_checks))
-derived_out(aten.sum.default, aten.sum.out)(computed_by(sum_all, name="sum")(_sum_checks))
-derived_out(aten.prod.dim_int, aten.prod.int_out)(computed_by(prod_dim, name="prod")(_sum_checks))
-derived_out(aten.prod.default, aten.prod.out)(computed_by(prod_all, name="prod")(_sum_checks))
+implements(aten.sum.dim_IntList, out=aten.sum.IntList_out)(computed_by(sum_dims)(_sum_checks))
+implements(aten.sum.default, out=aten.sum.out)(computed_by(sum_all, name="sum")(_sum_checks))
+implements(aten.prod.dim_int, out=aten.prod.int_out)(computed_by(prod_dim, name="prod")(_sum_checks))
+implements(aten.prod.default, out=aten.prod.out)(computed_by(prod_all, name="prod")(_sum_checks))
 
 
 def _mean_dtype(self, dtype):
@@ -164,8 +163,8 @@ def _mean_checks(self, *args, dtype=None, **kwargs):
     return _mean_dtype(self, dtype)
 
 
-derived_out(aten.mean.dim, aten.mean.out)(computed_by(mean_dims, name="mean")(_mean_checks))
-derived_out(aten.mean.default, aten.mean.dtype_out)(computed_by(mean_all, name="mean")(_mean_checks))
+implements(aten.mean.dim, out=aten.mean.out)(computed_by(mean_dims, name="mean")(_mean_checks))
+implements(aten.mean.default, out=aten.mean.dtype_out)(computed_by(mean_all, name="mean")(_mean_checks))
 
 
 # --- max, min and their positions ------------------------------------------
@@ -191,7 +190,7 @@ def _extreme_checks(op):
         _check_nonempty_reduction(f"{op}()", self, dim)
         _refuse_complex(op, self)
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -199,14 +198,14 @@ def _check_same_dtype_out(out, self, *args, **kwargs):
     check_out_dtype(out, self)
 
 
-derived_out(aten.amax.default, aten.amax.out, check_out=_check_same_dtype_out)(
+implements(aten.amax.default, out=aten.amax.out, check_out=_check_same_dtype_out)(
     computed_by(amax)(_extreme_checks("amax"))
 )
-derived_out(aten.amin.default, aten.amin.out, check_out=_check_same_dtype_out)(
+implements(aten.amin.default, out=aten.amin.out, check_out=_check_same_dtype_out)(
     computed_by(amin)(_extreme_checks("amin"))
 )
-derived_out(aten.max.default, aten.max.unary_out)(computed_by(amax, name="max")(_extreme_checks("max")))
-derived_out(aten.min.default, aten.min.unary_out)(computed_by(amin, name="min")(_extreme_checks("min")))
+implements(aten.max.default, out=aten.max.unary_out)(computed_by(amax, name="max")(_extreme_checks("max")))
+implements(aten.min.default, out=aten.min.unary_out)(computed_by(amin, name="min")(_extreme_checks("min")))
 
 
 def _extreme_along(op, np_arg, a, dim, keepdim):
@@ -237,12 +236,12 @@ def _extreme_along_checks(op):
         _check_nonempty_reduction(f"{op}()", self, [axis])
         _refuse_input(op, self, torch.complex64, torch.complex128)
 
-    checks.__name__ = f"{op}_dim"
+    checks.__name__ = checks.__qualname__ = f"{op}_dim"
     return checks
 
 
-derived_out(aten.max.dim, aten.max.dim_max)(computed_by(max_dim)(_extreme_along_checks("max")))
-derived_out(aten.min.dim, aten.min.dim_min)(computed_by(min_dim)(_extreme_along_checks("min")))
+implements(aten.max.dim, out=aten.max.dim_max)(computed_by(max_dim)(_extreme_along_checks("max")))
+implements(aten.min.dim, out=aten.min.dim_min)(computed_by(min_dim)(_extreme_along_checks("min")))
 
 
 def _position(op, np_arg, a, dim, keepdim):
@@ -270,12 +269,12 @@ def _position_checks(op):
         else:
             _check_nonempty_reduction(f"{op}()", self, [single_axis(op, dim, self.dim())])
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
-derived_out(aten.argmax.default, aten.argmax.out)(computed_by(argmax)(_position_checks("argmax")))
-derived_out(aten.argmin.default, aten.argmin.out)(computed_by(argmin)(_position_checks("argmin")))
+implements(aten.argmax.default, out=aten.argmax.out)(computed_by(argmax)(_position_checks("argmax")))
+implements(aten.argmin.default, out=aten.argmin.out)(computed_by(argmin)(_position_checks("argmin")))
 
 
 # --- sorting, and the k largest or smallest ----------------------------------
@@ -314,7 +313,7 @@ def topk(a, k, dim=-1, largest=True, sorted=True):
     return np.take_along_axis(a, indices, axis), indices.astype(np.int64, copy=False)
 
 
-@derived_out(aten.topk.default, aten.topk.values)
+@implements(aten.topk.default, out=aten.topk.values)
 @computed_by(topk)
 def topk_kernel(self, k, dim=-1, largest=True, sorted=True):
     axis = _topk_axis(dim, self.dim())
@@ -375,7 +374,7 @@ def sort(a, *, stable=False, dim=-1, descending=False):
     return _laid_out_like(a, values), _laid_out_like(a, order.astype(np.int64, copy=False))
 
 
-@derived_out(aten.sort.stable, aten.sort.values_stable, name="sort")
+@implements(aten.sort.stable, out=aten.sort.values_stable, name="sort")
 @computed_by(sort)
 def sort_kernel(self, *, stable=False, dim=-1, descending=False):
     _topk_axis(dim, self.dim())
@@ -445,7 +444,7 @@ def _moments_checks(op):
         real = self.dtype.to_real()
         return (real, self.dtype) if op.endswith("_mean") else real
 
-    checks.__name__ = op
+    checks.__name__ = checks.__qualname__ = op
     return checks
 
 
@@ -455,7 +454,7 @@ for _function, _functional, _out in [
     (var_mean, aten.var_mean.correction, aten.var_mean.correction_out),
     (std_mean, aten.std_mean.correction, aten.std_mean.correction_out),
 ]:
-    derived_out(_functional, _out)(computed_by(_function)(_moments_checks(_function.__name__)))
+    implements(_functional, out=_out)(computed_by(_function)(_moments_checks(_function.__name__)))
 
 
 # --- all, any ---------------------------------------------------------------
@@ -482,9 +481,14 @@ def any_of(a, dim=None, keepdim=False):
     return _truth("any", np.any, a, dim, keepdim)
 
 
-for _functional, _out in (("dims", "dims_out"), ("dim", "out"), ("default", "all_out")):
-    derived_out(getattr(aten.all, _functional), getattr(aten.all, _out))(unchecked(all_of, "all"))
-    derived_out(getattr(aten.any, _functional), getattr(aten.any, _out))(unchecked(any_of, "any"))
+_all_kernel = unchecked(all_of, "all")
+implements(aten.all.dims, out=aten.all.dims_out)(_all_kernel)
+implements(aten.all.dim, out=aten.all.out)(_all_kernel)
+implements(aten.all.default, out=aten.all.all_out)(_all_kernel)
+_any_kernel = unchecked(any_of, "any")
+implements(aten.any.dims, out=aten.any.dims_out)(_any_kernel)
+implements(aten.any.dim, out=aten.any.out)(_any_kernel)
+implements(aten.any.default, out=aten.any.all_out)(_any_kernel)
 
 
 # --- cumulative sums and products -------------------------------------------
@@ -509,8 +513,8 @@ def cumprod(a, dim, *, dtype=None, out_dtype):
     return _scan("cumprod", np.cumprod, a, dim, out_dtype)
 
 
-derived_out(aten.cumsum.default, aten.cumsum.out)(computed_by(cumsum)(_sum_checks))
-derived_out(aten.cumprod.default, aten.cumprod.out)(computed_by(cumprod)(_sum_checks))
+implements(aten.cumsum.default, out=aten.cumsum.out)(computed_by(cumsum)(_sum_checks))
+implements(aten.cumprod.default, out=aten.cumprod.out)(computed_by(cumprod)(_sum_checks))
 
 
 # --- logsumexp and norms -----------------------------------------------------
@@ -527,7 +531,7 @@ def logsumexp(a, dim, keepdim=False, *, out_dtype):
     return (total if keepdim else np.squeeze(total, axis=axes)).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.logsumexp.default, aten.logsumexp.out)
+@implements(aten.logsumexp.default, out=aten.logsumexp.out)
 @computed_by(logsumexp)
 def logsumexp_kernel(self, dim, keepdim=False):
     reduced_axes("logsumexp", dim, self.dim())
@@ -595,7 +599,7 @@ def vector_norm(a, ord=2, dim=None, keepdim=False, *, dtype=None, out_dtype):
     return np.asarray(_p_norm(magnitude, float(ord), axes, keepdim)).astype(out_dtype, copy=False)
 
 
-@derived_out(aten.linalg_vector_norm.default, aten.linalg_vector_norm.out, name="linalg.vector_norm")
+@implements(aten.linalg_vector_norm.default, out=aten.linalg_vector_norm.out, name="linalg.vector_norm")
 @computed_by(vector_norm, name="linalg.vector_norm")
 def vector_norm_kernel(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not is_inexact(self.dtype):
@@ -617,12 +621,12 @@ def _check_norm_input(self):
         )
 
 
-@derived_out(aten.norm.ScalarOpt_dim, aten.norm.out)
+@implements(aten.norm.ScalarOpt_dim, out=aten.norm.out)
 def norm(self, p, dim, keepdim=False):
     _check_norm_input(self)
     return vector_norm_kernel(self, 2 if p is None else p, dim, keepdim)
 
 
-@derived_out(aten.norm.ScalarOpt_dim_dtype, aten.norm.dtype_out)
+@implements(aten.norm.ScalarOpt_dim_dtype, out=aten.norm.dtype_out)
 def norm_dtype(self, p, dim, keepdim, *, dtype):
     return vector_norm_kernel(self, 2 if p is None else p, dim, keepdim, dtype=dtype)

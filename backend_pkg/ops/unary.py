@@ -9,24 +9,16 @@ from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dty
 from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._operands import computed
 from ._cpu_checks import check_on_cpu
-from ._results import write_in_place
-from .arithmetic import (
-    OUT_OF_SELF_DTYPE, check_convertible, elementwise, exact_dtype, float_dtype, is_integral, real_float_dtype,
-)
+from ._results import exact_dtype, out_of_self_dtype, write_in_place
+from .arithmetic import check_convertible, float_dtype, is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers, unchecked
-
-
-def unary(name, check_out=None):
-    """Register the decorated kernel for ``aten.<name>``, its ``out=`` and its in-place ``<name>_``."""
-    packet = getattr(aten, name)
-    return elementwise(packet.default, packet.out, getattr(aten, f"{name}_").default, check_out=check_out)
 
 
 # --- float functions: integers and bools give the default float dtype -------
 
 
 def _float_function(name, function, *, complex_inputs=True):
-    """Register the NumPy function and the eager kernel of a float function; return the former."""
+    """The NumPy function of a float function, named ``name``, and its eager kernel."""
 
     def numpy_function(a, *, out_dtype):
         (x,) = computed(out_dtype, a)
@@ -35,46 +27,82 @@ def _float_function(name, function, *, complex_inputs=True):
     def checks(self):
         return float_dtype(self.dtype) if complex_inputs else real_float_dtype(name, self.dtype)
 
-    numpy_function.__name__ = checks.__name__ = name
-    unary(name)(computed_by(numpy_function)(checks))
-    return numpy_function
+    numpy_function.__name__ = numpy_function.__qualname__ = name
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
+    return numpy_function, computed_by(numpy_function)(checks)
 
 
-# NumPy has no erf; math.erf is exact in float64, one Python call per element.
+# NumPy has no erf; math.erf is exact in float64, one Python call per element:
+# fine for the sizes npy tensors are for.
 _erf_of_each = np.frompyfunc(math.erf, 1, 1)
 
 
-def _erf(x):
-    # An array of Python floats, even for a zero-dim x (for which frompyfunc gives the float itself).
-    return np.asarray(_erf_of_each(x))
+def exact_erf(x):
+    """erf of each element of ``x``, in float64 (a zero-dim array for a zero-dim ``x``,
+    for which frompyfunc gives the float itself)."""
+    return np.asarray(_erf_of_each(x), dtype=np.float64)
 
-_FLOAT_FUNCTIONS = {
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "expm1": np.expm1,
-    "log": np.log,
-    "log2": np.log2,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1 / np.sqrt(x),
-    "reciprocal": np.reciprocal,
-    "sin": np.sin,
-    "cos": np.cos,
-    "tan": np.tan,
-    "asin": np.arcsin,
-    "acos": np.arccos,
-    "atan": np.arctan,
-    "sinh": np.sinh,
-    "cosh": np.cosh,
-    "tanh": np.tanh,
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-}
 
-FLOAT_FUNCTIONS = {name: _float_function(name, function) for name, function in _FLOAT_FUNCTIONS.items()}
-FLOAT_FUNCTIONS["erf"] = _float_function("erf", _erf, complex_inputs=False)
-for _name in ("exp", "log", "sqrt", "tanh", "reciprocal", "rsqrt", "sigmoid"):
-    lowers(getattr(aten, _name).default)(FLOAT_FUNCTIONS[_name])
+exp, _exp_kernel = _float_function("exp", np.exp)
+exp2, _exp2_kernel = _float_function("exp2", np.exp2)
+expm1, _expm1_kernel = _float_function("expm1", np.expm1)
+log, _log_kernel = _float_function("log", np.log)
+log2, _log2_kernel = _float_function("log2", np.log2)
+log10, _log10_kernel = _float_function("log10", np.log10)
+log1p, _log1p_kernel = _float_function("log1p", np.log1p)
+sqrt, _sqrt_kernel = _float_function("sqrt", np.sqrt)
+rsqrt, _rsqrt_kernel = _float_function("rsqrt", lambda x: 1 / np.sqrt(x))
+reciprocal, _reciprocal_kernel = _float_function("reciprocal", np.reciprocal)
+sin, _sin_kernel = _float_function("sin", np.sin)
+cos, _cos_kernel = _float_function("cos", np.cos)
+tan, _tan_kernel = _float_function("tan", np.tan)
+asin, _asin_kernel = _float_function("asin", np.arcsin)
+acos, _acos_kernel = _float_function("acos", np.arccos)
+atan, _atan_kernel = _float_function("atan", np.arctan)
+sinh, _sinh_kernel = _float_function("sinh", np.sinh)
+cosh, _cosh_kernel = _float_function("cosh", np.cosh)
+tanh, _tanh_kernel = _float_function("tanh", np.tanh)
+sigmoid, _sigmoid_kernel = _float_function("sigmoid", lambda x: 1 / (1 + np.exp(-x)))
+erf, _erf_kernel = _float_function("erf", exact_erf, complex_inputs=False)
+
+lowers(aten.exp.default)(exp)
+implements(aten.exp.default, out=aten.exp.out, in_place=aten.exp_.default, pointwise=True)(_exp_kernel)
+implements(aten.exp2.default, out=aten.exp2.out, in_place=aten.exp2_.default, pointwise=True)(_exp2_kernel)
+implements(aten.expm1.default, out=aten.expm1.out, in_place=aten.expm1_.default, pointwise=True)(_expm1_kernel)
+lowers(aten.log.default)(log)
+implements(aten.log.default, out=aten.log.out, in_place=aten.log_.default, pointwise=True)(_log_kernel)
+implements(aten.log2.default, out=aten.log2.out, in_place=aten.log2_.default, pointwise=True)(_log2_kernel)
+implements(aten.log10.default, out=aten.log10.out, in_place=aten.log10_.default, pointwise=True)(_log10_kernel)
+implements(aten.log1p.default, out=aten.log1p.out, in_place=aten.log1p_.default, pointwise=True)(_log1p_kernel)
+lowers(aten.sqrt.default)(sqrt)
+implements(aten.sqrt.default, out=aten.sqrt.out, in_place=aten.sqrt_.default, pointwise=True)(_sqrt_kernel)
+lowers(aten.rsqrt.default)(rsqrt)
+implements(aten.rsqrt.default, out=aten.rsqrt.out, in_place=aten.rsqrt_.default, pointwise=True)(_rsqrt_kernel)
+lowers(aten.reciprocal.default)(reciprocal)
+implements(
+    aten.reciprocal.default,
+    out=aten.reciprocal.out,
+    in_place=aten.reciprocal_.default,
+    pointwise=True,
+)(_reciprocal_kernel)
+implements(aten.sin.default, out=aten.sin.out, in_place=aten.sin_.default, pointwise=True)(_sin_kernel)
+implements(aten.cos.default, out=aten.cos.out, in_place=aten.cos_.default, pointwise=True)(_cos_kernel)
+implements(aten.tan.default, out=aten.tan.out, in_place=aten.tan_.default, pointwise=True)(_tan_kernel)
+implements(aten.asin.default, out=aten.asin.out, in_place=aten.asin_.default, pointwise=True)(_asin_kernel)
+implements(aten.acos.default, out=aten.acos.out, in_place=aten.acos_.default, pointwise=True)(_acos_kernel)
+implements(aten.atan.default, out=aten.atan.out, in_place=aten.atan_.default, pointwise=True)(_atan_kernel)
+implements(aten.sinh.default, out=aten.sinh.out, in_place=aten.sinh_.default, pointwise=True)(_sinh_kernel)
+implements(aten.cosh.default, out=aten.cosh.out, in_place=aten.cosh_.default, pointwise=True)(_cosh_kernel)
+lowers(aten.tanh.default)(tanh)
+implements(aten.tanh.default, out=aten.tanh.out, in_place=aten.tanh_.default, pointwise=True)(_tanh_kernel)
+lowers(aten.sigmoid.default)(sigmoid)
+implements(aten.sigmoid.default, out=aten.sigmoid.out, in_place=aten.sigmoid_.default, pointwise=True)(_sigmoid_kernel)
+implements(aten.erf.default, out=aten.erf.out, in_place=aten.erf_.default, pointwise=True)(_erf_kernel)
+
+FLOAT_FUNCTIONS = {function.__name__: function for function in (
+    exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, asin, acos, atan, sinh, cosh,
+    tanh, sigmoid, erf,
+)}
 
 
 # --- magnitude and sign -----------------------------------------------------
@@ -83,7 +111,7 @@ for _name in ("exp", "log", "sqrt", "tanh", "reciprocal", "rsqrt", "sigmoid"):
 def _check_abs_out(out, self):
     # Complex magnitudes go through a real temporary, which casts into any out.
     if not self.dtype.is_complex:
-        OUT_OF_SELF_DTYPE(out, self)
+        out_of_self_dtype(out, self)
 
 
 @lowers(aten.abs.default)
@@ -92,7 +120,7 @@ def absolute(a):
     return np.abs(a)
 
 
-@elementwise(aten.abs.default, aten.abs.out, check_out=_check_abs_out)
+@implements(aten.abs.default, out=aten.abs.out, check_out=_check_abs_out, pointwise=True)
 @computed_by(absolute, name="abs")
 def absolute_kernel(self):
     if self.dtype == torch.bool:
@@ -121,7 +149,9 @@ def sgn(a):
     return np.where(magnitude == 0, 0, a / magnitude)
 
 
-@unary("sign", OUT_OF_SELF_DTYPE)
+@implements(
+    aten.sign.default, out=aten.sign.out, in_place=aten.sign_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(_real_sign, name="sign")
 def sign_kernel(self):
     if self.dtype.is_complex:
@@ -131,7 +161,9 @@ def sign_kernel(self):
         )
 
 
-unary("sgn", OUT_OF_SELF_DTYPE)(unchecked(sgn))
+implements(aten.sgn.default, out=aten.sgn.out, in_place=aten.sgn_.default, check_out=out_of_self_dtype, pointwise=True)(
+    unchecked(sgn)
+)
 
 
 # --- rounding ---------------------------------------------------------------
@@ -150,13 +182,43 @@ def _rounding(name, round_to_integer):
         if self.dtype.is_complex:
             raise NotImplementedError(f"{name} is not supported for complex inputs")
 
-    numpy_function.__name__ = checks.__name__ = name
+    numpy_function.__name__ = numpy_function.__qualname__ = name
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
     return numpy_function, checks
 
 
-for _name, _function in {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.items():
-    _numpy_function, _checks = _rounding(_name, _function)
-    unary(_name, OUT_OF_SELF_DTYPE)(computed_by(_numpy_function)(_checks))
+def _rounding_kernel(name, round_to_integer):
+    numpy_function, checks = _rounding(name, round_to_integer)
+    return computed_by(numpy_function)(checks)
+
+
+implements(
+    aten.floor.default,
+    out=aten.floor.out,
+    in_place=aten.floor_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)(
+    _rounding_kernel("floor", np.floor)
+)
+implements(
+    aten.ceil.default,
+    out=aten.ceil.out,
+    in_place=aten.ceil_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)(
+    _rounding_kernel("ceil", np.ceil)
+)
+implements(
+    aten.trunc.default,
+    out=aten.trunc.out,
+    in_place=aten.trunc_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)(
+    _rounding_kernel("trunc", np.trunc)
+)
 _round_to_integer, _check_round_to_integer = _rounding("round", np.rint)
 
 
@@ -170,8 +232,16 @@ def round(a, *, decimals=0):
     return rounded.astype(a.dtype, copy=False)
 
 
-@elementwise(aten.round.decimals, aten.round.decimals_out, aten.round_.decimals, check_out=OUT_OF_SELF_DTYPE)
-@unary("round", OUT_OF_SELF_DTYPE)
+@implements(
+    aten.round.decimals,
+    out=aten.round.decimals_out,
+    in_place=aten.round_.decimals,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
+@implements(
+    aten.round.default, out=aten.round.out, in_place=aten.round_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(round)
 def round_kernel(self, *, decimals=0):
     if decimals == 0:
@@ -186,7 +256,9 @@ def frac(a):
     return a - np.trunc(a)
 
 
-@unary("frac", OUT_OF_SELF_DTYPE)
+@implements(
+    aten.frac.default, out=aten.frac.out, in_place=aten.frac_.default, check_out=out_of_self_dtype, pointwise=True
+)
 @computed_by(frac)
 def frac_kernel(self):
     if not self.dtype.is_floating_point:
@@ -260,13 +332,15 @@ def _tensor_clamp_dtype(self, min, max):
     return dtype
 
 
-@elementwise(aten.clamp.default, aten.clamp.out, aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT)
+@implements(
+    aten.clamp.default, out=aten.clamp.out, in_place=aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT, pointwise=True
+)
 @computed_by(clamp)
 def clamp_kernel(self, min=None, max=None):
     return clamp_dtype(self, min, max)
 
 
-@elementwise(aten.clamp.Tensor, aten.clamp.Tensor_out, aten.clamp_.Tensor)
+@implements(aten.clamp.Tensor, out=aten.clamp.Tensor_out, in_place=aten.clamp_.Tensor, pointwise=True)
 @computed_by(clamp)
 def clamp_by_tensors(self, min=None, max=None):
     _check_clampable(self, min, max)
@@ -283,15 +357,27 @@ def _one_bound_dtype(self, min=None, max=None):
     return clamp_dtype(self, min, max)
 
 
-@elementwise(aten.clamp_min.Tensor, aten.clamp_min.Tensor_out, aten.clamp_min_.Tensor)
-@elementwise(aten.clamp_min.default, aten.clamp_min.out, aten.clamp_min_.default, check_out=_SCALAR_CLAMP_OUT)
+@implements(aten.clamp_min.Tensor, out=aten.clamp_min.Tensor_out, in_place=aten.clamp_min_.Tensor, pointwise=True)
+@implements(
+    aten.clamp_min.default,
+    out=aten.clamp_min.out,
+    in_place=aten.clamp_min_.default,
+    check_out=_SCALAR_CLAMP_OUT,
+    pointwise=True,
+)
 @computed_by(clamp)
 def clamp_min_kernel(self, min):
     return _one_bound_dtype(self, min=min)
 
 
-@elementwise(aten.clamp_max.Tensor, aten.clamp_max.Tensor_out, aten.clamp_max_.Tensor)
-@elementwise(aten.clamp_max.default, aten.clamp_max.out, aten.clamp_max_.default, check_out=_SCALAR_CLAMP_OUT)
+@implements(aten.clamp_max.Tensor, out=aten.clamp_max.Tensor_out, in_place=aten.clamp_max_.Tensor, pointwise=True)
+@implements(
+    aten.clamp_max.default,
+    out=aten.clamp_max.out,
+    in_place=aten.clamp_max_.default,
+    check_out=_SCALAR_CLAMP_OUT,
+    pointwise=True,
+)
 @computed_by(clamp_max, name="clamp")
 def clamp_max_kernel(self, max):
     return _one_bound_dtype(self, max=max)
@@ -303,7 +389,7 @@ def relu(a, *, out_dtype):
 
 
 # relu.out is left to PyTorch's composite, which insists on the result's own dtype.
-@elementwise(aten.relu.default, in_place=aten.relu_.default)
+@implements(aten.relu.default, in_place=aten.relu_.default, pointwise=True)
 @computed_by(relu)
 def relu_kernel(self):
     if self.dtype == torch.bool:
@@ -322,12 +408,12 @@ def _float_test(name, test):
     def numpy_function(a):
         return test(a) if a.dtype.kind in "fc" else np.zeros(a.shape, dtype=np.bool_)
 
-    numpy_function.__name__ = name
+    numpy_function.__name__ = numpy_function.__qualname__ = name
     return numpy_function
 
 
 def _infinity_test(name, infinity):
-    """isposinf/isneginf: real tensors only, and only into bool outputs."""
+    """isposinf/isneginf: real tensors only, and only into bool outputs: the kernel and its ``check_out``."""
 
     def checks(self):
         if self.dtype.is_complex:
@@ -337,16 +423,27 @@ def _infinity_test(name, infinity):
         if out.dtype != torch.bool:
             raise RuntimeError(f"{name} does not support non-boolean outputs.")
 
-    checks.__name__ = name
-    kernel = computed_by(_float_test(name, lambda x: x == infinity))(checks)
-    elementwise(getattr(aten, name).default, getattr(aten, name).out, check_out=check_out)(kernel)
+    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
+    return computed_by(_float_test(name, lambda x: x == infinity))(checks), check_out
 
 
 # isnan.out and isinf.out are left to PyTorch's composites, which insist on bool.
-elementwise(aten.isnan.default)(unchecked(_float_test("isnan", np.isnan)))
-elementwise(aten.isinf.default)(unchecked(_float_test("isinf", np.isinf)))
-_infinity_test("isposinf", np.inf)
-_infinity_test("isneginf", -np.inf)
+implements(aten.isnan.default, pointwise=True)(unchecked(_float_test("isnan", np.isnan)))
+implements(aten.isinf.default, pointwise=True)(unchecked(_float_test("isinf", np.isinf)))
+_isposinf_kernel, _check_isposinf_out = _infinity_test("isposinf", np.inf)
+implements(
+    aten.isposinf.default,
+    out=aten.isposinf.out,
+    check_out=_check_isposinf_out,
+    pointwise=True,
+)(_isposinf_kernel)
+_isneginf_kernel, _check_isneginf_out = _infinity_test("isneginf", -np.inf)
+implements(
+    aten.isneginf.default,
+    out=aten.isneginf.out,
+    check_out=_check_isneginf_out,
+    pointwise=True,
+)(_isneginf_kernel)
 
 
 @lowers(aten.logical_not.default)
@@ -354,7 +451,9 @@ def logical_not(a):
     return np.logical_not(a)
 
 
-unary("logical_not")(unchecked(logical_not))
+implements(aten.logical_not.default, out=aten.logical_not.out, in_place=aten.logical_not_.default, pointwise=True)(
+    unchecked(logical_not)
+)
 
 
 def bitwise_not(a):
@@ -362,7 +461,13 @@ def bitwise_not(a):
     return np.invert(a)
 
 
-@unary("bitwise_not", OUT_OF_SELF_DTYPE)
+@implements(
+    aten.bitwise_not.default,
+    out=aten.bitwise_not.out,
+    in_place=aten.bitwise_not_.default,
+    check_out=out_of_self_dtype,
+    pointwise=True,
+)
 @computed_by(bitwise_not)
 def bitwise_not_kernel(self):
     if not (is_integral(self.dtype) or self.dtype == torch.bool):
@@ -387,6 +492,10 @@ def nan_to_num(a, nan=None, posinf=None, neginf=None):
     return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
-elementwise(
-    aten.nan_to_num.default, aten.nan_to_num.out, aten.nan_to_num_.default, check_out=_check_nan_to_num_out
+implements(
+    aten.nan_to_num.default,
+    out=aten.nan_to_num.out,
+    in_place=aten.nan_to_num_.default,
+    check_out=_check_nan_to_num_out,
+    pointwise=True,
 )(unchecked(nan_to_num))

@@ -15,7 +15,7 @@ from ..tensor import (
     NpyTensor,
     alias_of,
     detached,
-    materialize,
+    materialized_storage,
     reshaped,
     restrided,
     retyped,
@@ -168,7 +168,7 @@ def as_strided_(self, size, stride, storage_offset=None):
     if storage_offset is None:
         storage_offset = self.storage_offset()
     _check_in_bounds(self, size, stride, storage_offset)
-    set_metadata(self, materialize(self), storage_offset, size, stride)
+    set_metadata(self, materialized_storage(self), storage_offset, size, stride)
     return self
 
 

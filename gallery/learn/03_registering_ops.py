@@ -11,9 +11,11 @@ do, by asking the dispatcher.
 # %%
 # One kernel
 # ----------
-# ``backend_pkg`` keeps its kernels in one table, filled by one decorator and
-# installed by one function (``backend_pkg/ops/registry.py``), with the lookup
-# order written down once, in the module's docstring:
+# ``backend_pkg`` keeps its kernels in one table per dispatch key
+# (``KERNELS`` for ``PrivateUse1``; nested tensors and autograd have one
+# each), all filled by one decorator, ``implements``, and installed by one
+# function (``backend_pkg/ops/registry.py``), with the lookup order written
+# down once, in the module's docstring:
 #
 # .. literalinclude:: ../../../backend_pkg/ops/registry.py
 #    :end-before: import functools
@@ -30,9 +32,9 @@ do, by asking the dispatcher.
 # also what ``torch.compile`` runs (``@lowers``), and PyTorch's checks of the
 # tensors, which raise PyTorch's errors and return that dtype.
 # ``@computed_by`` makes the pair one kernel, unwrapping the tensors once and
-# wrapping the result once; ``@elementwise`` registers it for the op, its
-# ``out=`` and its in-place overloads. ``add.Tensor`` honours ``alpha`` and
-# PyTorch's type promotion:
+# wrapping the result once; ``@implements(..., pointwise=True)`` registers
+# it for the op and derives its ``out=`` and in-place overloads.
+# ``add.Tensor`` honours ``alpha`` and PyTorch's type promotion:
 #
 # .. literalinclude:: ../../../backend_pkg/ops/arithmetic.py
 #    :pyobject: _scaled
@@ -53,6 +55,18 @@ import backend_pkg
 
 a = torch.tensor([1, 2, 3]).to("npy")
 print(torch.add(a, a, alpha=10), torch.add(a, 0.5).dtype)
+
+# %%
+# Which decorator when
+# --------------------
+# Every op of every family is registered with five names of
+# ``registry.py``, its whole vocabulary. The first sentence of each one's
+# docstring says when to use it; this table is printed from them:
+
+from backend_pkg.ops import registry
+
+for verb in registry.VOCABULARY:
+    print(f"{verb.__name__:<22} {registry.when_to_use(verb)}")
 
 # %%
 # The lookup order of the registry's docstring is the dispatcher's own

@@ -1,4 +1,4 @@
-"""Resampling: ``F.interpolate``'s nearest, nearest-exact, (bi/tri)linear and bicubic modes.
+"""Interpolation: ``F.interpolate``'s nearest, nearest-exact, (bi/tri)linear and bicubic modes.
 
 ``F.interpolate`` (``torch/nn/functional.py``) picks the aten op from the
 mode, the input's dims and ``antialias``, and calls its ``.vec`` overload, a
@@ -34,8 +34,7 @@ import torch
 from . import _axis_maps as axis_maps
 from ._dtype_errors import not_implemented_for
 from ._operands import numpy_compute_dtype
-from ._out_variants import derived_out
-from .registry import aten, computed_by
+from .registry import aten, computed_by, implements
 
 # The cubic convolution constant: -0.75 as OpenCV, without antialiasing; -0.5 (Keys, as PIL) with it.
 _CUBIC_A = -0.75
@@ -489,32 +488,164 @@ def _functions(mode, dims, name):
     return forward, forward_checks, backward, backward_checks
 
 
-def _register(op_name, mode, dims):
-    """Register the forward, backward and their ``out`` overloads of one ``upsample_*`` op."""
-    forward_op, backward_op = getattr(aten, op_name), getattr(aten, f"{op_name}_backward")
-    name = op_name.lstrip("_")
+def _kernels(name, mode, dims):
+    """The kernels of one ``upsample_*`` op (``name``, without its leading underscore) and of its backward."""
     forward, forward_checks, backward, backward_checks = _functions(mode, dims, name)
-    for function, suffix in [(forward, ""), (forward_checks, "_checks"), (backward, "_backward"),
-                             (backward_checks, "_backward_checks")]:
+    for function, suffix in [(forward, ""), (forward_checks, "_kernel"), (backward, "_backward"),
+                             (backward_checks, "_backward_kernel")]:
         function.__name__ = function.__qualname__ = name + suffix
-    derived_out(forward_op.default, forward_op.out, name=name)(computed_by(forward)(forward_checks))
-    derived_out(backward_op.default, backward_op.grad_input, name=f"{name}_backward")(
-        computed_by(backward)(backward_checks)
-    )
+    return computed_by(forward)(forward_checks), computed_by(backward)(backward_checks)
 
 
-for _op_name, _mode, _dims in [
-    ("upsample_nearest1d", "nearest", 1),
-    ("upsample_nearest2d", "nearest", 2),
-    ("upsample_nearest3d", "nearest", 3),
-    ("_upsample_nearest_exact1d", "nearest-exact", 1),
-    ("_upsample_nearest_exact2d", "nearest-exact", 2),
-    ("_upsample_nearest_exact3d", "nearest-exact", 3),
-    ("upsample_linear1d", "linear", 1),
-    ("upsample_bilinear2d", "bilinear", 2),
-    ("upsample_trilinear3d", "trilinear", 3),
-    ("upsample_bicubic2d", "bicubic", 2),
-    ("_upsample_bilinear2d_aa", "bilinear-antialias", 2),
-    ("_upsample_bicubic2d_aa", "bicubic-antialias", 2),
-]:
-    _register(_op_name, _mode, _dims)
+_upsample_nearest1d, _upsample_nearest1d_backward = _kernels("upsample_nearest1d", "nearest", 1)
+implements(
+    aten.upsample_nearest1d.default,
+    out=aten.upsample_nearest1d.out,
+    name="upsample_nearest1d",
+)(_upsample_nearest1d)
+implements(
+    aten.upsample_nearest1d_backward.default,
+    out=aten.upsample_nearest1d_backward.grad_input,
+    name="upsample_nearest1d_backward",
+)(
+    _upsample_nearest1d_backward
+)
+_upsample_nearest2d, _upsample_nearest2d_backward = _kernels("upsample_nearest2d", "nearest", 2)
+implements(
+    aten.upsample_nearest2d.default,
+    out=aten.upsample_nearest2d.out,
+    name="upsample_nearest2d",
+)(_upsample_nearest2d)
+implements(
+    aten.upsample_nearest2d_backward.default,
+    out=aten.upsample_nearest2d_backward.grad_input,
+    name="upsample_nearest2d_backward",
+)(
+    _upsample_nearest2d_backward
+)
+_upsample_nearest3d, _upsample_nearest3d_backward = _kernels("upsample_nearest3d", "nearest", 3)
+implements(
+    aten.upsample_nearest3d.default,
+    out=aten.upsample_nearest3d.out,
+    name="upsample_nearest3d",
+)(_upsample_nearest3d)
+implements(
+    aten.upsample_nearest3d_backward.default,
+    out=aten.upsample_nearest3d_backward.grad_input,
+    name="upsample_nearest3d_backward",
+)(
+    _upsample_nearest3d_backward
+)
+_upsample_nearest_exact1d, _upsample_nearest_exact1d_backward = _kernels("upsample_nearest_exact1d", "nearest-exact", 1)
+implements(
+    aten._upsample_nearest_exact1d.default,
+    out=aten._upsample_nearest_exact1d.out,
+    name="upsample_nearest_exact1d",
+)(_upsample_nearest_exact1d)
+implements(
+    aten._upsample_nearest_exact1d_backward.default,
+    out=aten._upsample_nearest_exact1d_backward.grad_input,
+    name="upsample_nearest_exact1d_backward",
+)(
+    _upsample_nearest_exact1d_backward
+)
+_upsample_nearest_exact2d, _upsample_nearest_exact2d_backward = _kernels("upsample_nearest_exact2d", "nearest-exact", 2)
+implements(
+    aten._upsample_nearest_exact2d.default,
+    out=aten._upsample_nearest_exact2d.out,
+    name="upsample_nearest_exact2d",
+)(_upsample_nearest_exact2d)
+implements(
+    aten._upsample_nearest_exact2d_backward.default,
+    out=aten._upsample_nearest_exact2d_backward.grad_input,
+    name="upsample_nearest_exact2d_backward",
+)(
+    _upsample_nearest_exact2d_backward
+)
+_upsample_nearest_exact3d, _upsample_nearest_exact3d_backward = _kernels("upsample_nearest_exact3d", "nearest-exact", 3)
+implements(
+    aten._upsample_nearest_exact3d.default,
+    out=aten._upsample_nearest_exact3d.out,
+    name="upsample_nearest_exact3d",
+)(_upsample_nearest_exact3d)
+implements(
+    aten._upsample_nearest_exact3d_backward.default,
+    out=aten._upsample_nearest_exact3d_backward.grad_input,
+    name="upsample_nearest_exact3d_backward",
+)(
+    _upsample_nearest_exact3d_backward
+)
+_upsample_linear1d, _upsample_linear1d_backward = _kernels("upsample_linear1d", "linear", 1)
+implements(aten.upsample_linear1d.default, out=aten.upsample_linear1d.out, name="upsample_linear1d")(_upsample_linear1d)
+implements(
+    aten.upsample_linear1d_backward.default,
+    out=aten.upsample_linear1d_backward.grad_input,
+    name="upsample_linear1d_backward",
+)(
+    _upsample_linear1d_backward
+)
+_upsample_bilinear2d, _upsample_bilinear2d_backward = _kernels("upsample_bilinear2d", "bilinear", 2)
+implements(
+    aten.upsample_bilinear2d.default,
+    out=aten.upsample_bilinear2d.out,
+    name="upsample_bilinear2d",
+)(_upsample_bilinear2d)
+implements(
+    aten.upsample_bilinear2d_backward.default,
+    out=aten.upsample_bilinear2d_backward.grad_input,
+    name="upsample_bilinear2d_backward",
+)(
+    _upsample_bilinear2d_backward
+)
+_upsample_trilinear3d, _upsample_trilinear3d_backward = _kernels("upsample_trilinear3d", "trilinear", 3)
+implements(
+    aten.upsample_trilinear3d.default,
+    out=aten.upsample_trilinear3d.out,
+    name="upsample_trilinear3d",
+)(_upsample_trilinear3d)
+implements(
+    aten.upsample_trilinear3d_backward.default,
+    out=aten.upsample_trilinear3d_backward.grad_input,
+    name="upsample_trilinear3d_backward",
+)(
+    _upsample_trilinear3d_backward
+)
+_upsample_bicubic2d, _upsample_bicubic2d_backward = _kernels("upsample_bicubic2d", "bicubic", 2)
+implements(
+    aten.upsample_bicubic2d.default,
+    out=aten.upsample_bicubic2d.out,
+    name="upsample_bicubic2d",
+)(_upsample_bicubic2d)
+implements(
+    aten.upsample_bicubic2d_backward.default,
+    out=aten.upsample_bicubic2d_backward.grad_input,
+    name="upsample_bicubic2d_backward",
+)(
+    _upsample_bicubic2d_backward
+)
+_upsample_bilinear2d_aa, _upsample_bilinear2d_aa_backward = _kernels("upsample_bilinear2d_aa", "bilinear-antialias", 2)
+implements(
+    aten._upsample_bilinear2d_aa.default,
+    out=aten._upsample_bilinear2d_aa.out,
+    name="upsample_bilinear2d_aa",
+)(_upsample_bilinear2d_aa)
+implements(
+    aten._upsample_bilinear2d_aa_backward.default,
+    out=aten._upsample_bilinear2d_aa_backward.grad_input,
+    name="upsample_bilinear2d_aa_backward",
+)(
+    _upsample_bilinear2d_aa_backward
+)
+_upsample_bicubic2d_aa, _upsample_bicubic2d_aa_backward = _kernels("upsample_bicubic2d_aa", "bicubic-antialias", 2)
+implements(
+    aten._upsample_bicubic2d_aa.default,
+    out=aten._upsample_bicubic2d_aa.out,
+    name="upsample_bicubic2d_aa",
+)(_upsample_bicubic2d_aa)
+implements(
+    aten._upsample_bicubic2d_aa_backward.default,
+    out=aten._upsample_bicubic2d_aa_backward.grad_input,
+    name="upsample_bicubic2d_aa_backward",
+)(
+    _upsample_bicubic2d_aa_backward
+)

@@ -8,7 +8,7 @@ numbers on npy and on CPU, as it does on CUDA.
 The factories (``rand``, ``randn``, ``randint``) are composites that fill an
 ``empty`` tensor with the in-place ops below. Each op is one NumPy function
 drawing an array like its input; the in-place ops store it into ``self``
-(:func:`~._out_variants.derived_in_place`), and a compiled graph calls the
+(``@implements(in_place=...)``), and a compiled graph calls the
 same function for the functional op (``uniform``, ``normal_functional``,
 ``bernoulli.p``, ``native_dropout``). ``rand``, ``randn`` and their ``_like``
 forms, which compiled graphs keep, draw as the composites do, so a seed
@@ -24,11 +24,10 @@ from .. import device
 from ..dtypes import SCALAR_TYPE_NAMES, to_torch_dtype
 from ._dtype_errors import not_implemented_for
 from ._operands import check_broadcastable
-from ._out_variants import derived_in_place, derived_out
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 
-def _check_generator(op, generator):
+def check_generator(op, generator):
     if generator is not None:
         raise RuntimeError(
             f"npy device: {op} draws from torch.npy's generator; pass generator=None and seed "
@@ -72,10 +71,10 @@ def uniform(a, from_=0.0, to=1.0, *, generator=None):
     return _uniform(a.dtype, a.shape, from_, to)
 
 
-@derived_in_place(aten.uniform_.default)
+@implements(in_place=aten.uniform_.default)
 @computed_by(uniform, name="uniform_")
 def uniform_kernel(self, from_=0.0, to=1.0, *, generator=None):
-    _check_generator("uniform_", generator)
+    check_generator("uniform_", generator)
     _check_inexact("check_uniform_bounds", self)
     if from_ > to:
         raise RuntimeError(
@@ -89,10 +88,10 @@ def normal(a, mean=0.0, std=1.0, *, generator=None):
     return _normal(a.dtype, a.shape, mean, std)
 
 
-@derived_in_place(aten.normal_.default)
+@implements(in_place=aten.normal_.default)
 @computed_by(normal, name="normal_")
 def normal_kernel(self, mean=0.0, std=1.0, *, generator=None):
-    _check_generator("normal_", generator)
+    check_generator("normal_", generator)
     _check_inexact("normal_kernel_npy", self)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -146,15 +145,13 @@ def random(a, *, generator=None):
 
 
 def _random_checks(self, *bounds, generator=None):
-    _check_generator("random_", generator)
+    check_generator("random_", generator)
 
 
-for _in_place, _function in [
-    (getattr(aten.random_, "from"), random_from),  # "from" is a Python keyword
-    (aten.random_.to, random_to),
-    (aten.random_.default, random),
-]:
-    derived_in_place(_in_place)(computed_by(_function, name="random_")(_random_checks))
+# aten.random_.from is spelled with getattr: "from" is a Python keyword.
+implements(in_place=getattr(aten.random_, "from"))(computed_by(random_from, name="random_")(_random_checks))
+implements(in_place=aten.random_.to)(computed_by(random_to, name="random_")(_random_checks))
+implements(in_place=aten.random_.default)(computed_by(random, name="random_")(_random_checks))
 
 
 def _bernoulli_draws(probability, shape):
@@ -171,11 +168,11 @@ def bernoulli_p(a, p=0.5, *, generator=None):
 
 
 def _bernoulli_checks(self, p=0.5, *, generator=None):
-    _check_generator("bernoulli_", generator)
+    check_generator("bernoulli_", generator)
 
 
-derived_in_place(aten.bernoulli_.float)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
-derived_in_place(aten.bernoulli_.Tensor)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
+implements(in_place=aten.bernoulli_.float)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
+implements(in_place=aten.bernoulli_.Tensor)(computed_by(bernoulli_p, name="bernoulli_")(_bernoulli_checks))
 
 
 def bernoulli(a, *, generator=None):
@@ -186,7 +183,7 @@ def bernoulli(a, *, generator=None):
 @implements(aten.bernoulli.default)
 @computed_by(bernoulli)
 def bernoulli_kernel(self, *, generator=None):
-    _check_generator("bernoulli", generator)
+    check_generator("bernoulli", generator)
 
 
 @lowers(aten.native_dropout.default)
@@ -265,10 +262,10 @@ def _check_multinomial_out(out, *args, **kwargs):
         raise RuntimeError(f"multinomial expects Long tensor out, got: {SCALAR_TYPE_NAMES[out.dtype]}")
 
 
-@derived_out(aten.multinomial.default, aten.multinomial.out, check_out=_check_multinomial_out)
+@implements(aten.multinomial.default, out=aten.multinomial.out, check_out=_check_multinomial_out)
 @computed_by(multinomial)
 def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
-    _check_generator("multinomial", generator)
+    check_generator("multinomial", generator)
     if not 1 <= self.dim() <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not self.dtype.is_floating_point:
