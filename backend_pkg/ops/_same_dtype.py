@@ -14,7 +14,7 @@ alpha=-lr)`` is every parameter's SGD step.
 
 import numpy as np
 
-from ..tensor import wrap
+from ..tensor import is_npy, unwrap, wrap
 from ._numpy_errors import ALL_IGNORED, ERROR_STATE
 
 # Complex and half precision are left to the general path: PyTorch scales a
@@ -86,8 +86,10 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     def kernel(self, other, **options):
         try:
             a, b = self._npy_array, other._npy_array
-        except AttributeError:
-            return general(self, other, **options)
+        except AttributeError:  # or an npy tensor that keeps no view: a gradient (see tensor.detached)
+            if not (is_npy(self) and is_npy(other)):
+                return general(self, other, **options)
+            a, b = unwrap(self), unwrap(other)
         alpha = options.get("alpha", 1)
         if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
                 or 0 in a.strides or np.may_share_memory(a, b)):
