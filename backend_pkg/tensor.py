@@ -365,8 +365,11 @@ def detached(base):
     gradient as the ``detach`` of the one the backward computed, so ``.grad``
     is a plain ``torch.Tensor`` object, whose NumPy view :func:`unwrap`
     rebuilds each time (a gradient is read about once a step, by the
-    optimizer). Calls from Python (``x.detach()``,
-    ``nn.Parameter(x)``) come here, through :meth:`NpyTensor.detach`.
+    optimizer). Such an object's ``data_ptr()`` is PyTorch's, which reads 0
+    while the storage has no pointer yet (see :func:`materialize`); its
+    storage, read from Python, gives itself one (:class:`~backend_pkg.storage.NpyStorage`).
+    Calls from Python (``x.detach()``, ``nn.Parameter(x)``) come here,
+    through :meth:`NpyTensor.detach`.
     """
     return _sharing_views(_DETACH(base), base)
 

@@ -108,6 +108,21 @@ def test_deepcopy_and_pickle_keep_the_tie_on_npy():
         torch.testing.assert_close(copied.embed.weight.cpu(), model.embed.weight.cpu())
 
 
+def test_deepcopy_copies_a_gradient_as_on_cpu():
+    """A gradient's object is plain on npy (AccumulateGrad's C++ ``detach``, see backend_pkg.tensor.detached)."""
+    copies = {}
+    for device in ("cpu", "npy"):
+        leaf = torch.arange(3.0, device=device).requires_grad_()
+        (leaf * leaf).sum().backward()
+        copied = copy.deepcopy(leaf)
+        assert copied.grad is not leaf.grad and copied.grad.device.type == device
+        copies[device] = copied.grad.cpu()
+    torch.testing.assert_close(copies["npy"], copies["cpu"])
+    model = tied_model().to("npy")
+    model(torch.tensor(TOKENS, device="npy")).sum().backward()
+    torch.testing.assert_close(copy.deepcopy(model).mix.weight.cpu(), model.mix.weight.cpu())
+
+
 @pytest.mark.parametrize("map_location", [None, "cpu"])
 def test_saved_state_loads_with_weights_only(map_location):
     model = tied_model().to("npy")
