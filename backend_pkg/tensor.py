@@ -361,9 +361,9 @@ def detached(base):
     they refuse to do for a tensor that already has a Python object of
     another class (``check_tensor_subclass``): a Python kernel's result
     always has one. So ``nn.UninitializedParameter`` and lazy modules work on
-    npy. The C++ callers get plain objects: ``AccumulateGrad`` stores each
-    gradient as the ``detach`` of the one the backward computed, so ``.grad``
-    is a plain ``torch.Tensor`` object, whose NumPy view :func:`unwrap`
+    npy. The C++ callers get plain objects: ``AccumulateGrad`` stores a
+    gradient as the ``detach`` of the one the backward computed whenever it
+    can, so ``.grad`` is mostly a plain ``torch.Tensor`` object, whose NumPy view :func:`unwrap`
     rebuilds each time (a gradient is read about once a step, by the
     optimizer). Such an object's ``data_ptr()`` is PyTorch's, which reads 0
     while the storage has no pointer yet (see :func:`materialize`); its

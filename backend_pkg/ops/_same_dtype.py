@@ -76,7 +76,9 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     """An in-place kernel that writes ``numpy_function(a, alpha * b)`` into ``self`` when it can,
     else runs ``general``.
 
-    The shortcut needs what :func:`with_same_dtype_shortcut` needs, and
+    The shortcut needs what :func:`with_same_dtype_shortcut` needs, but takes
+    an npy tensor whose object keeps no NumPy view too (a gradient, which
+    ``param.add_(grad, alpha=-lr)`` reads; see :func:`backend_pkg.tensor.detached`), and
     ``self`` holding each of its elements once (no stride 0, where PyTorch
     refuses to write), ``other`` apart from ``self``'s memory and broadcasting to ``self``'s shape (NumPy
     refuses the rest before writing anything); ``general`` words PyTorch's
