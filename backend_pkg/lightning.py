@@ -9,7 +9,9 @@ optional) registers them with Lightning's two registries::
 Both names are needed. For an accelerator it does not know, Lightning 2.6's
 ``_AcceleratorConnector._choose_strategy`` builds ``SingleDeviceStrategy(device="cpu")``
 (only "cuda", "gpu", "mps" and XLA get their device), and no public hook changes
-that choice: with ``accelerator="npy"`` alone the model would train on CPU. So
+that choice: an accelerator's name is only compared with those, and the first of its
+``get_parallel_devices`` is used only for CUDA and MPS (the Libraries page prints the
+branch). With ``accelerator="npy"`` alone the model would train on CPU. So
 :class:`NpyAccelerator` refuses any device but npy, naming the fix, and
 :class:`NpyStrategy` is the single-device strategy on ``npy:0``. Passing the
 strategy object, ``Trainer(strategy=NpyStrategy())``, also works: a strategy

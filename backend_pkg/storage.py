@@ -64,6 +64,20 @@ class NpyStorage(torch.UntypedStorage):
         with device_module.device(device):
             return new_storage(np.empty(size, np.uint8))
 
+    def nbytes(self):
+        """Its size in bytes, once it has its data pointer (see :func:`materialized`).
+
+        ``torch.save`` reads the size and the pointer from the storage, then
+        the bytes in C++: a tensor whose Python object is plain (a gradient
+        ``AccumulateGrad`` stored, see :func:`backend_pkg.tensor.detached`)
+        reaches it without a kernel of npy's having asked for the pointer.
+        """
+        return super(NpyStorage, materialized(self)).nbytes()
+
+    def data_ptr(self):
+        """The address of its memory, once it has one (see :meth:`nbytes`)."""
+        return super(NpyStorage, materialized(self)).data_ptr()
+
     def __getitem__(self, index):
         """A byte, or for a slice a storage over those bytes of this one's memory.
 
@@ -138,7 +152,7 @@ def materialized(storage):
     its ``set_`` an empty storage is one to grow, with an allocator npy lacks.
     """
     root = getattr(storage, "_npy_root", None)
-    if root is not None and root.nbytes and storage.nbytes() == 0:
+    if root is not None and root.nbytes and torch.UntypedStorage.nbytes(storage) == 0:
         storage._swap_data_ptr_(descriptor(root))
     return storage
 

@@ -31,7 +31,11 @@ Two shortcuts make a small op cheap (measured by ``make bench``):
 * an :class:`NpyTensor` keeps its NumPy view on itself, so :func:`unwrap`
   is one attribute read; the kernels that change a tensor's metadata in
   place (``as_strided_``, ``set_``, ``resize_``, and the ``.data`` setter)
-  drop that view, and the next :func:`unwrap` rebuilds it;
+  drop that view, and the next :func:`unwrap` rebuilds it. The plain
+  ``torch.Tensor`` objects PyTorch's C++ code gives some npy tensors (the
+  gradients ``AccumulateGrad`` stores, see :func:`detached`) keep nothing:
+  PyTorch's own pickling and ``deepcopy`` of such an object would carry
+  its ``__dict__``, cached views included;
 * a fresh result's storage gets its data pointer only when something reads
   it (``data_ptr()``, ``untyped_storage()``, a view, ``torch.save``): the
   pointer costs more than the rest of a small kernel, and most results are
@@ -59,6 +63,7 @@ _create_empty = torch._C._acc.create_empty_tensor
 # The C++ methods, under NpyTensor's overrides that give the storage its pointer first.
 _storage_as_is = torch.Tensor.untyped_storage
 _DATA = torch._C.TensorBase.data
+_DETACH = torch._C.TensorBase.detach
 # set_ has no PrivateUse1 kernel of its own; its CPU kernel only rewrites the
 # tensor's metadata, which is all a descriptor storage needs.
 _SET_STORAGE = torch.ops.aten.set_.source_Storage_storage_offset._handle
@@ -139,7 +144,9 @@ class NpyTensor(torch.Tensor):
             copied = self.detach().clone().requires_grad_(self.requires_grad)
             memo[id(self)] = copied
             if self.grad is not None:
-                copied.grad = copy.deepcopy(self.grad, memo)
+                # This method, also for a gradient whose object is plain (see detached): PyTorch's
+                # deepcopy of one wants new_empty to give its class, and npy's kernels give NpyTensors.
+                copied.grad = NpyTensor.__deepcopy__(self.grad, memo)
             # Python attributes too: npy parameters are marked by one (``_is_param``).
             attributes = {key: value for key, value in self.__dict__.items() if key not in KEPT_VIEWS}
             copied.__dict__.update(copy.deepcopy(attributes, memo))
@@ -180,6 +187,10 @@ class NpyTensor(torch.Tensor):
         with torch.autograd.set_multithreading_enabled(False):
             super().backward(gradient, retain_graph, create_graph, inputs=inputs)
 
+    def detach(self):
+        """An NpyTensor, as every npy kernel's result (see :func:`detached`)."""
+        return detached(self)
+
     def untyped_storage(self):
         return materialized_storage(self)
 
@@ -198,7 +209,7 @@ class NpyTensor(torch.Tensor):
         """
         if is_custom_op_check(sys._getframe(1)):
             return _DATA.__get__(self)
-        return detached(self)
+        return _sharing_views(_DATA.__get__(self), self)
 
     @data.setter
     def data(self, value):
@@ -338,17 +349,29 @@ def alias_of(base):
 
 
 def detached(base):
-    """``base.detach()``'s result: a new npy tensor with ``base``'s storage and metadata.
+    """``base.detach()`` for an NpyTensor ``base``: PyTorch's ``detach``, as an NpyTensor
+    with ``base``'s kept views.
 
-    The C++ getter of ``Tensor.data`` (``variable_data()``, a shallow copy
-    without autograd history) makes the new tensor without a trip through
-    the dispatcher (about 4,400 instructions under callgrind, new tensor and
-    its release included, where ``alias`` takes 7,900); the
-    dispatcher's ``ADInplaceOrView`` layer then makes it share ``base``'s
-    version counter, as for every backend's ``detach``. The autograd engine
-    calls ``detach`` on each gradient it stores into ``.grad`` (``AccumulateGrad``).
+    npy registers no ``detach`` (nor ``alias``) kernel: the dispatcher runs
+    PyTorch's C++ one (CompositeExplicitAutograd, a new tensor with
+    ``base``'s storage and metadata, sharing its version counter), whose
+    result reaches Python without a Python object. ``Tensor._make_subclass``
+    and ``as_subclass`` (``torch/csrc/autograd/python_variable.cpp``) detach
+    or alias their argument and give the result the class asked for, which
+    they refuse to do for a tensor that already has a Python object of
+    another class (``check_tensor_subclass``): a Python kernel's result
+    always has one. So ``nn.UninitializedParameter`` and lazy modules work on
+    npy. The C++ callers get plain objects: ``AccumulateGrad`` stores a
+    gradient as the ``detach`` of the one the backward computed whenever it
+    can, so ``.grad`` is mostly a plain ``torch.Tensor`` object, whose NumPy view :func:`unwrap`
+    rebuilds each time (a gradient is read about once a step, by the
+    optimizer). Such an object's ``data_ptr()`` is PyTorch's, which reads 0
+    while the storage has no pointer yet (see :func:`materialized_storage`); its
+    storage, read from Python, gives itself one (:class:`~backend_pkg.storage.NpyStorage`).
+    Calls from Python (``x.detach()``, ``nn.Parameter(x)``) come here,
+    through :meth:`NpyTensor.detach`.
     """
-    return _sharing_views(_DATA.__get__(base), base)
+    return _sharing_views(_DETACH(base), base)
 
 
 def _sharing_views(tensor, base):

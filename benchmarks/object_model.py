@@ -72,11 +72,6 @@ DESIGNS = {
             ),
             ("    if type(tensor) is NpyTensor:\n        tensor._npy_array = array", "    tensor._npy_array = array"),
         ],
-        # detach and alias made by PyTorch's C++ kernels: a Python kernel's result has a Python object.
-        "ops/views.py": [
-            ("@implements(aten.alias.default)\ndef alias", "def alias"),
-            ("@implements(aten.detach.default)\ndef detach", "def detach"),
-        ],
         "compiler/host.py": [("    if type(tensor) is NpyTensor:  # PyTorch", "    if True:  # PyTorch")],
         "parameters.py": [("if moving and type(tensor) in _CLASSES_NPY_REPLACES:", "if False:")],
     },

@@ -410,9 +410,9 @@ def test_default_compile_follows_an_input_whose_memory_changes_between_calls():
 
 def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_next_graph(monkeypatch):
     """A training forward's loss lives in a buffer Inductor allocated for another; the
-    backward's gradients are read by the compiled optimizer step, through the host views
-    the graphs before it gave them: the parameters' from the forward, the gradients' from
-    the backward (which ``.grad`` keeps through AccumulateGrad's ``detach``)."""
+    backward's gradients are read by the compiled optimizer step. The parameters' host views
+    are those the forward gave them; each gradient gets one: ``.grad`` is AccumulateGrad's C++
+    ``detach`` of the backward's output, a plain object that keeps none (backend_pkg.tensor.detached)."""
     from torch._inductor.utils import run_and_get_code
 
     from backend_pkg.compiler import host
@@ -423,9 +423,13 @@ def test_default_compile_output_in_a_reused_buffer_and_gradients_read_by_the_nex
     assert "empty_host((), torch.float32)" in forward_code  # the buffer the loss reuses is NumPy memory
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     expected = [(p - 0.5 * p.grad).cpu() for p in model.parameters()]
-    monkeypatch.setattr(host, "_host_view_of", lambda tensor: pytest.fail("the step made a host view"))
+    made_for = []
+    make_host_view = host._host_view_of
+    monkeypatch.setattr(host, "_host_view_of", lambda tensor: made_for.append(tensor) or make_host_view(tensor))
     torch.compile(optimizer.step)()
     monkeypatch.undo()
+    gradients = [parameter.grad for parameter in model.parameters()]
+    assert len(made_for) == len(gradients) and all(any(t is g for g in gradients) for t in made_for)
     for parameter, want in zip(model.parameters(), expected):
         assert_same(parameter.cpu(), want)
 

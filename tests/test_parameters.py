@@ -108,6 +108,21 @@ def test_deepcopy_and_pickle_keep_the_tie_on_npy():
         torch.testing.assert_close(copied.embed.weight.cpu(), model.embed.weight.cpu())
 
 
+def test_deepcopy_copies_a_gradient_as_on_cpu():
+    """A gradient's object is plain on npy (AccumulateGrad's C++ ``detach``, see backend_pkg.tensor.detached)."""
+    copies = {}
+    for device in ("cpu", "npy"):
+        leaf = torch.arange(3.0, device=device).requires_grad_()
+        (leaf * leaf).sum().backward()
+        copied = copy.deepcopy(leaf)
+        assert copied.grad is not leaf.grad and copied.grad.device.type == device
+        copies[device] = copied.grad.cpu()
+    torch.testing.assert_close(copies["npy"], copies["cpu"])
+    model = tied_model().to("npy")
+    model(torch.tensor(TOKENS, device="npy")).sum().backward()
+    torch.testing.assert_close(copy.deepcopy(model).mix.weight.cpu(), model.mix.weight.cpu())
+
+
 @pytest.mark.parametrize("map_location", [None, "cpu"])
 def test_saved_state_loads_with_weights_only(map_location):
     model = tied_model().to("npy")
@@ -202,22 +217,65 @@ def test_a_lazy_module_moved_to_npy_trains_like_cpu():
     torch.testing.assert_close(results["npy"], results["cpu"])
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: torch.nn.LazyLinear(3, device="npy"),
-        lambda: torch.nn.UninitializedParameter(device="npy"),
-        lambda: torch.Tensor._make_subclass(torch.nn.Parameter, torch.ones(2, device="npy")),
-    ],
-    ids=["LazyLinear on npy", "UninitializedParameter on npy", "_make_subclass"],
-)
-def test_a_new_subclass_over_an_npy_tensor_is_still_refused(make):
-    """``_make_subclass`` detaches its argument first, and npy's ``detach`` kernel is Python, so
-    the result already has a Python object (an NpyTensor), which ``check_tensor_subclass``
-    (torch/csrc/autograd/python_variable.cpp) refuses to give another class. When a change
-    lifts this, this test fails: the tensor-subclass page says so."""
-    with pytest.raises(RuntimeError, match="already associated to a python object of type NpyTensor"):
-        make()
+NEW_SUBCLASS_OBJECTS = {
+    "_make_subclass": lambda x: torch.Tensor._make_subclass(torch.nn.Parameter, x, True),
+    "as_subclass": lambda x: x.as_subclass(torch.nn.Parameter),
+}
+
+
+@pytest.mark.parametrize("make", NEW_SUBCLASS_OBJECTS.values(), ids=NEW_SUBCLASS_OBJECTS)
+def test_a_new_subclass_object_over_an_npy_tensor_as_on_cpu(make):
+    """Both detach or alias their argument and give the result the class asked for: on npy
+    that is PyTorch's C++ ``detach``/``alias``, whose result has no Python object yet."""
+    made = {}
+    for device in ("cpu", "npy"):
+        x = torch.arange(6.0).reshape(2, 3).to(device)
+        address = x.data_ptr()  # npy gives a fresh result's storage its pointer when read (backend_pkg.tensor)
+        result = make(x)
+        assert result.data_ptr() == address  # the same memory, as on CPU
+        made[device] = result
+    npy, cpu = made["npy"], made["cpu"]
+    assert type(npy) is type(cpu) is torch.nn.Parameter
+    assert npy.device.type == "npy" and npy.shape == cpu.shape and npy.stride() == cpu.stride()
+    assert npy.requires_grad == cpu.requires_grad
+    torch.testing.assert_close((npy * 2).detach().cpu(), cpu.detach() * 2)
+
+
+def test_an_uninitialized_parameter_on_npy_as_on_cpu():
+    made = {device: torch.nn.UninitializedParameter(device=device) for device in ("cpu", "npy")}
+    for device, parameter in made.items():
+        assert type(parameter) is torch.nn.UninitializedParameter and parameter.requires_grad
+        parameter.materialize((2, 3))
+        assert type(parameter) is torch.nn.Parameter and parameter.device.type == device
+        assert parameter.shape == (2, 3) and parameter.requires_grad
+
+
+def test_a_lazy_module_built_on_npy_trains_like_cpu():
+    """``nn.LazyLinear(..., device="npy")``: its parameters are made on npy, uninitialized, and
+    materialized by the first call, as on CPU."""
+    results = {}
+    for device in ("cpu", "npy"):
+        model = torch.nn.Sequential(torch.nn.LazyLinear(4, device=device), torch.nn.Tanh(),
+                                    torch.nn.LazyLinear(2, device=device))
+        assert all(type(parameter) is torch.nn.UninitializedParameter for parameter in model.parameters())
+        inputs = torch.arange(6.0).reshape(2, 3).to(device)
+        model(inputs)
+        with torch.no_grad():  # each device draws the initial values from its own generator
+            for parameter in model.parameters():
+                parameter.copy_(torch.linspace(-1, 1, parameter.numel()).reshape(parameter.shape))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        losses = []
+        for _ in range(4):
+            loss = model(inputs).square().mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.detach().cpu())
+        for parameter in model.parameters():
+            assert type(parameter) is torch.nn.Parameter and parameter.device.type == device
+        results[device] = torch.stack(losses), [parameter.detach().cpu() for parameter in model.parameters()]
+    torch.testing.assert_close(results["npy"], results["cpu"])
+    assert results["npy"][0][-1] < results["npy"][0][0]
 
 
 def test_a_compiled_model_moved_to_npy_compiles_as_often_as_on_cpu():

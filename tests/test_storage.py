@@ -106,8 +106,9 @@ def test_storages_pytorch_allocates_for_npy_crash(call):
 def test_every_npy_storage_is_an_npy_storage_even_before_its_data_pointer():
     x = torch.arange(3.0, device="npy") + 1
     before = torch.Tensor.untyped_storage(x)
-    assert type(before) is NpyStorage and before.nbytes() == 0
-    assert x.untyped_storage() is before and before.nbytes() == 12  # given its pointer in place
+    assert type(before) is NpyStorage and torch.UntypedStorage.nbytes(before) == 0  # no pointer yet
+    assert before.nbytes() == 12 and before.data_ptr() != 0  # asked from Python, it gets its pointer in place
+    assert x.untyped_storage() is before
     assert type(torch.ones(2, device="npy")[1:].untyped_storage()) is NpyStorage
     assert type(torch.empty(0, device="npy").untyped_storage()) is NpyStorage
 

@@ -24,23 +24,46 @@ IN_PLACE_METADATA_CHANGES = {
 }
 
 
+def as_gradient(cpu):
+    """``cpu`` on npy with a plain ``torch.Tensor`` Python object: the gradient ``AccumulateGrad``
+    stores is PyTorch's C++ ``detach`` of the one the backward computed (backend_pkg.tensor.detached)."""
+    leaf = torch.zeros(cpu.shape, device="npy", requires_grad=True)
+    (leaf * cpu.to("npy")).sum().backward()
+    assert type(leaf.grad) is torch.Tensor
+    return leaf.grad
+
+
+NPY_OBJECTS = {"NpyTensor": lambda cpu: cpu.to("npy"), "plain object (a gradient)": as_gradient}
+
+
+@pytest.mark.parametrize("make_npy", NPY_OBJECTS.values(), ids=NPY_OBJECTS)
 @pytest.mark.parametrize("change", IN_PLACE_METADATA_CHANGES.values(), ids=IN_PLACE_METADATA_CHANGES)
-def test_in_place_metadata_changes_are_seen_by_kernels(change):
+def test_in_place_metadata_changes_are_seen_by_kernels(change, make_npy):
     cpu = torch.arange(6.0).reshape(2, 3)
-    npy = cpu.to("npy")
+    npy = make_npy(cpu)
     npy + 0  # the kernels have read (and kept) its NumPy view
     changed_cpu, changed_npy = change(cpu), change(npy)
     torch.testing.assert_close((changed_npy * 2).cpu(), changed_cpu * 2)
     assert npy.shape == cpu.shape and npy.stride() == cpu.stride()
 
 
-def test_setting_data_is_seen_by_kernels():
-    npy = torch.arange(6.0).reshape(2, 3).to("npy")
+@pytest.mark.parametrize("make_npy", NPY_OBJECTS.values(), ids=NPY_OBJECTS)
+def test_setting_data_is_seen_by_kernels(make_npy):
+    npy = make_npy(torch.arange(6.0).reshape(2, 3))
     npy * 1
     npy.data = torch.arange(4, dtype=torch.float64).to("npy")
     torch.testing.assert_close((npy + 1).cpu(), torch.arange(1, 5, dtype=torch.float64))
     npy.data = npy.data.flip(0)[::2]
     torch.testing.assert_close((npy + 1).cpu(), torch.tensor([4.0, 2.0], dtype=torch.float64))
+
+
+def test_saving_a_fresh_gradient_saves_its_bytes():
+    """A plain object's storage is read by ``torch.save`` without asking the tensor (backend_pkg.storage)."""
+    gradient = as_gradient(torch.arange(6.0).reshape(2, 3))
+    buffer = io.BytesIO()
+    torch.save(gradient, buffer)
+    buffer.seek(0)
+    torch.testing.assert_close(torch.load(buffer, weights_only=True).cpu(), torch.arange(6.0).reshape(2, 3))
 
 
 def test_module_dtype_conversion_on_npy_reaches_parameters():

@@ -10,7 +10,7 @@
 * :mod:`.dynamo_backend`: the ``npy`` backend, AOTAutograd around that code
   generation (imported only when ``torch.compile`` asks for it by name).
 
-The package imports none of them: importing one submodule (``views`` takes
-:mod:`.tracing`, ``torch.npy`` takes :mod:`.inductor`) runs this file, and an
+The package imports none of them: importing one submodule (``torch.npy``
+takes :mod:`.inductor`) runs this file, and an
 import of the code generation here would bring the op families back in, a loop.
 """

@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from ..tensor import wrap
+from ..tensor import is_npy, unwrap, wrap
 from ._numpy_errors import ALL_IGNORED, ERROR_STATE
 
 # Complex and half precision are left to the general path: PyTorch scales a
@@ -76,7 +76,9 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     """An in-place kernel that writes ``numpy_function(a, alpha * b)`` into ``self`` when it can,
     else runs ``general``.
 
-    The shortcut needs what :func:`with_same_dtype_shortcut` needs, and
+    The shortcut needs what :func:`with_same_dtype_shortcut` needs, but takes
+    an npy tensor whose object keeps no NumPy view too (a gradient, which
+    ``param.add_(grad, alpha=-lr)`` reads; see :func:`backend_pkg.tensor.detached`), and
     ``self`` holding each of its elements once (no stride 0, where PyTorch
     refuses to write), ``other`` apart from ``self``'s memory and broadcasting to ``self``'s shape (NumPy
     refuses the rest before writing anything); ``general`` words PyTorch's
@@ -86,8 +88,10 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     def kernel(self, other, **options):
         try:
             a, b = self._npy_array, other._npy_array
-        except AttributeError:
-            return general(self, other, **options)
+        except AttributeError:  # or an npy tensor that keeps no view: a gradient (see tensor.detached)
+            if not (is_npy(self) and is_npy(other)):
+                return general(self, other, **options)
+            a, b = unwrap(self), unwrap(other)
         alpha = options.get("alpha", 1)
         if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
                 or 0 in a.strides or np.may_share_memory(a, b)):

@@ -9,12 +9,9 @@ and errors use PyTorch's wording, since users meet them through PyTorch.
 import numpy as np
 import torch
 
-from ..compiler.tracing import fake_tensor_shell
 from ..dtypes import SCALAR_TYPE_NAMES, to_numpy_dtype
 from ..tensor import (
-    NpyTensor,
     alias_of,
-    detached,
     materialized_storage,
     reshaped,
     restrided,
@@ -32,19 +29,8 @@ from ._layout import storage_extent, strides_for
 from .registry import aten, implements
 
 
-@implements(aten.alias.default)
-def alias(self):
-    return alias_of(self)
-
-
-@implements(aten.detach.default)
-def detach(self):
-    """``alias``; a meta tensor is one ``FakeTensor.__new__`` is wrapping
-    (:mod:`backend_pkg.compiler.tracing` says why it reaches npy)."""
-    # An NpyTensor is never meta, and reading is_meta costs a subclass 0.2 µs (its torch-function check).
-    if type(self) is not NpyTensor and self.is_meta:
-        return fake_tensor_shell(self)
-    return detached(self)
+# ``alias`` and ``detach`` have no npy kernel: PyTorch's C++ ones give a result without a
+# Python object, which ``Tensor._make_subclass`` and ``as_subclass`` need (see tensor.detached).
 
 
 @implements(aten.view.dtype)

@@ -173,14 +173,21 @@ for refusal in next(iter(designs.values()))["refusals_lifted"]:
 # backward on the calling thread instead of the device's autograd thread;
 # ``untyped_storage()`` and ``data_ptr()`` that give a fresh result's
 # storage its pointer only when asked; pickling and ``deepcopy`` without
-# the cached views; printing from one CPU copy. What the subclass leaves
-# refused is what plain objects lift: ``Tensor._make_subclass``,
-# ``as_subclass`` and the lazy parameters made on npy, because npy's
-# ``detach`` is a Python kernel and its result already has a Python object
-# (an ``NpyTensor``), which ``check_tensor_subclass``
-# (``torch/csrc/autograd/python_variable.cpp``) refuses to give another
-# class. A plain-object design needs PyTorch's own C++ ``detach`` and
-# ``alias``, whose results reach Python with no object yet.
+# the cached views; printing from one CPU copy.
+#
+# What lets the subclass run ``Tensor._make_subclass``, ``as_subclass`` and
+# the lazy parameters made on npy is a kernel npy does not register.
+# ``_make_subclass`` detaches its argument and ``as_subclass`` aliases it,
+# then each gives the result the class asked for, and
+# ``check_tensor_subclass`` (``torch/csrc/autograd/python_variable.cpp``)
+# refuses when the result already has a Python object of another class. A
+# Python kernel's result always has one (an ``NpyTensor``, here), so npy
+# leaves ``detach`` and ``alias`` to PyTorch's C++ kernels, whose results
+# reach Python with no object yet; ``NpyTensor.detach`` keeps ``x.detach()``
+# from Python an ``NpyTensor``. The gradients that ``AccumulateGrad`` stores
+# with that C++ ``detach`` are then plain objects, which keep no view: a
+# kernel rebuilds a gradient's view each time it reads it (an SGD step reads
+# each gradient once).
 #
 # Parameters are ``NpyTensor`` objects too: ``nn.Parameter(npy_tensor)``
 # keeps the class and marks it ``_is_param``, and ``Module.to("npy")``

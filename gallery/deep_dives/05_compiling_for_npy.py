@@ -34,12 +34,13 @@ draw("compile_routes")
 # one it has after it, but for the few that PyTorch's own
 # ``rename_privateuse1_backend`` replaces (``tests/test_compile.py`` compares
 # every attribute of every loaded ``torch`` module and class, in a fresh
-# process). What tracing an npy tensor needs, npy's kernels answer: the fake
-# tensor of an npy view reaches npy's ``detach`` kernel with a meta tensor
-# (``Tensor._make_subclass``, called by ``FakeTensor.__new__``, detaches it),
-# and the kernel gives it back as the ``FakeTensor`` object being built,
-# which ``_make_subclass`` accepts (``backend_pkg/compiler/tracing.py``
-# explains it).
+# process). What tracing an npy tensor needs, npy answers, in part by what
+# it leaves out: the fake tensor of an npy view is made by
+# ``Tensor._make_subclass`` (called by ``FakeTensor.__new__``), which detaches
+# a meta tensor that carries npy's keys; npy registers no ``detach``, so
+# PyTorch's C++ kernel runs and gives a tensor with no Python object, which
+# ``_make_subclass`` then makes the ``FakeTensor``
+# (``backend_pkg/compiler/tracing.py`` explains it).
 #
 # One setting is changed only while it is needed: Inductor's
 # ``loop_reindexing_after_fusion`` is off from the moment Inductor meets an
@@ -60,7 +61,6 @@ from torch._subclasses.fake_tensor import FakeTensor
 
 import backend_pkg
 from backend_pkg.compiler import dynamo_backend, lowerings
-from backend_pkg.ops import views
 
 
 def show_setting(config, name):
@@ -71,9 +71,11 @@ print("FakeTensor.__new__ is defined in", FakeTensor.__new__.__module__)
 show_setting(torch._functorch.config, "check_custom_op_aliasing")
 
 # %%
-# and npy's ``detach`` kernel, with its branch for the meta tensor:
+# and the ``detach`` kernel the dispatcher runs for npy's key, PyTorch's
+# C++ one (CompositeExplicitAutograd):
 
-print(inspect.getsource(views.detach))
+detach_table = torch._C._dispatch_dump_table("aten::detach")
+print(next(line for line in detach_table.splitlines() if line.startswith("PrivateUse1:")))
 
 # %%
 # The backend, found by name

@@ -387,29 +387,5 @@ for mode in (_AnalyzeCustomOpInputOutputMode, BuiltinOpsFirst):
 #   to give a plain ``torch.Tensor`` object under ``FakeTensorMode``.
 #   Upstream: let ``FakeTensorMode`` fake a subclass that declares itself
 #   plain (its ``_check_for_subclass_arg`` in ``torch/_subclasses/fake_tensor.py``).
-# * npy's ``detach`` kernel gives a meta tensor back as a ``FakeTensor``
-#   object (``backend_pkg.compiler.tracing.fake_tensor_shell``, by
-#   ``aten.detach``'s ``_handle.redispatch_boxed`` to the Meta kernel): the
-#   fake tensor of an npy view reaches it because ``FakeTensor.__new__``
-#   (``torch/_subclasses/fake_tensor.py``) wraps the view's meta tensor, which
-#   carries npy's keys, with ``Tensor._make_subclass``, whose ``detach`` runs
-#   without the Meta key in front; ``_make_subclass`` takes the kernel's
-#   result because its Python object is of the class asked for
-#   (``THPVariable_make_subclass`` in
-#   ``torch/csrc/autograd/python_variable.cpp``). Upstream: "FakeTensor.__new__
-#   runs Tensor._make_subclass's detach on the backend's kernel: a fake tensor
-#   of a view has the device's backend keys (device_for_backend_keys), so for
-#   a PrivateUse1 backend whose detach kernel is Python, _make_subclass
-#   receives a tensor that already has a Python object and raises 'Creating a
-#   new Tensor subclass FakeTensor but the raw Tensor object is already
-#   associated to a python object'. Proposed: in FakeTensor.__new__, call
-#   Tensor._make_subclass with the Meta key included in TLS
-#   (torch._C._PreserveDispatchKeyGuard and
-#   torch._C._set_meta_in_tls_dispatch_include(True), as
-#   in_kernel_invocation_manager does for every other op FakeTensorMode runs
-#   on its meta tensors), so that the Meta kernel of detach, which makes no
-#   Python object, always serves it." (The package wrapped
-#   ``FakeTensor.__new__`` so for the whole process until npy's ``detach``
-#   took this over.)
 
 # sphinx_gallery_thumbnail_path = "../_build/diagrams/compile_routes.png"

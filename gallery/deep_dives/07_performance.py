@@ -506,9 +506,11 @@ except RuntimeError as error:
 #    Python-registered device (a C++ kernel's result such as ``detach``'s,
 #    ``.data``, an output saved for backward) reaches Python as a plain
 #    ``torch.Tensor``, without what the backend's tensor subclass keeps on its
-#    objects. The backend either registers Python kernels for such ops
-#    (npy's ``detach``, which ``AccumulateGrad`` calls for every gradient it
-#    stores) or rebuilds what the plain object lacks each time it meets one.
+#    objects. The backend either registers Python kernels for such ops,
+#    whose results then have a Python object that ``Tensor._make_subclass``
+#    refuses to give another class, or rebuilds what the plain object lacks
+#    each time it meets one (npy leaves ``detach`` to PyTorch, so every
+#    gradient ``AccumulateGrad`` stores is such an object).
 #
 #    **Where.** ``torch/csrc/autograd/python_variable.cpp``:
 #    ``registerPythonTensorClass`` (``torch._C._register_py_class_for_device``)

@@ -207,6 +207,7 @@ assert same
 # the same initial weights.
 
 import backend_pkg.lightning  # noqa: E402
+import lightning  # noqa: E402
 import lightning.pytorch as pl  # noqa: E402
 
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
@@ -251,10 +252,32 @@ print("weights after fit: npy matches CPU")
 # %%
 # Why the strategy is named too
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# For an accelerator it does not know, Lightning's connector builds
-# ``SingleDeviceStrategy(device="cpu")``: only CUDA, MPS and XLA get their
-# own device (``_AcceleratorConnector._choose_strategy``). Lightning offers no hook to change that choice, so the npy
-# accelerator refuses the CPU device rather than train there silently.
+# With ``strategy="auto"`` (the default), Lightning's connector picks the
+# strategy in ``_AcceleratorConnector._choose_strategy``. For one device, this
+# is the branch that decides, printed from the installed Lightning:
+
+import inspect  # noqa: E402
+import textwrap  # noqa: E402
+
+from lightning.pytorch.trainer.connectors.accelerator_connector import _AcceleratorConnector  # noqa: E402
+
+chooser = inspect.getsource(_AcceleratorConnector._choose_strategy)
+branch = chooser[chooser.index("        if len(self._parallel_devices) <= 1:"):]
+decision = "return SingleDeviceStrategy(device=device)"
+print(f"lightning {lightning.__version__}:\n" + textwrap.dedent(branch[: branch.index(decision) + len(decision)]))
+
+# %%
+# Only an accelerator that is an instance of Lightning's CUDA or MPS
+# accelerator, or is named ``"cuda"``, ``"gpu"`` or ``"mps"``, gets its own
+# device (``_determine_root_gpu_device`` returns the first of
+# ``_parallel_devices``); any other accelerator gets ``"cpu"``. Nothing else
+# a registered accelerator defines changes that: its name is only compared
+# with those three, and ``get_parallel_devices``, whose answer is
+# ``_parallel_devices``, is counted there, its first device used only for
+# CUDA and MPS. Subclassing ``CUDAAccelerator`` would pass the test, and make
+# Lightning treat npy as CUDA wherever else it asks ``isinstance``. So the package keeps the
+# ``"npy"`` strategy, and the npy accelerator refuses the CPU device rather
+# than train there silently:
 
 from lightning.pytorch.utilities.exceptions import MisconfigurationException  # noqa: E402
 
@@ -262,6 +285,24 @@ try:
     fit(accelerator="npy", devices=1)
 except MisconfigurationException as error:
     print("accelerator='npy' alone:", error)
+
+# %%
+# .. dropdown:: Upstream: a custom accelerator's own device for one device
+#
+#    **What happens.** ``Trainer(accelerator=<a registered custom
+#    accelerator>, devices=1)`` builds ``SingleDeviceStrategy(device="cpu")``
+#    and trains on CPU, whatever ``get_parallel_devices`` returns.
+#
+#    **Where.** ``_AcceleratorConnector._choose_strategy``
+#    (``lightning/pytorch/trainer/connectors/accelerator_connector.py``,
+#    printed above), and its twin in ``lightning/fabric/connector.py``.
+#
+#    **Proposed change.** In the one-device branch, give every accelerator
+#    other than CPU the first of its parallel devices,
+#    ``SingleDeviceStrategy(device=self._parallel_devices[0])`` unless
+#    ``isinstance(self.accelerator, CPUAccelerator)``: for CUDA and MPS that
+#    is what ``_determine_root_gpu_device`` returns today, and an accelerator
+#    registered for a PyTorch device then needs no strategy of its own.
 
 # %%
 # ``accelerator="auto"``

@@ -61,22 +61,43 @@ print("npy's answer for a CPU and an npy tensor:",
 # The moved object becomes an :class:`~backend_pkg.NpyTensor` marked
 # ``_is_param``, as ``nn.Parameter(npy_tensor)`` makes, so it keeps npy's
 # speed; a user's ``nn.Parameter`` subclass and lazy parameters keep their
-# class and take a slower path. What stays refused is PyTorch's object rule
-# for tensors that already have a Python object: npy's ``detach`` is a Python
-# kernel, so its result has one (an ``NpyTensor``), and
-# ``check_tensor_subclass`` (``torch/csrc/autograd/python_variable.cpp``)
-# will not give it another class:
+# class and take a slower path.
+#
+# New parameter objects over npy memory
+# -------------------------------------
+# ``Tensor._make_subclass`` and ``as_subclass`` (``THPVariable_make_subclass``
+# and ``THPVariable_as_subclass`` in ``torch/csrc/autograd/python_variable.cpp``)
+# detach or alias their argument and give the result the class asked for;
+# ``check_tensor_subclass`` there refuses when the result already has a Python
+# object of another class, which every Python kernel's result has. npy
+# registers no ``detach`` or ``alias`` kernel, so PyTorch's C++ ones run and
+# their results have no Python object yet: the parameter classes, and the
+# lazy modules and ``UninitializedParameter`` built on them, work on npy as
+# on CPU:
 
-for name, attempt in {
-    "torch.Tensor._make_subclass(nn.Parameter, ...)":
-        lambda: torch.Tensor._make_subclass(torch.nn.Parameter, torch.ones(2, device="npy"), True),
-    'nn.LazyLinear(3, device="npy")': lambda: torch.nn.LazyLinear(3, device="npy"),
+for name, make in {
+    "Tensor._make_subclass(nn.Parameter, x)": lambda x: torch.Tensor._make_subclass(torch.nn.Parameter, x, True),
+    "x.as_subclass(nn.Parameter)": lambda x: x.as_subclass(torch.nn.Parameter),
+    'UninitializedParameter(device=...)': lambda x: torch.nn.UninitializedParameter(device=x.device),
+    'LazyLinear(3, device=...).weight': lambda x: torch.nn.LazyLinear(3, device=x.device).weight,
 }.items():
-    try:
-        attempt()
-        print(f"{name}: runs")
-    except RuntimeError as error:
-        print(f"{name}: RuntimeError: {str(error).splitlines()[0][:100]}")
+    made = {device: make(torch.ones(2, device=device)) for device in ("cpu", "npy")}
+    print(f"{name:40}", "  ".join(f"{device}: {type(t).__name__} on {t.device}" for device, t in made.items()))
+
+# %%
+# The price is on the gradients: ``AccumulateGrad`` stores the tensor the
+# backward computed as its ``detach`` when it can (otherwise a copy, made by
+# npy's kernels: when its layout differs from the parameter's, for one;
+# ``torch/csrc/autograd/functions/accumulate_grad.h``), so ``.grad`` is
+# mostly a plain ``torch.Tensor`` object made by C++ (``detached`` in
+# ``backend_pkg/tensor.py`` says what npy does about that; the dropdown on
+# :ref:`sphx_glr_auto_examples_deep_dives_07_performance.py` has the
+# upstream change that would give it npy's class):
+
+layer = torch.nn.Linear(3, 2, device="npy")
+layer(torch.ones(4, 3, device="npy")).sum().backward()
+for name, parameter in layer.named_parameters():
+    print(f"{name}: {type(parameter).__name__}, its .grad: {type(parameter.grad).__name__} on {parameter.grad.device}")
 
 # %%
 # .. dropdown:: Upstream: the shallow-copy rule for a Python backend
@@ -94,10 +115,12 @@ for name, attempt in {
 #    then gets without writing the kernel, while C++ backends with a
 #    ``TensorImpl`` subclass keep answering for themselves.
 
+# %%
 # Tensor objects made by PyTorch's C++ code
 # -----------------------------------------
 # A few PyTorch paths make a new Python object over an existing npy storage:
-# views that change the dtype, and the results autograd saves for backward.
+# views that change the dtype, the results autograd saves for backward, and
+# the gradients it stores (above).
 # Such objects are plain ``torch.Tensor``, not ``NpyTensor`` (``.data`` is
 # one, see below). Kernels read them correctly, because
 # ``unwrap`` works from the storage and the tensor's metadata, but printing
