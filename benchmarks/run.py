@@ -74,7 +74,7 @@ What is measured
 * ``distributed``: one ``DistributedDataParallel`` training step of an MLP
   (forward, backward with the gradients' all-reduce, SGD step) in two
   processes on this machine, on ``npy`` through the ``npy_gloo`` process
-  group and on CPU through gloo (:func:`backend_pkg.distributed_demo.time_ddp_steps`).
+  group and on CPU through gloo (:func:`ddp_demo.workloads.time_ddp_steps`).
   Each step is timed once (a step includes waiting for the other rank), rank
   0's steps make the row.
 
@@ -138,7 +138,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 # main() imports them, except in the --backend and --import-time processes, which set up
 # another PrivateUse1 backend or time the import itself: a process has one PrivateUse1 backend.
 backend_pkg = None
-distributed_demo = None
+ddp_launch = ddp_workloads = None
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "source" / "benchmarks.json"
 TARGETS = Path(__file__).with_name("targets.csv")
@@ -919,7 +919,7 @@ def measure_zoo(settings, quick):
 def measure_distributed(settings):
     """The DDP step on npy and on CPU, from rank 0 of two processes; a step is slow enough to time alone."""
     steps_per_turn = settings.repeat
-    seconds = distributed_demo.launch(distributed_demo.time_ddp_steps, steps_per_turn, settings.rounds,
+    seconds = ddp_launch.launch(ddp_workloads.time_ddp_steps, steps_per_turn, settings.rounds,
                                       timeout=300)[0]
     return {"ddp_step": {device: timing_row([step * 1e6 for step in steps], 1) for device, steps in seconds.items()}}
 
@@ -1033,11 +1033,11 @@ def describe_cases():
         },
         "distributed": {
             "ddp_step": {
-                "model": f"Linear({distributed_demo.FEATURES}, {distributed_demo.HIDDEN}), ReLU, "
-                         f"Linear({distributed_demo.HIDDEN}, {distributed_demo.HIDDEN}), ReLU, "
-                         f"Linear({distributed_demo.HIDDEN}, {distributed_demo.CLASSES}), float32",
+                "model": f"Linear({ddp_workloads.FEATURES}, {ddp_workloads.HIDDEN}), ReLU, "
+                         f"Linear({ddp_workloads.HIDDEN}, {ddp_workloads.HIDDEN}), ReLU, "
+                         f"Linear({ddp_workloads.HIDDEN}, {ddp_workloads.CLASSES}), float32",
                 "processes": 2,
-                "batch_per_rank": distributed_demo.GLOBAL_BATCH // 2,
+                "batch_per_rank": ddp_workloads.GLOBAL_BATCH // 2,
                 "step": "DDP: cross_entropy(model(x), y).backward() (gradients all-reduced); SGD step; zero_grad()",
                 "process_groups": {"npy": "npy_gloo (backend_pkg.distributed)", "cpu": "gloo"},
             },
@@ -1190,11 +1190,13 @@ def main(argv=None):
         importlib.import_module(options.import_time)
         print(time.perf_counter() - start)
         return 0
-    global backend_pkg, distributed_demo
+    global backend_pkg, ddp_launch, ddp_workloads
     if options.guard_in_cpp:
         load_guard_in_cpp()  # before backend_pkg registers its guard
     backend_pkg = importlib.import_module("backend_pkg")
-    distributed_demo = importlib.import_module("backend_pkg.distributed_demo")
+    sys.path.insert(0, str(ROOT))  # ddp_demo/ is a folder of the checkout, not of the installed package
+    ddp_launch = importlib.import_module("ddp_demo.launch")
+    ddp_workloads = importlib.import_module("ddp_demo.workloads")
     if options.floor:
         print(json.dumps(measure_floor(settings)))
         return 0

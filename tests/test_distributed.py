@@ -1,6 +1,6 @@
 """torch.distributed on npy: DDP against one CPU process, and every collective against gloo on CPU.
 
-Two ranks, each a fresh interpreter, on 127.0.0.1 (``backend_pkg.distributed_demo.launch``:
+Two ranks, each a fresh interpreter, on 127.0.0.1 (``ddp_demo.launch.launch``:
 a free port, a deadline).
 """
 
@@ -13,7 +13,9 @@ import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as functional
 
-from backend_pkg import distributed, distributed_demo
+from backend_pkg import distributed
+from ddp_demo import workloads
+from ddp_demo.launch import launch, process_group_of_one
 
 STEPS = 3
 SHAPE = (2, 3)
@@ -21,18 +23,18 @@ SHAPE = (2, 3)
 
 def ddp_and_collectives(rank, world_size):
     """Both checks in one launch: starting two processes costs more than either check."""
-    return {"ddp": distributed_demo.train_ddp(rank, world_size, "npy", STEPS),
+    return {"ddp": workloads.train_ddp(rank, world_size, "npy", STEPS),
             "collective mismatches": compare_collectives(rank, world_size)}
 
 
 @pytest.fixture(scope="module")
 def ranks():
-    return distributed_demo.launch(ddp_and_collectives, backend="cpu:gloo,npy:npy_gloo")
+    return launch(ddp_and_collectives, backend="cpu:gloo,npy:npy_gloo")
 
 
 def test_ddp_on_npy_trains_like_one_cpu_process_on_the_whole_batch(ranks):
     ranks = [rank["ddp"] for rank in ranks]
-    reference = distributed_demo.train_single_process(STEPS)
+    reference = workloads.train_single_process(STEPS)
     assert all(rank["buckets"] >= 2 for rank in ranks)
     for name, expected in reference["state"].items():
         torch.testing.assert_close(ranks[0]["state"][name], expected)
@@ -226,7 +228,7 @@ def test_every_collective_on_npy_matches_gloo_on_cpu(ranks):
 @pytest.mark.parametrize("backend", ["cpu:gloo,npy:npy_gloo", "npy:npy_gloo", "npy_gloo", None])
 def test_every_spelling_gives_npy_tensors_the_npy_group(backend):
     """One rank in this process: init_process_group with each spelling, or with none (npy is the accelerator)."""
-    with distributed_demo.process_group_of_one(backend):
+    with process_group_of_one(backend):
         assert type(dist.group.WORLD) is distributed.NpyProcessGroup
         tensor = torch.arange(3.0, device="npy")
         dist.all_reduce(tensor, op=dist.ReduceOp.MAX)

@@ -162,7 +162,7 @@ def test_the_graph_reads_every_kind_of_import(tmp_path):
 
 
 # The folders whose modules the README's "Where things live" map must name, each module by its path.
-MAPPED_FOLDERS = ("backend_pkg", "minimal", "benchmarks", "tools")
+MAPPED_FOLDERS = ("backend_pkg", "minimal", "ddp_demo", "benchmarks", "tools")
 
 
 def map_rows(readme):

@@ -1,9 +1,9 @@
-"""backend_pkg.profiling: an eager step split into npy kernels, guard and the rest."""
+"""benchmarks/profiling.py: an eager step split into npy kernels, guard and the rest."""
 
 import torch
 
 import backend_pkg  # noqa: F401
-from backend_pkg.profiling import step_parts
+from benchmarks.profiling import step_parts
 
 
 def test_step_parts_counts_what_each_phase_runs_and_restores_the_kernels():

@@ -124,7 +124,8 @@ figure.tight_layout()
 # training step of a slightly deeper MLP (``Linear(32, 64)``, ``ReLU``,
 # ``Linear(64, 64)``, ``ReLU``, ``Linear(64, 10)``, batch 16, cross-entropy,
 # SGD: the ``eager`` row of ``make bench``), split by
-# :func:`backend_pkg.profiling.step_parts` into the time inside the ``npy``
+# :func:`benchmarks.profiling.step_parts` (``benchmarks/profiling.py`` in the
+# repository, beside the benchmarks) into the time inside the ``npy``
 # kernels' Python and the rest: PyTorch's dispatcher and autograd engine,
 # the Python of ``torch.nn`` and ``torch.optim``, each crossing from C++
 # into a Python kernel and back, and the calls C++ makes into the device
@@ -132,10 +133,17 @@ figure.tight_layout()
 # code, so a call costs pybind11's work to find and call it). CPU eager runs
 # the same step with C++ kernels.
 
+import sys
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 
-from backend_pkg.profiling import step_parts
+import backend_pkg
+
+# The profiler is a folder of the checkout backend_pkg is installed from, beside the benchmarks, not part of the package.
+sys.path.insert(0, str(Path(backend_pkg.__file__).resolve().parents[1]))
+from benchmarks.profiling import step_parts  # noqa: E402
 
 
 def training_phases(device, backward=lambda loss: loss.backward()):

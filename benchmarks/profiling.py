@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import fallback, runtime
-from .ops import KERNELS
+from backend_pkg import fallback, runtime
+from backend_pkg.ops import KERNELS
 
 _clock = time.perf_counter_ns
 
