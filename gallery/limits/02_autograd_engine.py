@@ -9,10 +9,8 @@ guard turns out to play no part). Each is run here, with the report to file
 upstream.
 """
 
-import subprocess
-import sys
-
 import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -35,7 +33,7 @@ except ZeroDivisionError as error:
     print("ZeroDivisionError:", error)
 """
 for device in ("cpu", "npy"):
-    run = subprocess.run([sys.executable, "-c", HOOK_RAISES, device], capture_output=True, text=True)
+    run = run_code(HOOK_RAISES, device)
     print(f"{device}: exit status {run.returncode}; {(run.stdout + run.stderr).strip().splitlines()[-1]}")
 
 # %%
@@ -103,8 +101,7 @@ try:
 except RuntimeError as error:
     print("torch.autograd.grad:", str(error).split(" at ")[0])
 """
-print(subprocess.run([sys.executable, "-c", BACKWARD_BEFORE_IMPORT], capture_output=True, text=True,
-                     check=True).stdout)
+print(run_code(BACKWARD_BEFORE_IMPORT, check=True).stdout)
 
 # %%
 # Importing the backend before the first backward avoids it.

@@ -8,11 +8,10 @@ storages from the device's (missing) C++ allocator. Each is run here.
 """
 
 import copy
-import subprocess
-import sys
 import warnings
 
 import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -124,7 +123,7 @@ from torch.utils.backend_registration import _setup_privateuseone_for_python_bac
 _setup_privateuseone_for_python_backend("foo")
 torch.UntypedStorage(4, device="foo")
 """
-run = subprocess.run([sys.executable, "-c", STORAGE_ON_BARE_BACKEND], capture_output=True, text=True)
+run = run_code(STORAGE_ON_BARE_BACKEND)
 print("exit status", run.returncode)
 
 # %%
