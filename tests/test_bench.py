@@ -9,6 +9,10 @@ import pytest
 import torch
 from sitebuild import ROOT
 
+from benchmarks import shared
+from benchmarks.groups import backends, guard, large, mlp, models, small
+from benchmarks.groups import zoo as zoo_group
+
 SCRIPT = ROOT / "benchmarks" / "run.py"
 
 
@@ -47,24 +51,24 @@ def schema(value):
 
 
 def wider_zoo_cases():
-    return [f"{family}_width{width}" for family, widths in bench.ZOO_WIDTHS.items() for width in widths]
+    return [f"{family}_width{width}" for family, widths in zoo_group.ZOO_WIDTHS.items() for width in widths]
 
 
 def expected_rows():
     """group.case.implementation of every row the script promises."""
-    small = [f"small.{case}.{name}" for case in bench.SMALL for name in (*bench.OPERANDS, "floor", "floor_with_result")]
-    large = [f"large.{case}.{name}" for case in bench.LARGE for name in bench.OPERANDS]
-    mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in bench.MLP_VARIANTS]
-    guard = [f"guard.{case}.{variant}" for case in bench.GUARD_CASES for variant in bench.INDUCTOR_VARIANTS]
+    small = [f"small.{case}.{name}" for case in small.SMALL for name in (*small.OPERANDS, "floor", "floor_with_result")]
+    large = [f"large.{case}.{name}" for case in large.LARGE for name in small.OPERANDS]
+    mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in mlp.MLP_VARIANTS]
+    guard = [f"guard.{case}.{variant}" for case in guard.GUARD_CASES for variant in guard.INDUCTOR_VARIANTS]
     eager = [f"eager.mlp_train_step.{device}" for device in ("npy", "cpu")]
     models = [f"models.resnet_block.{device}" for device in ("npy", "cpu")]
-    models += [f"models.large_mlp_forward.{variant}" for variant in bench.LARGE_MLP_VARIANTS]
-    backends = [f"backends.{case}.{backend}" for case in (*bench.BACKEND_CASES, "mlp_forward", "mlp_train_step")
-                for backend in bench.BACKENDS]
+    models += [f"models.large_mlp_forward.{variant}" for variant in models.LARGE_MLP_VARIANTS]
+    backends = [f"backends.{case}.{backend}" for case in (*backends.BACKEND_CASES, "mlp_forward", "mlp_train_step")
+                for backend in backends.BACKENDS]
     distributed = [f"distributed.ddp_step.{device}" for device in ("npy", "cpu")]
-    zoo = [f"zoo.{family}.{variant}" for family in bench.load_zoo().RECIPES for variant in bench.ZOO_VARIANTS]
-    zoo += [f"zoo.{case}.{variant}" for case in wider_zoo_cases() for variant in bench.ZOO_EAGER_VARIANTS]
-    zoo += [f"zoo.{case}.{variant}" for case in bench.ZOO_CONVOLUTIONS for variant in bench.ZOO_EAGER_VARIANTS]
+    zoo = [f"zoo.{family}.{variant}" for family in zoo_group.load_zoo().RECIPES for variant in zoo_group.ZOO_VARIANTS]
+    zoo += [f"zoo.{case}.{variant}" for case in wider_zoo_cases() for variant in zoo_group.ZOO_EAGER_VARIANTS]
+    zoo += [f"zoo.{case}.{variant}" for case in zoo_group.ZOO_CONVOLUTIONS for variant in zoo_group.ZOO_EAGER_VARIANTS]
     return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
 
@@ -73,8 +77,8 @@ def test_quick_run_has_every_row(quick_run):
     assert data["quick"] is True
     for path in expected_rows():
         row = bench.row_at(data["timings_us"], path)
-        if path.split(".")[-1] in bench.INDUCTOR_VARIANTS:
-            assert row["us"] is None and row["unavailable"] == bench.QUICK_SKIPS_INDUCTOR, path
+        if path.split(".")[-1] in guard.INDUCTOR_VARIANTS:
+            assert row["us"] is None and row["unavailable"] == shared.QUICK_SKIPS_INDUCTOR, path
             continue
         assert row["us"] > 0 and row["unavailable"] is None, path
         assert row["min_us"] <= row["us"] <= row["median_us"], path
@@ -98,7 +102,7 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "eager_mlp_train_step_npy_vs_cpu": 4.0,
         "resnet_block_npy_vs_cpu": 3.0,
         "ddp_step_npy_vs_cpu": 4.0,
-        **{f"zoo_{family}_{kind}_npy_vs_cpu": target for family in bench.load_zoo().RECIPES
+        **{f"zoo_{family}_{kind}_npy_vs_cpu": target for family in zoo_group.load_zoo().RECIPES
            for kind, target in (("eager", 3.0), ("inductor", 1.5))},
         "zoo_depthwise_conv_npy_vs_cpu": 3.0,
         "zoo_conv3d_npy_vs_cpu": 3.0,
@@ -113,9 +117,9 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
 def test_guard_calls_are_counted_per_guard_case(quick_run, committed):
     """--quick compiles nothing, so it counts nothing; a full run counts the guard's calls in each case,
     and the step's are the most, as the step holds the other cases."""
-    assert quick_run["guard_calls_per_call"] == dict.fromkeys(bench.GUARD_CASES)
+    assert quick_run["guard_calls_per_call"] == dict.fromkeys(guard.GUARD_CASES)
     calls = committed["guard_calls_per_call"]
-    assert list(calls) == list(bench.GUARD_CASES)
+    assert list(calls) == list(guard.GUARD_CASES)
     assert 0 < calls["loss"] < calls["loss_backward"] <= calls["train_step"]
 
 
@@ -198,11 +202,11 @@ def test_zoo_steps_have_their_aten_ops_counted_at_every_width(run, request):
     time per op), and its width described; a wider model runs the same ops, each on more numbers."""
     data = request.getfixturevalue(run)
     ops, widths = data["zoo_aten_ops_per_step"], data["cases"]["zoo"]["widths"]
-    cases = [*bench.load_zoo().RECIPES, *wider_zoo_cases()]
+    cases = [*zoo_group.load_zoo().RECIPES, *wider_zoo_cases()]
     assert sorted(ops) == sorted(widths) == sorted(cases)
     assert all(list(counts) == ["npy", "cpu"] for counts in ops.values())
     assert all(isinstance(count, int) and count > 0 for counts in ops.values() for count in counts.values())
-    for family, larger in bench.ZOO_WIDTHS.items():
+    for family, larger in zoo_group.ZOO_WIDTHS.items():
         assert widths[family] == {"family": family, "width": widths[family]["width"]}
         assert widths[family]["width"] < min(larger)
         for width in larger:

@@ -197,20 +197,18 @@ for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
 # PyTorch's default, a thread of the engine's own for the device, on which
 # every npy kernel waits for the GIL:
 
-import timeit
+# Timed as make bench times its rows (benchmarks/timing.py): the two steps take turns, so that a slow
+# spell of the machine hits both, and each reports its fastest repeat but one in twenty.
+from benchmarks.timing import Settings, as_timer, measure  # noqa: E402
 
 backward_calls = {"loss.backward()": lambda loss: loss.backward(),
                   "torch.autograd.backward(loss)": lambda loss: torch.autograd.backward(loss)}
 steps = {}
 for name, backward in backward_calls.items():
     phases = training_phases("npy", backward)
-    steps[name] = lambda phases=phases: [phase() for phase in phases.values()]
-fastest = dict.fromkeys(steps, float("inf"))
-for _ in range(40):  # taking turns, so that a slow spell of the machine hits both
-    for name, step in steps.items():
-        fastest[name] = min(fastest[name], timeit.timeit(step, number=5) / 5 * 1e6)
-for name, step_us in fastest.items():
-    print(f"{name:30} step {step_us:7.1f} µs")
+    steps[name] = as_timer(lambda phases=phases: [phase() for phase in phases.values()])
+for name, row in measure(steps, Settings(rounds=40, repeat=1, seconds=0.001, warmup=1)).items():
+    print(f"{name:30} step {row['us']:7.1f} µs")
 
 # %%
 # A ResNet block
