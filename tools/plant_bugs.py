@@ -16,7 +16,7 @@ script says so and exits with status 1.
     .venv/bin/python tools/plant_bugs.py --write           # and rewrite tests/PLANTED_BUGS.md
 
 The run takes a few minutes (each plant is one pytest run), so it is not part
-of ``make test``; ``tests/test_plant_bugs.py`` checks there that every
+of ``make test``; ``tests/tools/test_plant_bugs.py`` checks there that every
 plant still applies to the code as it is.
 
 A change PyTorch makes unobservable is no bug and is not planted: the
@@ -60,7 +60,7 @@ PLANTS = [
         "(*array.shape, 2), (*array.strides, part.itemsize)), base=self)",
         "(*array.shape, 2), (*np.empty(array.shape, array.dtype).strides, part.itemsize)), base=self)",
         "view_as_real describes its result with a contiguous tensor's strides, whatever the input's",
-        ("tests/test_opinfo_layouts.py",),
+        ("tests/tools/test_opinfo_layouts.py",),
     ),
     Plant(
         "host-view-copies",
@@ -70,7 +70,7 @@ PLANTS = [
         "else torch.from_numpy(unwrap(tensor)).contiguous()",
         "the CPU view of an npy tensor is made contiguous, so for a strided tensor it is a copy: "
         "the fallback and copy_ write into that copy, not into the tensor",
-        ("tests/test_fallback.py", "tests/test_in_place_aliasing.py"),
+        ("tests/core/test_fallback.py", "tests/ops/test_in_place_aliasing.py"),
     ),
     Plant(
         "reinterpret-offset-in-elements",
@@ -79,7 +79,7 @@ PLANTS = [
         "offset = self.storage_offset() * storage.itemsize",
         "offset = self.storage_offset()",
         "view_as_real and view_as_complex count the storage offset in elements where NumPy wants bytes",
-        ("tests/test_opinfo_layouts.py",),
+        ("tests/tools/test_opinfo_layouts.py",),
     ),
     Plant(
         "empty-view-offset-past-the-end",
@@ -89,16 +89,17 @@ PLANTS = [
         "        offset = min(offset, storage.nbytes)\n",
         "",
         "view_as_real of an empty view whose offset lies past its storage's end lets NumPy's ValueError out",
-        ("tests/test_opinfo_layouts.py",),
+        ("tests/tools/test_opinfo_layouts.py",),
     ),
     Plant(
         "mul-scalar-keeps-dtype",
         "promotion",
         "backend_pkg/ops/arithmetic.py",
         "def mul_kernel(self, other):\n    return torch.result_type(self, other)",
-        "def mul_kernel(self, other):\n    return self.dtype if isinstance(other, (int, float)) else torch.result_type(self, other)",
+        "def mul_kernel(self, other):\n"
+        "    return self.dtype if isinstance(other, (int, float)) else torch.result_type(self, other)",
         "a Python number never changes the result dtype: an integer tensor times 2.5 stays integer",
-        ("tests/test_ops.py", "tests/test_integer_edges.py"),
+        ("tests/ops/test_ops.py", "tests/ops/test_integer_edges.py"),
     ),
     Plant(
         "alpha-as-float",
@@ -108,7 +109,7 @@ PLANTS = [
         "        scale = float(alpha)\n",
         "add's alpha is applied as a Python float, so integer operands are computed in float64: "
         "large int64 values lose digits and overflow no longer wraps",
-        ("tests/test_ops.py", "tests/test_integer_edges.py"),
+        ("tests/ops/test_ops.py", "tests/ops/test_integer_edges.py"),
     ),
     Plant(
         "uint32-stored-as-int32",
@@ -117,7 +118,7 @@ PLANTS = [
         "torch.uint32: np.dtype(np.uint32),",
         "torch.uint32: np.dtype(np.int32),",
         "a typo in the dtype table: uint32 tensors are stored as int32",
-        ("tests/test_integer_edges.py",),
+        ("tests/ops/test_integer_edges.py",),
     ),
     Plant(
         "argmax-drops-keepdim",
@@ -126,7 +127,7 @@ PLANTS = [
         "return np.asarray(np_arg(a, axis=axis, keepdims=keepdim)).astype(np.int64, copy=False)",
         "return np.asarray(np_arg(a, axis=axis)).astype(np.int64, copy=False)",
         "argmax and argmin ignore keepdim",
-        ("tests/test_ops.py", "tests/test_nan_reductions.py"),
+        ("tests/ops/test_ops.py", "tests/ops/test_nan_reductions.py"),
     ),
     Plant(
         "amax-skips-nan",
@@ -135,7 +136,7 @@ PLANTS = [
         'return np.max(a, axis=reduced_axes("amax", dim, a.ndim), keepdims=keepdim)',
         'return np.nanmax(a, axis=reduced_axes("amax", dim, a.ndim), keepdims=keepdim)',
         "amax skips NaN (np.nanmax) where PyTorch propagates it",
-        ("tests/test_reductions_linalg_nn.py", "tests/test_nan_reductions.py"),
+        ("tests/ops/test_reductions.py", "tests/ops/test_nan_reductions.py"),
     ),
     Plant(
         "sum-warns-on-nan",
@@ -144,7 +145,7 @@ PLANTS = [
         "token = ERROR_STATE.set(ALL_IGNORED)",
         "token = ERROR_STATE.set(ERROR_STATE.get())",
         "sum and mean let NumPy's RuntimeWarning out when inf + -inf makes a NaN; CPU is silent",
-        ("tests/test_nan_reductions.py",),
+        ("tests/ops/test_nan_reductions.py",),
     ),
     Plant(
         "in-place-overlap-unchecked",
@@ -153,7 +154,7 @@ PLANTS = [
         "    def kernel(self, *args, **kwargs):\n        _check_iterator_overlaps(self, args, kwargs)\n",
         "    def kernel(self, *args, **kwargs):\n",
         "in-place elementwise ops compute x.add_(x.T) instead of refusing it as CPU does",
-        ("tests/test_in_place_aliasing.py",),
+        ("tests/ops/test_in_place_aliasing.py",),
     ),
     Plant(
         "out-overlap-unchecked",
@@ -163,7 +164,7 @@ PLANTS = [
         "    def kernel(*args, out, **kwargs):\n",
         "elementwise out= is resized before it is checked: an expanded out is quietly reallocated, "
         "and an out that shares part of an input is computed into",
-        ("tests/test_in_place_aliasing.py",),
+        ("tests/ops/test_in_place_aliasing.py",),
     ),
     Plant(
         "copy-overlap-unchecked",
@@ -172,7 +173,7 @@ PLANTS = [
         "    check_apart(self, partial=(src,))\n",
         "",
         "x.copy_(x.T) copies instead of refusing: CPU's own check sees two unrelated CPU tensors",
-        ("tests/test_in_place_aliasing.py", "tests/test_copies.py"),
+        ("tests/ops/test_in_place_aliasing.py", "tests/ops/test_copies.py"),
     ),
     Plant(
         "masked-fill-expanded-silent",
@@ -181,7 +182,7 @@ PLANTS = [
         '    warn_if_expanded("masked_fill_", self, "tensor[mask] = scalar")\n',
         "",
         "masked_fill_ writes an expanded tensor without CPU's deprecation warning",
-        ("tests/test_in_place_aliasing.py",),
+        ("tests/ops/test_in_place_aliasing.py",),
     ),
     Plant(
         "fallback-out-through-reshape",
@@ -191,7 +192,7 @@ PLANTS = [
         "    unwrap(npy_out).reshape(-1)[:] = cpu_out.numpy().reshape(-1)\n",
         "the fallback stores out= through a flat reshape, which for a non-contiguous out is a copy: "
         "the result is lost",
-        ("tests/test_fallback.py",),
+        ("tests/core/test_fallback.py",),
     ),
     Plant(
         "fallback-several-stay-on-cpu",
@@ -200,7 +201,7 @@ PLANTS = [
         "    return tuple(_from_host(r, schema, written, args, kwargs) for r, schema in zip(result, returns))",
         "    return (_from_host(result[0], returns[0], written, args, kwargs), *result[1:])",
         "only the first of several results becomes an npy tensor; the others stay CPU tensors",
-        ("tests/test_fallback.py",),
+        ("tests/core/test_fallback.py",),
     ),
     Plant(
         "broadcast-left-to-numpy",
@@ -210,7 +211,7 @@ PLANTS = [
         "    if False:\n        broadcast_shapes(*shapes)\n",
         "operands whose shapes do not broadcast reach NumPy, whose ValueError reaches the user "
         "instead of PyTorch's RuntimeError",
-        ("tests/test_reductions_linalg_nn.py",),
+        ("tests/ops/test_nn.py",),
     ),
 ]
 

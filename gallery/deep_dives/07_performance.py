@@ -22,10 +22,10 @@ that file. They describe the machine and the code of the last
 # every row, and rows that use all cores most.
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import ScalarFormatter
 
 # Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/deep_dives/_measurements.py.
 from _measurements import LABELS, grouped_bars, load_benchmarks, print_rows, speed_bars
+from matplotlib.ticker import ScalarFormatter
 
 results = load_benchmarks()
 timings = results["timings_us"]
@@ -141,9 +141,9 @@ import torch.nn.functional as F
 
 import backend_pkg
 
-# The profiler is a folder of the checkout backend_pkg is installed from, beside the benchmarks, not part of the package.
+# The profiler lives beside the benchmarks, in the checkout backend_pkg is installed from, not in the package.
 sys.path.insert(0, str(Path(backend_pkg.__file__).resolve().parents[1]))
-from benchmarks.profiling import step_parts  # noqa: E402
+from benchmarks.profiling import step_parts
 
 
 def training_phases(device, backward=lambda loss: loss.backward()):
@@ -182,7 +182,8 @@ for parts in npy_parts.values():
         kernel_us[op] = kernel_us.get(op, 0) + op_us
         kernel_calls[op] = kernel_calls.get(op, 0) + parts.kernel_calls[op]
 for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
-    print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({kernel_us[op] / kernel_calls[op]:.1f} per call)")
+    per_call = kernel_us[op] / kernel_calls[op]
+    print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({per_call:.1f} per call)")
 
 # %%
 # ``t`` is ``Linear`` transposing its weight forward, and its backward
@@ -199,7 +200,7 @@ for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
 
 # Timed as make bench times its rows (benchmarks/timing.py): the two steps take turns, so that a slow
 # spell of the machine hits both, and each reports its fastest repeat but one in twenty.
-from benchmarks.timing import Settings, as_timer, measure  # noqa: E402
+from benchmarks.timing import Settings, as_timer, measure
 
 backward_calls = {"loss.backward()": lambda loss: loss.backward(),
                   "torch.autograd.backward(loss)": lambda loss: torch.autograd.backward(loss)}
@@ -463,7 +464,11 @@ for suffix, where in (("", "npy's guard in Python"), ("_guard_in_cpp", "npy's gu
 # the step's phases; the optimizer's phase is the compiled SGD step. The
 # guard's calls are counted in each:
 
-PHASES = {"forward": ("loss", None), "backward": ("loss_backward", "loss"), "optimizer": ("train_step", "loss_backward")}
+PHASES = {
+    "forward": ("loss", None),
+    "backward": ("loss_backward", "loss"),
+    "optimizer": ("train_step", "loss_backward"),
+}
 
 
 def phase(values, name):

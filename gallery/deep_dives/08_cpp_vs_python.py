@@ -147,6 +147,7 @@ import json
 import re
 
 import torch
+
 # CHECKOUT: the checkout backend_pkg is installed from, where minimal/ lives.
 from _fresh_python import CHECKOUT, run_module
 from _measurements import Table, load_benchmarks

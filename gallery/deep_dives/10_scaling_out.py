@@ -34,8 +34,8 @@ from backend_pkg import distributed
 
 # The DDP demo is a folder of the checkout backend_pkg is installed from, not part of the package.
 sys.path.insert(0, str(Path(backend_pkg.__file__).resolve().parents[1]))
-from ddp_demo import workloads  # noqa: E402
-from ddp_demo.launch import launch, process_group_of_one  # noqa: E402
+from ddp_demo import workloads
+from ddp_demo.launch import launch, process_group_of_one
 
 with process_group_of_one():
     for backend, outcome in workloads.gloo_on_npy(rank=0, world_size=1).items():
@@ -86,7 +86,7 @@ print("default for npy:", dist.Backend.default_device_backend_map[backend_pkg.DE
 # ``reduce_scatter_single`` (``reduce_scatter_tensor``), ``gather``,
 # ``scatter``, ``all_to_all``, ``all_to_all_single``, ``barrier``,
 # ``send``/``recv``, and the functional collectives that DTensor uses,
-# which find the group by its name and call it from C++. ``tests/test_distributed.py`` runs each on npy
+# which find the group by its name and call it from C++. ``tests/core/test_distributed.py`` runs each on npy
 # and on CPU through plain gloo, contiguous and transposed, and requires
 # the same results, or the same error: gloo refuses non-contiguous tensors
 # in ``all_to_all_single`` and ``send``/``recv`` on CPU as on npy.

@@ -267,7 +267,8 @@ for step, needed in found.items():
 # :doc:`../../op_coverage` page lists every kernel, by family.
 
 assert found == {
-    "x = torch.ones(2, 3).to('npy')": [["aten::empty_strided", "aten::_to_copy"], ["aten::_copy_from", "aten::_to_copy"]],
+    "x = torch.ones(2, 3).to('npy')": [["aten::empty_strided", "aten::_to_copy"],
+                                       ["aten::_copy_from", "aten::_to_copy"]],
     "x.cpu()": [],
     "x + x": [["aten::empty.memory_format", "aten::add.Tensor"], ["aten::add.out", "aten::add.Tensor"]],
     "x * 2": [["aten::mul.out", "aten::mul.Tensor"]],

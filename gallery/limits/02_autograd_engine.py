@@ -9,7 +9,6 @@ guard turns out to play no part). Each is run here, with the report to file
 upstream.
 """
 
-import torch
 from _fresh_python import run_code
 
 import backend_pkg
@@ -39,7 +38,7 @@ for device in ("cpu", "npy"):
 # %%
 # An error raised by a kernel or by a custom ``autograd.Function``'s
 # ``backward`` still arrives as an exception; only hooks are affected.
-# ``tests/test_autograd.py`` runs both cases and fails the day PyTorch
+# ``tests/core/test_autograd.py`` runs both cases and fails the day PyTorch
 # changes either.
 #
 # .. dropdown:: Issue: an exception in a backward hook aborts the process on a Python-registered device

@@ -135,8 +135,6 @@ print("exit status", run.returncode)
 # an npy storage work (PyTorch's ``_StorageBase.clone()`` would call that
 # constructor), and ``.data`` is an ``NpyTensor``, as every npy kernel's result:
 
-import copy
-
 storage = x.untyped_storage()
 print(type(storage).__name__, copy.deepcopy(storage).device, storage.clone().tolist()[:4])
 print(type(x.data).__name__, copy.deepcopy(x.data))
