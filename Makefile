@@ -40,7 +40,9 @@ html-noplot: $(READY)
 # One pytest worker per core; tests/conftest.py keeps each module on one worker.
 TEST_WORKERS ?= 2
 
+# The house rules first (ruff, configured in pyproject.toml), then every test.
 test: $(READY)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples, and gradcheck on npy.

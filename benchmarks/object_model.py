@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))
 
 from benchmarks.timing import Settings, TurnProcess, as_timer, serve_turns  # noqa: E402
+
 OUTPUT = ROOT / "source" / "object_model.json"
 SHIPPED = "subclass, views on the object"
 

@@ -197,7 +197,8 @@ def report(data):
         lines.append(f"\n{group} (µs per call, {settings['rounds'] * settings['repeat']} repeats)")
         widths = [max(12, len(name)) + 2 for name in implementations]
         case_width = max(12, *map(len, cases))
-        lines.append(f"  {'':{case_width}}" + "".join(f"{name:>{width}}" for name, width in zip(implementations, widths)))
+        header = "".join(f"{name:>{width}}" for name, width in zip(implementations, widths))
+        lines.append(f"  {'':{case_width}}" + header)
         for case, rows in cases.items():
             lines.append(f"  {case:{case_width}}" + "".join(
                 f"{format_us(rows[name]['us']) if name in rows else '':>{width}}"

@@ -15,7 +15,8 @@ OWN_SETTINGS = None
 def measure_group(settings, quick):
     """The DDP step on npy and on CPU, from rank 0 of two processes; a step is slow enough to time alone."""
     seconds = launch(workloads.time_ddp_steps, settings.repeat, settings.rounds, timeout=300)[0]
-    return {"ddp_step": {device: timing_row([step * 1e6 for step in steps], 1) for device, steps in seconds.items()}}, {}
+    rows = {device: timing_row([step * 1e6 for step in steps], 1) for device, steps in seconds.items()}
+    return {"ddp_step": rows}, {}
 
 
 def describe():
