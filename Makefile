@@ -9,17 +9,14 @@ SPHINXOPTS ?= -W --keep-going
 BUILDDIR := _build
 
 # `make check-torch`: every test against another torch, in its own venv. The tests that read
-# committed measurements (tests/test_bench.py, tests/test_opinfo.py) check their layout and
+# committed measurements (tests/tools/test_bench.py, tests/tools/test_opinfo.py) check their layout and
 # what the installed torch measures, not the pinned torch's numbers, so they run too, on one
 # worker per core as `make test` does. The Compatibility page counts the docs tests
-# (DOCS_TESTS) apart from the backend's (the rest). The C++ twin is built apart too, in a folder
+# (tests/docs/) apart from the backend's (the rest). The C++ twin is built apart too, in a folder
 # per torch asked for: an extension built against one torch must not be loaded by another.
 TORCH ?= torch==2.14.1
 INDEX_URL ?=
 CHECK_VENV := .venv-torch-check
-DOCS_TESTS := tests/test_docs.py tests/test_snippets.py tests/test_snippet_breaks.py \
-	tests/test_api_names.py tests/test_notebooks.py tests/test_browser.py tests/test_build_breaks.py \
-	tests/test_downloaded_script.py
 
 .PHONY: setup html html-noplot test coverage bench check-torch clean
 
@@ -43,7 +40,9 @@ html-noplot: $(READY)
 # One pytest worker per core; tests/conftest.py keeps each module on one worker.
 TEST_WORKERS ?= 2
 
+# The house rules first (ruff, configured in pyproject.toml), then every test.
 test: $(READY)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples, and gradcheck on npy.
@@ -66,8 +65,7 @@ check-torch:
 	MINIMAL_TWIN_BUILD_DIR=$(CURDIR)/$(BUILDDIR)/cpp_backend-$(subst =,,$(subst <,,$(subst >,,$(TORCH)))) \
 		$(CHECK_VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --junitxml=$(BUILDDIR)/check-torch.xml; \
 		status=$$?; \
-		$(CHECK_VENV)/bin/python tools/record_compatibility.py $(BUILDDIR)/check-torch.xml \
-			source/compatibility.csv $(DOCS_TESTS); \
+		$(CHECK_VENV)/bin/python tools/record_compatibility.py $(BUILDDIR)/check-torch.xml source/compatibility.csv; \
 		exit $$status
 
 clean:

@@ -58,7 +58,6 @@ from .names import DEVICE_NAME
 from .runtime import untraced
 from .storage import NpyStorage, bytes_of, materialized, new_storage
 
-
 _create_empty = torch._C._acc.create_empty_tensor
 # The C++ methods, under NpyTensor's overrides that give the storage its pointer first.
 _storage_as_is = torch.Tensor.untyped_storage
@@ -322,7 +321,8 @@ def reshaped(base, size):
     """``base.view(size)``: ``view``'s CPU kernel works out the strides, or raises PyTorch's
     error, from the metadata alone."""
     tensor = _VIEW.redispatch_boxed(_METADATA_ONLY_KEYS, base, size)
-    array = _array_over(_root_of(base), to_numpy_dtype(base.dtype), tensor.shape, tensor.stride(), tensor.storage_offset())
+    array = _array_over(_root_of(base), to_numpy_dtype(base.dtype), tensor.shape, tensor.stride(),
+                        tensor.storage_offset())
     return _as_npy_tensor(tensor, array)
 
 

@@ -24,13 +24,16 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import timeit
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# After the design's tree (PYTHONPATH), so that its backend_pkg is the one imported: benchmarks.* is this checkout's.
+sys.path.append(str(ROOT))
+
+from benchmarks.timing import Settings, TurnProcess, as_timer, serve_turns  # noqa: E402
+
 OUTPUT = ROOT / "source" / "object_model.json"
 SHIPPED = "subclass, views on the object"
 
@@ -90,7 +93,7 @@ REFUSALS = {
 }
 CASES = ("small add", "eager MLP step", 'compiled MLP step (backend="npy")', "compiled MLP step (Inductor)")
 # Short turns, many rounds: the machine is shared, and a turn's fastest repeat is the one least disturbed.
-ROUNDS, REPEAT, SECONDS, WARMUP = 15, 5, 0.005, 5
+SETTINGS = Settings(rounds=15, repeat=5, seconds=0.005, warmup=5)
 
 
 def tied_after_move():
@@ -117,19 +120,17 @@ RUNNERS = {runner.__name__: runner for runner in (tied_after_move, first_call_de
 
 
 def works():
-    """The timed callables, built as ``make bench`` builds them (benchmarks/run.py)."""
-    import backend_pkg
+    """The timed callables, built as ``make bench`` builds them (its groups, benchmarks/groups/)."""
+    from benchmarks.groups.eager import eager_train_step
+    from benchmarks.groups.mlp import mlp_works
+    from benchmarks.shared import cpu_operands
 
-    sys.path.insert(0, str(Path(__file__).parent))
-    import run
-
-    run.backend_pkg = backend_pkg
-    a, b = (tensor.to("npy") for tensor in run.cpu_operands((4,)))
+    a, b = (tensor.to("npy") for tensor in cpu_operands((4,)))
     return {
         CASES[0]: lambda: a + b,
-        CASES[1]: run.eager_train_step("npy"),
-        CASES[2]: run.mlp_works("npy", backend="npy")["train_step"],
-        CASES[3]: run.mlp_works("npy", backend="inductor")["train_step"],
+        CASES[1]: eager_train_step("npy"),
+        CASES[2]: mlp_works("npy", backend="npy")["train_step"],
+        CASES[3]: mlp_works("npy", backend="inductor")["train_step"],
     }
 
 
@@ -153,19 +154,8 @@ def serve():
     import backend_pkg
 
     torch.set_num_threads(1)  # Inductor's CPU code would otherwise take both cores from the other process
-    timers = {name: timeit.Timer(work) for name, work in works().items()}
-    numbers = {}
-    for name, timer in timers.items():
-        timer.timeit(WARMUP)
-        number = 1
-        while timer.timeit(number) < SECONDS:
-            number *= 2
-        numbers[name] = number
-    print(json.dumps({"backend_pkg": backend_pkg.__file__, "refusals_lifted": refusals_lifted()}), flush=True)
-    for _ in sys.stdin:
-        turn = {name: [timer.timeit(numbers[name]) / numbers[name] * 1e6 for _ in range(REPEAT)]
-                for name, timer in timers.items()}
-        print(json.dumps(turn), flush=True)
+    timers = {name: as_timer(work) for name, work in works().items()}
+    serve_turns(timers, SETTINGS, backend_pkg=backend_pkg.__file__, refusals_lifted=refusals_lifted())
 
 
 def design_tree(edits, directory):
@@ -183,41 +173,25 @@ def design_tree(edits, directory):
     return directory
 
 
-class Design:
-    def __init__(self, name, tree):
-        environment = {**os.environ, "PYTHONPATH": str(tree)}
-        self.name = name
-        self.process = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, env=environment, cwd=tree)
-        self.started = self.read()
-        if not self.started["backend_pkg"].startswith(str(tree)):
-            raise RuntimeError(f"{name}: imported {self.started['backend_pkg']}, not the tree's")
-
-    def read(self):
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{self.name}: the process exited ({self.process.wait()})")
-        return json.loads(line)
-
-    def turn(self):
-        self.process.stdin.write("\n")
-        self.process.stdin.flush()
-        return self.read()
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+def design_process(name, tree):
+    """A process of this script (``--serve``) that imports ``tree``'s backend_pkg and times a turn when asked."""
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    process = TurnProcess(name, [sys.executable, __file__, "--serve"], environment, cwd=tree)
+    if not process.started["backend_pkg"].startswith(str(tree)):
+        process.close()
+        raise RuntimeError(f"{name}: imported {process.started['backend_pkg']}, not the tree's")
+    return process
 
 
 def measure(trees):
     """name -> tree, the first the reference: per design, each case's µs (the median over turns of
     a turn's fastest repeat), its median ratio to the reference's turn by turn, and the refusals it lifts."""
-    designs = [Design(name, tree) for name, tree in trees.items()]
+    designs = [design_process(name, tree) for name, tree in trees.items()]
     samples = {design.name: {case: [] for case in CASES} for design in designs}
     ratios = {design.name: {case: [] for case in CASES} for design in designs}
     try:
-        for _ in range(ROUNDS):
-            turns = {design.name: design.turn() for design in designs}
+        for _ in range(SETTINGS.rounds):
+            turns = {design.name: design.one_turn() for design in designs}
             reference = turns[designs[0].name]
             for name, turn in turns.items():
                 for case in CASES:
@@ -262,7 +236,8 @@ def main():
                  for index, (name, edits) in enumerate(DESIGNS.items())}
         results = measure(trees)
     report(results)
-    OUTPUT.write_text(json.dumps({**started, "rounds": ROUNDS, "repeat": REPEAT, "designs": results}, indent=1) + "\n")
+    recorded = {**started, "rounds": SETTINGS.rounds, "repeat": SETTINGS.repeat, "designs": results}
+    OUTPUT.write_text(json.dumps(recorded, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ shows a piece of code lists it in ``names``, as a dotted path from an
 importable module (``backend_pkg.runtime.NpyHooks.has_primary_context``), and
 the constants below hold what a diagram claims of PyTorch (the dispatch keys
 of one call, the guard's calls in a backward, the compile backends...);
-``tests/test_diagrams.py`` checks both against the code, so a renamed
+``tests/docs/test_diagrams.py`` checks both against the code, so a renamed
 function or a changed dispatch path fails a test instead of leaving a stale
 picture. Nothing here imports torch: conf.py draws the diagrams that serve as
 thumbnails (:func:`save_all`) before any page runs.

@@ -31,7 +31,9 @@ def outcome(attempt):
         cause = error
         while (cause.__cause__ or cause.__context__) is not None:  # torch.compile wraps a backend's error
             cause = cause.__cause__ or cause.__context__
-        return f"raises {first_line(error)}" if cause is error else f"raises {type(error).__name__}, from {first_line(cause)}"
+        if cause is error:
+            return f"raises {first_line(error)}"
+        return f"raises {type(error).__name__}, from {first_line(cause)}"
 
 
 def kernel_facts(device):
@@ -107,8 +109,8 @@ def compile_facts(device):
 
 def main(backend):
     device = importlib.import_module(BACKENDS[backend]).DEVICE_NAME
-    facts = {"kernels": kernel_facts(device), "devices": device_facts(device), "streams and events": stream_and_event_facts(device),
-             "torch.compile": compile_facts(device)}
+    facts = {"kernels": kernel_facts(device), "devices": device_facts(device),
+             "streams and events": stream_and_event_facts(device), "torch.compile": compile_facts(device)}
     print(json.dumps(facts))
 
 

@@ -43,7 +43,8 @@ def make(shape, dtype, seed=0):
     if dtype == torch.bool:
         return torch.randint(0, 2, shape, generator=generator).bool()
     if dtype.is_floating_point or dtype.is_complex:
-        return (torch.randn(shape, dtype=torch.complex128 if dtype.is_complex else torch.float64, generator=generator) * 4).to(dtype)
+        wide = torch.complex128 if dtype.is_complex else torch.float64
+        return (torch.randn(shape, dtype=wide, generator=generator) * 4).to(dtype)
     low = 0 if dtype == torch.uint8 else -9
     return torch.randint(low, 10, shape, generator=generator).to(dtype)
 
@@ -65,6 +66,16 @@ def assert_matches_cpu(npy_result, cpu_result, *, made_by_kernel=True):
 
 def npy(tensor):
     return tensor.to("npy")
+
+
+def exact_data(shape, dtype, seed=0):
+    """Small integers in ``dtype``: every sum and product of a few is exact, in any order."""
+    return make(shape, torch.int8, seed).to(dtype)
+
+
+def labels(like, *values):
+    """Class labels on ``like``'s device."""
+    return torch.tensor(values).to(like.device)
 
 
 def on_npy(args):
@@ -139,7 +150,8 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
         if isinstance(want, torch.Tensor):
             assert got.device.type == "npy", got.device
             torch.testing.assert_close(got.detach().cpu(), want.detach(), equal_nan=True, **tolerance)
-    outputs = [(got, want) for got, want in zip(npy_results, cpu_results) if _differentiable(want) and want.requires_grad]
+    outputs = [(got, want) for got, want in zip(npy_results, cpu_results)
+               if _differentiable(want) and want.requires_grad]
     leaves = [(got, want) for got, want in zip(npy_args, cpu_args) if _differentiable(want)]
     if not outputs or not leaves:
         return

@@ -33,7 +33,8 @@ from sybil.region import Lexeme
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 PYTHON = {"python", "py", "python3", "py3", "pycon", "ipython", "ipython3"}
-# Languages shown, never run ("": a literal block or a fence that names none); a block in any other language fails the check until it is listed here or in PYTHON.
+# Languages shown, never run ("": a literal block or a fence that names none); a block in any other
+# language fails the check until it is listed here or in PYTHON.
 NOT_PYTHON = {"", "sh", "bash", "shell", "console", "text", "none", "cpp", "c++", "c", "json", "yaml", "toml", "ini",
               "csv", "diff", "make", "makefile", "html", "javascript", "js"}
 SKIP = re.compile(r"doctest:.*[+]SKIP|^\s*(\.\.|<!--)\s*skip:", re.MULTILINE)

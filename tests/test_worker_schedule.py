@@ -3,15 +3,15 @@
 from collections import OrderedDict
 
 from sitebuild import ROOT
-from xdist.scheduler import LoadScopeScheduling
 from worker_schedule import LONGEST_FIRST, ONE_UNIT_PER_TEST, ModuleScheduling
+from xdist.scheduler import LoadScopeScheduling
 
 
 def test_a_module_is_one_unit_and_a_notebook_test_its_own():
     split = ModuleScheduling._split_scope
-    assert split(None, "tests/test_ops.py::test_add[float32]") == "tests/test_ops.py"
-    assert split(None, "tests/test_ops.py::TestViews::test_t") == "tests/test_ops.py"
-    notebook = "tests/test_notebooks.py::test_downloaded_notebook_runs[01_quick_setup]"
+    assert split(None, "tests/ops/test_ops.py::test_add[float32]") == "tests/ops/test_ops.py"
+    assert split(None, "tests/ops/test_ops.py::TestViews::test_t") == "tests/ops/test_ops.py"
+    notebook = "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_quick_setup]"
     assert split(None, notebook) == notebook
 
 
@@ -21,20 +21,20 @@ def test_the_longest_units_are_handed_out_first(monkeypatch):
                         lambda self, node: handed_out.append(self.workqueue.popitem(last=False)[0]))
     scheduler = ModuleScheduling.__new__(ModuleScheduling)
     scheduler.workqueue = OrderedDict.fromkeys([
-        "tests/test_ops.py",
-        "tests/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
-        "tests/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
-        "tests/test_opinfo.py",
-        "tests/test_browser.py",
+        "tests/ops/test_ops.py",
+        "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
+        "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
+        "tests/tools/test_opinfo.py",
+        "tests/docs/test_browser.py",
     ])
     for _ in range(5):
         scheduler._assign_work_unit(node=None)
     assert handed_out == [
-        "tests/test_browser.py",
-        "tests/test_opinfo.py",
-        "tests/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
-        "tests/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
-        "tests/test_ops.py",
+        "tests/docs/test_browser.py",
+        "tests/tools/test_opinfo.py",
+        "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
+        "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
+        "tests/ops/test_ops.py",
     ]
 
 

@@ -13,7 +13,7 @@ from xdist.scheduler import LoadScopeScheduling
 
 # Modules whose tests each run their own processes and share no module-scoped
 # fixture: each test is a unit, so both workers take some of them.
-ONE_UNIT_PER_TEST = ("tests/test_notebooks.py", "tests/test_docs.py")
+ONE_UNIT_PER_TEST = ("tests/docs/test_notebooks.py", "tests/docs/test_docs.py")
 
 # The longest units, longest first. Their times: the executed site build that
 # test_browser starts, ~100 s in a whole `make test`; the others in CPU
@@ -24,17 +24,17 @@ ONE_UNIT_PER_TEST = ("tests/test_notebooks.py", "tests/test_docs.py")
 # worker and the compile tests, then the bench, to the second; the site's
 # readers come after enough other work that the build is done when they start.
 LONGEST_FIRST = (
-    "tests/test_browser.py",
-    "tests/test_compile.py",
-    "tests/test_bench.py",
-    "tests/test_opinfo.py",
-    "tests/test_build_breaks.py",
-    "tests/test_gradcheck.py",
-    "tests/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor",
-    "tests/test_notebooks.py::test_downloaded_notebook_runs[09_real_models",
-    "tests/test_notebooks.py",
-    "tests/test_docs.py",
-    "tests/test_error_inputs.py",
+    "tests/docs/test_browser.py",
+    "tests/compile/test_compile.py",
+    "tests/tools/test_bench.py",
+    "tests/tools/test_opinfo.py",
+    "tests/docs/test_build_breaks.py",
+    "tests/tools/test_gradcheck.py",
+    "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor",
+    "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[09_real_models",
+    "tests/docs/test_notebooks.py",
+    "tests/docs/test_docs.py",
+    "tests/tools/test_error_inputs.py",
 )
 
 

@@ -258,7 +258,8 @@ class DCGAN(nn.Module):
 def _adversarial_batches(device, noise=8, batch=6):
     generator = _generator(11)
     return [
-        (torch.rand(batch, 1, 16, 16, generator=generator) * 2 - 1, torch.randn(batch, noise, 1, 1, generator=generator))
+        (torch.rand(batch, 1, 16, 16, generator=generator) * 2 - 1,
+         torch.randn(batch, noise, 1, 1, generator=generator))
         for _ in range(4)
     ]
 

@@ -48,11 +48,11 @@ def run_steps(device, steps, marker_library):
 
     torch._inductor.config.cpp.simdlen = 256  # AVX2 vectors in Inductor's C++
     torch.set_num_threads(1)
-    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    sys.path.insert(0, ROOT)  # benchmarks/ is a folder of the checkout
     import backend_pkg
-    import run
+    from benchmarks.groups.mlp import mlp_works
 
-    step = run.mlp_works(backend_pkg.DEVICE_NAME if device == "npy" else device, backend="inductor")["train_step"]
+    step = mlp_works(backend_pkg.DEVICE_NAME if device == "npy" else device, backend="inductor")["train_step"]
     for _ in range(WARM_UP):
         step()
     marker = ctypes.CDLL(marker_library)

@@ -11,7 +11,7 @@ for the two halves of the API: the Python function
 ``torch/utils/backend_registration.py``, and the ``torch._C._acc`` functions
 compiled into ``libtorch_python.so``. It prints one line per version,
 writes them to ``source/first_release.txt`` (the Compatibility page shows
-that file, and ``tests/test_api_names.py`` checks the docs' claim against
+that file, and ``tests/docs/test_api_names.py`` checks the docs' claim against
 it), and exits non-zero when a version has one half without the other.
 """
 

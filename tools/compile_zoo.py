@@ -10,7 +10,7 @@ A CPU failure as well as npy's is PyTorch's, not the backend's.
     PYTHONPATH=$PWD:$PWD/tests python tools/compile_zoo.py [recipe ...] [--ways model,step,...] [--cpu-eager]
 
 This is a survey, slow (each compile costs seconds to a minute); the tests
-keep the findings (``tests/test_compile.py``).
+keep the findings (``tests/compile/test_compile.py``).
 """
 
 import argparse
@@ -165,7 +165,8 @@ def compare(run, name, recipe, cpu_eager=False):
                 results[device] = run(name, recipe, torch.device(device))
         except Exception as error:  # a survey: every failure is recorded, none stops it
             where = traceback.extract_tb(error.__traceback__)[-1]
-            return f"FAIL on {device}: {type(error).__name__}: {str(error).splitlines()[0][:300]} ({where.filename}:{where.lineno})"
+            message = str(error).splitlines()[0][:300]
+            return f"FAIL on {device}: {type(error).__name__}: {message} ({where.filename}:{where.lineno})"
         finally:
             print(f"    {device}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     try:

@@ -18,19 +18,19 @@ cases a generator yields only for other devices, such as a CPU tensor mixed
 into a device op, are not run here.)
 
 :data:`expected_failures.ERROR_INPUTS` lists the cases npy answers
-differently, each with its reason; ``tests/test_error_inputs.py`` fails on
+differently, each with its reason; ``tests/tools/test_error_inputs.py`` fails on
 any other, and on a listed one that now passes.
 """
 
 import re
 import warnings
 
+import opinfo_inputs
 import torch
 from torch.testing._internal.opinfo.core import SampleInput
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 import backend_pkg
-import opinfo_inputs
 
 MESSAGE_LIMIT = 300
 

@@ -17,8 +17,8 @@ entry, because the Op coverage page shows it:
   ``torch.autograd.gradcheck`` on npy and pass it on the CPU (see
   ``tools/gradcheck_all.py``), by OpInfo full name.
 
-``tests/test_error_inputs.py``, ``tests/test_opinfo.py`` and
-``tests/test_gradcheck.py`` fail on a difference missing here, and on an
+``tests/tools/test_error_inputs.py``, ``tests/tools/test_opinfo.py`` and
+``tests/tools/test_gradcheck.py`` fail on a difference missing here, and on an
 entry that no longer fails: fix the kernel, then delete the entry.
 """
 
@@ -146,7 +146,7 @@ def _cpu_group_norm_reads_weight_as_contiguous():
 
 
 # (OpInfo full name, dtype, layout) -> why npy differs from the CPU on that OpInfo's samples in
-# that layout only (see tests/test_opinfo_layouts.py; layouts: noncontiguous, expanded, zero-dim, empty).
+# that layout only (see tests/tools/test_opinfo_layouts.py; layouts: noncontiguous, expanded, zero-dim, empty).
 LAYOUTS = {}
 if _cpu_group_norm_reads_weight_as_contiguous():
     LAYOUTS[("native_group_norm", "float32", "expanded")] = (

@@ -35,7 +35,7 @@ such as the conversions ``float`` and ``half``, whose float32 result
 gradcheck cannot compare), and it is npy's failure only when the CPU passes.
 
 :data:`expected_failures.GRADCHECK` lists the OpInfos with npy failures and
-why; ``tests/test_gradcheck.py`` runs the first :data:`TEST_SAMPLES` samples
+why; ``tests/tools/test_gradcheck.py`` runs the first :data:`TEST_SAMPLES` samples
 of each OpInfo (all of a listed one's) and fails on an unlisted failure and
 on a listed OpInfo that now passes. ``make coverage`` runs every sample and
 records the counts in ``source/op_coverage.json`` (``python tools/gradcheck_all.py
@@ -50,16 +50,16 @@ import sys
 import time
 import warnings
 
-import torch
-from torch.utils._pytree import tree_flatten, tree_unflatten
-
 import error_inputs
 import expected_failures
 import op_coverage
+import torch
+from torch.utils._pytree import tree_flatten, tree_unflatten
+
 from backend_pkg import fallback
 
 DTYPE = torch.float64
-TEST_SAMPLES = 4  # per OpInfo in tests/test_gradcheck.py, which make test runs: keep it cheap
+TEST_SAMPLES = 4  # per OpInfo in tests/tools/test_gradcheck.py, which make test runs: keep it cheap
 MESSAGE_LIMIT = 300
 
 

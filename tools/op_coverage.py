@@ -75,7 +75,7 @@ Expected failures and errors
 Failures are recorded per OpInfo and dtype; ``tools/expected_failures.py``
 lists the known ones with their reasons, and the samples that draw random
 numbers (dropout inside attention), which are run but not compared.
-:func:`unexpected` compares a run with that table; ``tests/test_opinfo.py``
+:func:`unexpected` compares a run with that table; ``tests/tools/test_opinfo.py``
 runs the whole measurement and fails on either kind of difference. The JSON
 also carries the table, the error-input parity of ``tools/error_inputs.py`` and
 the gradcheck counts, which ``tools/gradcheck_all.py --record`` adds (every sample;
@@ -111,13 +111,13 @@ import time
 import warnings
 from pathlib import Path
 
+import error_inputs
+import expected_failures
+import opinfo_inputs
 import torch
 from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 import backend_pkg
-import error_inputs
-import expected_failures
-import opinfo_inputs
 from backend_pkg import fallback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -612,7 +612,8 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
             {"opinfo": name, "dtype": dtype, "reason": reason}
             for (name, dtype), reason in sorted(expected_failures.SAMPLES.items())
         ],
-        "random_samples": dict(sorted((name, reason) for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
+        "random_samples": dict(sorted((name, reason)
+                                      for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
         "summation_tolerance": {
             "opinfos": sorted(expected_failures.SUMMED_IN_ANOTHER_ORDER),
             "dtypes": list(expected_failures.SUMMATION_DTYPES),

@@ -6,7 +6,8 @@ mistake (a stride assumed contiguous, a storage offset counted in elements
 instead of bytes, a promotion rule, a forgotten ``keepdim``, a path of the
 CPU fallback that only a few ops take, a compiled view output, an op in the
 wrong autocast list, an RNG state restored by reseeding, a peak lowered by a
-free, a collective on a copy), the test files that should catch it and why. For each plant this script copies the project's tracked files to a
+free, a collective on a copy), the test files that should catch it and why.
+For each plant this script copies the project's tracked files to a
 temporary directory, applies the change there (never in the working tree),
 runs the named test files with that copy first on ``PYTHONPATH``, and
 records the tests that failed. A plant that no test catches survives: the
@@ -17,7 +18,7 @@ script says so and exits with status 1.
     .venv/bin/python tools/plant_bugs.py --write           # and rewrite tests/PLANTED_BUGS.md
 
 The run takes a few minutes (each plant is one pytest run), so it is not part
-of ``make test``; ``tests/test_plant_bugs.py`` checks there that every
+of ``make test``; ``tests/tools/test_plant_bugs.py`` checks there that every
 plant still applies to the code as it is.
 
 A change PyTorch makes unobservable is no bug and is not planted: the
@@ -61,7 +62,7 @@ PLANTS = [
         "(*array.shape, 2), (*array.strides, part.itemsize)), base=self)",
         "(*array.shape, 2), (*np.empty(array.shape, array.dtype).strides, part.itemsize)), base=self)",
         "view_as_real describes its result with a contiguous tensor's strides, whatever the input's",
-        ("tests/test_opinfo_layouts.py",),
+        ("tests/tools/test_opinfo_layouts.py",),
     ),
     Plant(
         "host-view-copies",
@@ -71,7 +72,7 @@ PLANTS = [
         "else torch.from_numpy(unwrap(tensor)).contiguous()",
         "the CPU view of an npy tensor is made contiguous, so for a strided tensor it is a copy: "
         "the fallback and copy_ write into that copy, not into the tensor",
-        ("tests/test_fallback.py", "tests/test_in_place_aliasing.py"),
+        ("tests/core/test_fallback.py", "tests/ops/test_in_place_aliasing.py"),
     ),
     Plant(
         "reinterpret-offset-in-elements",
@@ -80,7 +81,7 @@ PLANTS = [
         "offset = self.storage_offset() * storage.itemsize",
         "offset = self.storage_offset()",
         "view_as_real and view_as_complex count the storage offset in elements where NumPy wants bytes",
-        ("tests/test_opinfo_layouts.py",),
+        ("tests/tools/test_opinfo_layouts.py",),
     ),
     Plant(
         "empty-view-offset-past-the-end",
@@ -90,16 +91,17 @@ PLANTS = [
         "        offset = min(offset, storage.nbytes)\n",
         "",
         "view_as_real of an empty view whose offset lies past its storage's end lets NumPy's ValueError out",
-        ("tests/test_opinfo_layouts.py",),
+        ("tests/tools/test_opinfo_layouts.py",),
     ),
     Plant(
         "mul-scalar-keeps-dtype",
         "promotion",
         "backend_pkg/ops/arithmetic.py",
         "def mul_kernel(self, other):\n    return torch.result_type(self, other)",
-        "def mul_kernel(self, other):\n    return self.dtype if isinstance(other, (int, float)) else torch.result_type(self, other)",
+        "def mul_kernel(self, other):\n"
+        "    return self.dtype if isinstance(other, (int, float)) else torch.result_type(self, other)",
         "a Python number never changes the result dtype: an integer tensor times 2.5 stays integer",
-        ("tests/test_ops.py", "tests/test_integer_edges.py"),
+        ("tests/ops/test_ops.py", "tests/ops/test_integer_edges.py"),
     ),
     Plant(
         "alpha-as-float",
@@ -109,7 +111,7 @@ PLANTS = [
         "        scale = float(alpha)\n",
         "add's alpha is applied as a Python float, so integer operands are computed in float64: "
         "large int64 values lose digits and overflow no longer wraps",
-        ("tests/test_ops.py", "tests/test_integer_edges.py"),
+        ("tests/ops/test_ops.py", "tests/ops/test_integer_edges.py"),
     ),
     Plant(
         "uint32-stored-as-int32",
@@ -118,7 +120,7 @@ PLANTS = [
         "torch.uint32: np.dtype(np.uint32),",
         "torch.uint32: np.dtype(np.int32),",
         "a typo in the dtype table: uint32 tensors are stored as int32",
-        ("tests/test_integer_edges.py",),
+        ("tests/ops/test_integer_edges.py",),
     ),
     Plant(
         "argmax-drops-keepdim",
@@ -127,7 +129,7 @@ PLANTS = [
         "return np.asarray(np_arg(a, axis=axis, keepdims=keepdim)).astype(np.int64, copy=False)",
         "return np.asarray(np_arg(a, axis=axis)).astype(np.int64, copy=False)",
         "argmax and argmin ignore keepdim",
-        ("tests/test_ops.py", "tests/test_nan_reductions.py"),
+        ("tests/ops/test_ops.py", "tests/ops/test_nan_reductions.py"),
     ),
     Plant(
         "amax-skips-nan",
@@ -136,7 +138,7 @@ PLANTS = [
         'return np.max(a, axis=reduced_axes("amax", dim, a.ndim), keepdims=keepdim)',
         'return np.nanmax(a, axis=reduced_axes("amax", dim, a.ndim), keepdims=keepdim)',
         "amax skips NaN (np.nanmax) where PyTorch propagates it",
-        ("tests/test_reductions_linalg_nn.py", "tests/test_nan_reductions.py"),
+        ("tests/ops/test_reductions.py", "tests/ops/test_nan_reductions.py"),
     ),
     Plant(
         "sum-warns-on-nan",
@@ -145,7 +147,7 @@ PLANTS = [
         "token = ERROR_STATE.set(ALL_IGNORED)",
         "token = ERROR_STATE.set(ERROR_STATE.get())",
         "sum and mean let NumPy's RuntimeWarning out when inf + -inf makes a NaN; CPU is silent",
-        ("tests/test_nan_reductions.py",),
+        ("tests/ops/test_nan_reductions.py",),
     ),
     Plant(
         "in-place-overlap-unchecked",
@@ -154,7 +156,7 @@ PLANTS = [
         "    def in_place_kernel(self, *args, **kwargs):\n        _check_iterator_overlaps(self, args, kwargs)\n",
         "    def in_place_kernel(self, *args, **kwargs):\n",
         "in-place elementwise ops compute x.add_(x.T) instead of refusing it as CPU does",
-        ("tests/test_in_place_aliasing.py",),
+        ("tests/ops/test_in_place_aliasing.py",),
     ),
     Plant(
         "out-overlap-unchecked",
@@ -164,7 +166,7 @@ PLANTS = [
         "    def out_kernel(*args, out, **kwargs):\n",
         "elementwise out= is resized before it is checked: an expanded out is quietly reallocated, "
         "and an out that shares part of an input is computed into",
-        ("tests/test_in_place_aliasing.py",),
+        ("tests/ops/test_in_place_aliasing.py",),
     ),
     Plant(
         "copy-overlap-unchecked",
@@ -173,7 +175,7 @@ PLANTS = [
         "    check_apart(self, partial=(src,))\n",
         "",
         "x.copy_(x.T) copies instead of refusing: CPU's own check sees two unrelated CPU tensors",
-        ("tests/test_in_place_aliasing.py", "tests/test_copies.py"),
+        ("tests/ops/test_in_place_aliasing.py", "tests/ops/test_copies.py"),
     ),
     Plant(
         "masked-fill-expanded-silent",
@@ -182,7 +184,7 @@ PLANTS = [
         '    warn_if_expanded("masked_fill_", self, "tensor[mask] = scalar")\n',
         "",
         "masked_fill_ writes an expanded tensor without CPU's deprecation warning",
-        ("tests/test_in_place_aliasing.py",),
+        ("tests/ops/test_in_place_aliasing.py",),
     ),
     Plant(
         "fallback-out-through-reshape",
@@ -192,7 +194,7 @@ PLANTS = [
         "    unwrap(npy_out).reshape(-1)[:] = cpu_out.numpy().reshape(-1)\n",
         "the fallback stores out= through a flat reshape, which for a non-contiguous out is a copy: "
         "the result is lost",
-        ("tests/test_fallback.py",),
+        ("tests/core/test_fallback.py",),
     ),
     Plant(
         "fallback-several-stay-on-cpu",
@@ -201,7 +203,7 @@ PLANTS = [
         "    return tuple(_from_host(r, schema, written, args, kwargs) for r, schema in zip(result, returns))",
         "    return (_from_host(result[0], returns[0], written, args, kwargs), *result[1:])",
         "only the first of several results becomes an npy tensor; the others stay CPU tensors",
-        ("tests/test_fallback.py",),
+        ("tests/core/test_fallback.py",),
     ),
     Plant(
         "broadcast-left-to-numpy",
@@ -211,7 +213,7 @@ PLANTS = [
         "    if False:\n        broadcast_shapes(*shapes)\n",
         "operands whose shapes do not broadcast reach NumPy, whose ValueError reaches the user "
         "instead of PyTorch's RuntimeError",
-        ("tests/test_reductions_linalg_nn.py",),
+        ("tests/ops/test_nn.py",),
     ),
     Plant(
         "inductor-view-taken-for-its-buffer",
@@ -221,7 +223,7 @@ PLANTS = [
         "",
         "Inductor's wrapper takes an output that views all of a buffer's elements for the buffer reshaped, "
         "transposed or not: a compiled function returning (x + 1).t() returns x + 1's values in the wrong order",
-        ("tests/test_compile_views.py",),
+        ("tests/compile/test_compile_views.py",),
     ),
     Plant(
         "inductor-view-storage-of-its-elements",
@@ -231,7 +233,7 @@ PLANTS = [
         "        array = tensor.numpy()\n",
         "an Inductor output that views a buffer from an offset or with gaps ((x + 1)[:, 1::2]) gets an npy "
         "storage of its own elements only, too small for its strides",
-        ("tests/test_compile_views.py",),
+        ("tests/compile/test_compile_views.py",),
     ),
     Plant(
         "npy-slice-on-the-first-dim",
@@ -240,7 +242,7 @@ PLANTS = [
         "    index[dim] = slice(start, end, step)\n    return a[tuple(index)]\n",
         "    return a[start:end:step]\n",
         'backend="npy" slices the first dimension whatever the dim: x[:, 1::2] slices rows',
-        ("tests/test_compile_views.py",),
+        ("tests/compile/test_compile_views.py",),
     ),
     Plant(
         "npy-select-copies",
@@ -250,7 +252,7 @@ PLANTS = [
         "    return np.take(a, index, axis=dim)\n",
         'backend="npy" selects with np.take, a copy: x[:, 2] of a computed buffer comes out contiguous, '
         "where PyTorch's is a view with the buffer's strides and offset",
-        ("tests/test_compile_views.py",),
+        ("tests/compile/test_compile_views.py",),
     ),
     Plant(
         "autocast-pool3d-in-lower-precision",
@@ -262,7 +264,7 @@ PLANTS = [
         '""".split()\n\nFLOAT32 = """\n    _grid_sampler_2d_cpu_fallback _lu_with_info ',
         "adaptive_avg_pool3d sits in the lower-precision list: still listed and registered, but it runs in "
         "float16 where CPU autocast runs it in float32",
-        ("tests/test_autocast_policy.py",),
+        ("tests/core/test_autocast_policy.py",),
     ),
     Plant(
         "autocast-promote-ignores-inputs",
@@ -271,7 +273,7 @@ PLANTS = [
         "    return functools.reduce(torch.promote_types, dtypes, torch.get_autocast_dtype(DEVICE_NAME))\n",
         "    return torch.get_autocast_dtype(DEVICE_NAME)\n",
         "the promote policy casts to the autocast dtype: cat of a float16 and a float32 tensor is float16",
-        ("tests/test_autocast_policy.py",),
+        ("tests/core/test_autocast_policy.py",),
     ),
     Plant(
         "rng-restore-reseeds",
@@ -281,7 +283,7 @@ PLANTS = [
         '    return manual_seed(values["seed"])\n',
         "set_rng_state reseeds from the saved seed: a state saved right after a seed replays, one saved "
         "mid-stream restarts the stream",
-        ("tests/test_rng_state.py",),
+        ("tests/core/test_rng_state.py",),
     ),
     Plant(
         "rng-state-drops-the-buffered-half",
@@ -291,7 +293,7 @@ PLANTS = [
         '        "has_uint32": 0,\n',
         "set_rng_state drops the buffered half of a 64-bit draw: after an odd number of small integers the "
         "restored stream is 32 bits off",
-        ("tests/test_rng_state.py",),
+        ("tests/core/test_rng_state.py",),
     ),
     Plant(
         "memory-reset-peak-to-zero",
@@ -300,7 +302,7 @@ PLANTS = [
         "    _start_counting()\n    _peak = _allocated\n",
         "    _start_counting()\n    _peak = 0\n",
         "reset_peak_memory_stats sets the peak to zero, below the bytes still held",
-        ("tests/test_memory_stats.py",),
+        ("tests/core/test_memory_stats.py",),
     ),
     Plant(
         "memory-peak-lowered-by-a-free",
@@ -311,7 +313,7 @@ PLANTS = [
         "    _peak = _allocated\n",
         "a free lowers the peak to the current bytes: max_memory_allocated after alloc, free, alloc is the "
         "second allocation's",
-        ("tests/test_memory_stats.py",),
+        ("tests/core/test_memory_stats.py",),
     ),
     Plant(
         "pinned-copy-contiguous",
@@ -320,7 +322,7 @@ PLANTS = [
         "    pinned = torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype)\n",
         "    pinned = torch.empty(tensor.shape, dtype=tensor.dtype)\n",
         "pin_memory() of a transposed tensor returns a contiguous copy, where PyTorch keeps the strides",
-        ("tests/test_accelerator.py",),
+        ("tests/core/test_accelerator.py",),
     ),
     Plant(
         "loaded-storage-read-only",
@@ -330,7 +332,7 @@ PLANTS = [
         "    data = np.frombuffer(bytes(storage), dtype=np.uint8)\n",
         "torch.load makes npy tensors over the loaded bytes object, read-only: an in-place op on a loaded "
         "tensor lets NumPy's ValueError out",
-        ("tests/test_serialization.py",),
+        ("tests/core/test_serialization.py",),
     ),
     Plant(
         "collective-on-a-contiguous-copy",
@@ -340,7 +342,7 @@ PLANTS = [
         "        return host_view(value).contiguous()\n",
         "collectives run on a contiguous copy of each npy tensor: on a transposed tensor the result is "
         "written into the copy and lost",
-        ("tests/test_distributed.py",),
+        ("tests/core/test_distributed.py",),
     ),
 ]
 

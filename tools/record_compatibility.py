@@ -1,10 +1,10 @@
 """Record one `make check-torch` run as a row of the docs' compatibility table.
 
-Usage: python tools/record_compatibility.py JUNIT_XML CSV_FILE DOCS_TEST_FILE...
+Usage: python tools/record_compatibility.py JUNIT_XML CSV_FILE
 
-The run is the whole test suite; the docs tests (the files named) and the
-backend's tests (every other one) are counted apart, each as passed of run
-(skipped tests are not run). The row is keyed by the torch version running
+The run is the whole test suite; the docs tests (the modules under
+``tests/docs/``) and the backend's tests (every other one) are counted apart,
+each as passed of run (skipped tests are not run). The row is keyed by the torch version running
 this script; a later run with the same torch replaces it.
 """
 
@@ -17,16 +17,17 @@ from pathlib import Path
 import numpy
 import torch
 
+# The docs tests are the modules of this folder, as pytest names them in a test case's ``classname``.
+DOCS_PACKAGE = "tests.docs"
 COLUMNS = ["torch", "numpy", "checked on", "docs tests passed", "backend tests passed", "skipped", "result"]
 
 
-def counts(junit_xml, docs_files):
+def counts(junit_xml):
     """``{"docs": [passed, run], "backend": [passed, run]}`` and the number skipped.
 
-    pytest names each test case's module in its ``classname`` (``tests.test_docs``,
-    or ``tests.test_docs.TestClass``); a module that fails to import is a failed case.
+    pytest names each test case's module in its ``classname`` (``tests.docs.test_docs``,
+    or ``tests.docs.test_docs.TestClass``); a module that fails to import is a failed case.
     """
-    docs_modules = {str(Path(name).with_suffix("")).replace("/", ".") for name in docs_files}
     tally = {"docs": [0, 0], "backend": [0, 0]}
     skipped = 0
     for case in ElementTree.parse(junit_xml).getroot().iter("testcase"):
@@ -35,15 +36,14 @@ def counts(junit_xml, docs_files):
             skipped += 1
             continue
         classname = case.get("classname") or case.get("name")
-        is_docs = any(classname == module or classname.startswith(module + ".") for module in docs_modules)
-        group = "docs" if is_docs else "backend"
+        group = "docs" if classname.startswith(DOCS_PACKAGE + ".") else "backend"
         tally[group][1] += 1
         tally[group][0] += not outcomes
     return tally, skipped
 
 
-def main(junit_xml, csv_file, *docs_files):
-    tally, skipped = counts(junit_xml, docs_files)
+def main(junit_xml, csv_file):
+    tally, skipped = counts(junit_xml)
     works = all(passed == run for passed, run in tally.values())
     row = {
         "torch": torch.__version__,

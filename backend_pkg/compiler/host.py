@@ -25,7 +25,8 @@ from ..tensor import NpyTensor, host_view, unwrap, wrap, wrap_new, wrap_over
 
 
 def to_host(*tensors):
-    """CPU tensors over the memory of ``tensors`` (npy tensors, or CPU tensors saved for a backward, kept as they are)."""
+    """CPU tensors over the memory of ``tensors`` (npy tensors, or CPU tensors saved for a backward, kept as
+    they are)."""
     views = []
     for tensor in tensors:
         if type(tensor) is not NpyTensor and tensor.is_cpu:

@@ -28,6 +28,7 @@ buffer's memory. No npy Python kernel runs inside a compiled graph.
 import torch
 from torch._dynamo.callback import callback_handler
 from torch._dynamo.device_interface import CpuInterface, register_interface_for_device
+from torch._guards import CompileContext, TracingContext
 from torch._inductor import config as inductor_config
 from torch._inductor import ir
 from torch._inductor.codegen import wrapper
@@ -36,7 +37,6 @@ from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.cpu_device_op_overrides import CpuDeviceOpOverrides
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
-from torch._guards import CompileContext, TracingContext
 from torch._inductor.utils import sympy_product
 from torch._inductor.virtualized import V
 
@@ -92,7 +92,8 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         super().run_wrapper_ir_passes(is_inference)
         # Memory planning has decided which buffers reuse which: an output may live in the memory
         # allocated for another buffer, which must then be allocated as an output's.
-        self._output_allocations = _allocations_behind(_buffer_names(_leaving_as_npy(V.graph.graph_outputs)), self.lines)
+        leaving = _buffer_names(_leaving_as_npy(V.graph.graph_outputs))
+        self._output_allocations = _allocations_behind(leaving, self.lines)
 
     def generate_return(self, output_refs):
         outputs = V.graph.graph_outputs

@@ -29,7 +29,7 @@ What PyTorch sends the npy device for each (checked with
   reach npy as ``sigmoid``, ``mul`` and friends, which round each step in
   half precision where CPU's own kernels round once. No kernel is registered
   for them: one would hide the composite, which the project rules out
-  (``tests/test_elementwise.py::test_no_kernel_hides_a_composite``).
+  (``tests/ops/test_elementwise.py::test_no_kernel_hides_a_composite``).
 
 Each op is one NumPy function of arrays (:func:`leaky_relu`...), which the
 eager kernel (the checks PyTorch's CPU kernel makes, ``computed_by`` the
@@ -55,8 +55,8 @@ from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_co
 from ._results import out_of_self_dtype
 from ._select import select
 from .arithmetic import check_convertible
-from .registry import aten, computed_by, implements, lowers
 from .random import check_generator
+from .registry import aten, computed_by, implements, lowers
 from .unary import clamp, clamp_dtype, exact_erf
 
 # --- the dtypes the NumPy functions compute in ------------------------------------

@@ -294,7 +294,7 @@ def computed_by(numpy_function, name=None):
     gives inf and nan silently), and its array becomes the npy tensor returned
     (a tuple of arrays a tuple of tensors, None staying None).
     The kernel's ``numpy_function`` attribute names the function; a kernel
-    made so must still be registered (``tests/test_kernel_registry.py``
+    made so must still be registered (``tests/ops/test_registry.py``
     fails on one that is not).
     """
     return _computing(numpy_function, name, returns_self=False)

@@ -28,7 +28,6 @@ from ._dims import wrap_dim
 from ._layout import storage_extent, strides_for
 from .registry import aten, implements
 
-
 # ``alias`` and ``detach`` have no npy kernel: PyTorch's C++ ones give a result without a
 # Python object, which ``Tensor._make_subclass`` and ``as_subclass`` need (see tensor.detached).
 

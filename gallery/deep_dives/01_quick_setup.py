@@ -17,16 +17,14 @@ version printed below.
 # imported ``backend_pkg``, so "before" is shown in a new interpreter.
 
 import inspect
-import subprocess
-import sys
-import textwrap
 
 import torch
+from _fresh_python import run_code
 
 
 def run_in_fresh_python(code):
     """Run ``code`` in a new interpreter; show its output and its last error line."""
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True)
+    done = run_code(code)
     print(done.stdout + "".join(done.stderr.strip().splitlines(keepends=True)[-1:]))
 
 

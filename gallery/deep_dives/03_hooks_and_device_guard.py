@@ -25,10 +25,8 @@ stream?). ``torch._C._acc`` lets Python classes play both parts.
 # .. literalinclude:: ../../../backend_pkg/runtime.py
 #    :pyobject: NpyHooks
 
-import subprocess
-import sys
-
 import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -97,7 +95,7 @@ print("backward:", x.grad.cpu().tolist())
 
 def run_without(registration):
     code = SETUP_WITHOUT.format(registration=registration)
-    done = subprocess.run([sys.executable, "-u", "-c", code], capture_output=True, text=True)
+    done = run_code(code)
     last_words = ("RuntimeError", "terminate called", "  what()")
     print(done.stdout + "\n".join(line for line in done.stderr.splitlines() if line.startswith(last_words)))
     print("exit code:", done.returncode)

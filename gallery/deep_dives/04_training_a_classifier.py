@@ -17,9 +17,9 @@ from the same initial weights, gives the same losses and weights.
 import warnings
 
 import torch
+from _training import plot_losses
 
 import backend_pkg
-from _training import plot_losses
 
 generator = torch.Generator().manual_seed(1)
 points = torch.randn(512, 2, generator=generator)

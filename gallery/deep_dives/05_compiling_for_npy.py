@@ -32,7 +32,7 @@ draw("compile_routes")
 # ---------------------------------------------------------
 # None of PyTorch's objects: each one PyTorch had before the import is the
 # one it has after it, but for the few that PyTorch's own
-# ``rename_privateuse1_backend`` replaces (``tests/test_compile.py`` compares
+# ``rename_privateuse1_backend`` replaces (``tests/compile/test_compile.py`` compares
 # every attribute of every loaded ``torch`` module and class, in a fresh
 # process). What tracing an npy tensor needs, npy answers, in part by what
 # it leaves out: the fake tensor of an npy view is made by
@@ -157,7 +157,9 @@ def smooth_scores(t):
 
 
 graphs.clear()
-compiled_scores = torch.compile(smooth_scores, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append))
+compiled_scores = torch.compile(
+    smooth_scores, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append)
+)
 torch.testing.assert_close(compiled_scores(eager_out), smooth_scores(eager_out))
 print("lowered:", dict(graphs[0].lowered))
 print("eager:  ", dict(graphs[0].eager))
@@ -175,11 +177,12 @@ print("eager:  ", dict(graphs[0].eager))
 
 from _training import train_step
 
-
 y_cpu = torch.randint(0, 10, (64,))
 y = y_cpu.to("npy")
 graphs.clear()
-compiled_step = torch.compile(train_step, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append))
+compiled_step = torch.compile(
+    train_step, backend=functools.partial(dynamo_backend.npy_backend, on_compiled=graphs.append)
+)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 compiled_step(model, optimizer, x, y)
 for graph in graphs:

@@ -23,9 +23,9 @@ import inspect
 
 import torch
 import torch._inductor.config
+from _training import train_step
 
 import backend_pkg  # noqa: F401  (registers the npy device)
-from _training import train_step
 
 
 def mlp():
@@ -216,7 +216,7 @@ for backend in ("inductor", "aot_eager"):
 print(isinstance(computed, torch.nn.Parameter), type(computed.data).__name__)
 
 # %%
-# ``tests/test_compile.py`` trains the model zoo's GAN with its step
+# ``tests/compile/test_compile.py`` trains the model zoo's GAN with its step
 # compiled whole, against CPU.
 #
 # .. dropdown:: Issue: the first-call custom-op check refuses aten ops on a Python backend's tensors

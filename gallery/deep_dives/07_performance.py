@@ -22,10 +22,10 @@ that file. They describe the machine and the code of the last
 # every row, and rows that use all cores most.
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import ScalarFormatter
 
 # Reading source/benchmarks.json, printing rows and drawing grouped bars: gallery/deep_dives/_measurements.py.
 from _measurements import LABELS, grouped_bars, load_benchmarks, print_rows, speed_bars
+from matplotlib.ticker import ScalarFormatter
 
 results = load_benchmarks()
 timings = results["timings_us"]
@@ -124,7 +124,8 @@ figure.tight_layout()
 # training step of a slightly deeper MLP (``Linear(32, 64)``, ``ReLU``,
 # ``Linear(64, 64)``, ``ReLU``, ``Linear(64, 10)``, batch 16, cross-entropy,
 # SGD: the ``eager`` row of ``make bench``), split by
-# :func:`backend_pkg.profiling.step_parts` into the time inside the ``npy``
+# :func:`benchmarks.profiling.step_parts` (``benchmarks/profiling.py`` in the
+# repository, beside the benchmarks) into the time inside the ``npy``
 # kernels' Python and the rest: PyTorch's dispatcher and autograd engine,
 # the Python of ``torch.nn`` and ``torch.optim``, each crossing from C++
 # into a Python kernel and back, and the calls C++ makes into the device
@@ -132,10 +133,17 @@ figure.tight_layout()
 # code, so a call costs pybind11's work to find and call it). CPU eager runs
 # the same step with C++ kernels.
 
+import sys
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 
-from backend_pkg.profiling import step_parts
+import backend_pkg
+
+# The profiler lives beside the benchmarks, in the checkout backend_pkg is installed from, not in the package.
+sys.path.insert(0, str(Path(backend_pkg.__file__).resolve().parents[1]))
+from benchmarks.profiling import step_parts
 
 
 def training_phases(device, backward=lambda loss: loss.backward()):
@@ -174,7 +182,8 @@ for parts in npy_parts.values():
         kernel_us[op] = kernel_us.get(op, 0) + op_us
         kernel_calls[op] = kernel_calls.get(op, 0) + parts.kernel_calls[op]
 for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
-    print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({kernel_us[op] / kernel_calls[op]:.1f} per call)")
+    per_call = kernel_us[op] / kernel_calls[op]
+    print(f"{op:34} {kernel_calls[op]:3} calls {kernel_us[op]:6.1f} µs  ({per_call:.1f} per call)")
 
 # %%
 # ``t`` is ``Linear`` transposing its weight forward, and its backward
@@ -189,20 +198,18 @@ for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
 # PyTorch's default, a thread of the engine's own for the device, on which
 # every npy kernel waits for the GIL:
 
-import timeit
+# Timed as make bench times its rows (benchmarks/timing.py): the two steps take turns, so that a slow
+# spell of the machine hits both, and each reports its fastest repeat but one in twenty.
+from benchmarks.timing import Settings, as_timer, measure
 
 backward_calls = {"loss.backward()": lambda loss: loss.backward(),
                   "torch.autograd.backward(loss)": lambda loss: torch.autograd.backward(loss)}
 steps = {}
 for name, backward in backward_calls.items():
     phases = training_phases("npy", backward)
-    steps[name] = lambda phases=phases: [phase() for phase in phases.values()]
-fastest = dict.fromkeys(steps, float("inf"))
-for _ in range(40):  # taking turns, so that a slow spell of the machine hits both
-    for name, step in steps.items():
-        fastest[name] = min(fastest[name], timeit.timeit(step, number=5) / 5 * 1e6)
-for name, step_us in fastest.items():
-    print(f"{name:30} step {step_us:7.1f} µs")
+    steps[name] = as_timer(lambda phases=phases: [phase() for phase in phases.values()])
+for name, row in measure(steps, Settings(rounds=40, repeat=1, seconds=0.001, warmup=1)).items():
+    print(f"{name:30} step {row['us']:7.1f} µs")
 
 # %%
 # A ResNet block
@@ -457,7 +464,11 @@ for suffix, where in (("", "npy's guard in Python"), ("_guard_in_cpp", "npy's gu
 # the step's phases; the optimizer's phase is the compiled SGD step. The
 # guard's calls are counted in each:
 
-PHASES = {"forward": ("loss", None), "backward": ("loss_backward", "loss"), "optimizer": ("train_step", "loss_backward")}
+PHASES = {
+    "forward": ("loss", None),
+    "backward": ("loss_backward", "loss"),
+    "optimizer": ("train_step", "loss_backward"),
+}
 
 
 def phase(values, name):

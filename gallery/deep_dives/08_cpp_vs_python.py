@@ -145,37 +145,32 @@ read from what ``make bench`` measured last.
 
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import torch
+
+# CHECKOUT: the checkout backend_pkg is installed from, where minimal/ lives.
+from _fresh_python import CHECKOUT, run_module
 from _measurements import Table, load_benchmarks
 
-import backend_pkg
-
-ROOT = Path(backend_pkg.__file__).resolve().parents[1]  # the checkout, where minimal/ lives
-twin_checks = subprocess.run([sys.executable, "-m", "minimal.checks", "cpp"],
-                             capture_output=True, text=True, cwd=ROOT, timeout=900, check=True)
+twin_checks = run_module("minimal.checks", "cpp", timeout=900)
 print(twin_checks.stdout)
 BACKENDS = {"cpp": "cpp_twin", "python": "minimal_python", "backend_pkg": "backend_pkg"}  # facts.py: benchmarks.json
 SOURCES = {
     "cpp": ["minimal/cpp_backend.cpp", "minimal/cpp_backend.py"],
     "python": ["minimal/python_backend.py"],
-    "backend_pkg": sorted(str(path.relative_to(ROOT)) for path in (ROOT / "backend_pkg").rglob("*.py")),
+    "backend_pkg": sorted(str(path.relative_to(CHECKOUT)) for path in (CHECKOUT / "backend_pkg").rglob("*.py")),
 }
 # A private torch name: an attribute or import whose name starts with "_".
 PRIVATE_NAME = re.compile(r"torch(?:\.\w+)*\._\w+|import (_\w+)")
 
 
 def facts_of(backend):
-    command = [sys.executable, "-m", "minimal.facts", backend]
-    return json.loads(subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True, timeout=900).stdout)
+    return json.loads(run_module("minimal.facts", backend, timeout=900).stdout)
 
 
 def private_names(files):
     return {match.group(0).removeprefix("import ") for file in files
-            for match in PRIVATE_NAME.finditer((ROOT / file).read_text())}
+            for match in PRIVATE_NAME.finditer((CHECKOUT / file).read_text())}
 
 
 facts = {backend: facts_of(backend) for backend in BACKENDS}
@@ -188,7 +183,7 @@ table = Table(["C++ twin", "minimal Python", "backend_pkg"])
 for case, rows in timings.items():
     table.add(f"{case}, µs per call (CPU eager {rows['cpu']['us']:,.1f})",
               *(f"{rows[name]['us']:,.1f}" for name in BACKENDS.values()))
-compiled = [path for path in (ROOT / "backend_pkg").rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
+compiled = [path for path in (CHECKOUT / "backend_pkg").rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
 table.add("build step",
           f"{cpp_vs_python['twin_build_seconds']['cold']:.1f} s cold, "
           f"{cpp_vs_python['twin_build_seconds']['cached']:.2f} s from _build/ (make bench)",
@@ -196,7 +191,7 @@ table.add("build step",
           f"none: {len(SOURCES['backend_pkg'])} Python files, {len(compiled)} compiled")
 table.add("first import, new process (make bench)",
           *(f"{cpp_vs_python['first_import_seconds'][name] * 1000:,.0f} ms" for name in BACKENDS.values()))
-table.add("lines of code", *(f"{sum(len((ROOT / file).read_text().splitlines()) for file in SOURCES[backend]):,}"
+table.add("lines of code", *(f"{sum(len((CHECKOUT / file).read_text().splitlines()) for file in SOURCES[backend]):,}"
                              f" in {len(SOURCES[backend])} file(s)" for backend in BACKENDS))
 table.add("private torch names used", *(len(private_names(SOURCES[backend])) for backend in BACKENDS))
 for section, aspects in facts["cpp"].items():

@@ -26,12 +26,12 @@ import os
 
 import torch
 import torch.nn.functional as F
+from _training import plot_losses
 from sklearn.datasets import load_digits
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import backend_pkg
-from _training import plot_losses
 
 os.environ[backend_pkg.fallback.STRICT_ENV] = "1"
 

@@ -23,15 +23,22 @@ from this page, and shows where PyTorch still stops a Python backend.
 
 import inspect
 import statistics
+import sys
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
 
 import backend_pkg
-from backend_pkg import distributed, distributed_demo
+from backend_pkg import distributed
 
-with distributed_demo.process_group_of_one():
-    for backend, outcome in distributed_demo.gloo_on_npy(rank=0, world_size=1).items():
+# The DDP demo is a folder of the checkout backend_pkg is installed from, not part of the package.
+sys.path.insert(0, str(Path(backend_pkg.__file__).resolve().parents[1]))
+from ddp_demo import workloads
+from ddp_demo.launch import launch, process_group_of_one
+
+with process_group_of_one():
+    for backend, outcome in workloads.gloo_on_npy(rank=0, world_size=1).items():
         print(f"new_group(backend={backend!r}): {outcome}")
 
 # %%
@@ -79,25 +86,25 @@ print("default for npy:", dist.Backend.default_device_backend_map[backend_pkg.DE
 # ``reduce_scatter_single`` (``reduce_scatter_tensor``), ``gather``,
 # ``scatter``, ``all_to_all``, ``all_to_all_single``, ``barrier``,
 # ``send``/``recv``, and the functional collectives that DTensor uses,
-# which find the group by its name and call it from C++. ``tests/test_distributed.py`` runs each on npy
+# which find the group by its name and call it from C++. ``tests/core/test_distributed.py`` runs each on npy
 # and on CPU through plain gloo, contiguous and transposed, and requires
 # the same results, or the same error: gloo refuses non-contiguous tensors
 # in ``all_to_all_single`` and ``send``/``recv`` on CPU as on npy.
 #
 # DDP on npy, against one CPU process
 # -----------------------------------
-# ``backend_pkg.distributed_demo.launch`` starts two processes on
-# 127.0.0.1 (a free port, a deadline), each a fresh interpreter that joins
-# the default process group (``npy_gloo``) and runs a function of
-# ``backend_pkg.distributed_demo``, and returns what each rank returned.
-# ``backend_pkg.distributed_demo.train_ddp`` wraps an MLP moved to
+# ``ddp_demo.launch.launch`` (``ddp_demo/`` in the repository) starts two
+# processes on 127.0.0.1 (a free port, a deadline), each a fresh interpreter
+# that joins the default process group (``npy_gloo``) and runs a function
+# of ``ddp_demo.workloads``, and returns what each rank returned.
+# ``ddp_demo.workloads.train_ddp`` wraps an MLP moved to
 # ``npy`` in ``DistributedDataParallel``, with a bucket size small enough
 # for several buckets and gradients that are views into them
 # (``gradient_as_bucket_view=True``). Each step has two micro-batches: the
 # first under ``no_sync()``, so DDP only accumulates, the second
 # all-reduces. Each rank trains on its half of every micro-batch.
 
-print(inspect.getsource(distributed_demo.train_ddp))
+print(inspect.getsource(workloads.train_ddp))
 
 # %%
 # Two processes train for five steps (two losses a step, one per
@@ -105,8 +112,8 @@ print(inspect.getsource(distributed_demo.train_ddp))
 # batches:
 
 STEPS = 5
-ranks = distributed_demo.launch(distributed_demo.train_ddp, "npy", STEPS)
-reference = distributed_demo.train_single_process(STEPS)
+ranks = launch(workloads.train_ddp, "npy", STEPS)
+reference = workloads.train_single_process(STEPS)
 for rank, result in enumerate(ranks):
     print(f"rank {rank} losses:", " ".join(f"{loss:.4f}" for loss in result["losses"]),
           f"({result['buckets']} gradient buckets)")
@@ -135,8 +142,8 @@ for name, expected in reference["state"].items():
 
 options = {"find_unused_parameters=True": {"find_unused_parameters": True},
            "static_graph=True": {"static_graph": True}}
-with distributed_demo.process_group_of_one():
-    for option, outcome in distributed_demo.try_ddp_options(rank=0, world_size=1, options=options).items():
+with process_group_of_one():
+    for option, outcome in workloads.try_ddp_options(rank=0, world_size=1, options=options).items():
         print(f"{option}: {outcome}")
 
 # %%
@@ -189,8 +196,8 @@ with distributed_demo.process_group_of_one():
 # returns and there is nothing to overlap. FSDP2 stops in its first forward
 # pass:
 
-with distributed_demo.process_group_of_one():
-    print(distributed_demo.try_fully_shard(rank=0, world_size=1))
+with process_group_of_one():
+    print(workloads.try_fully_shard(rank=0, world_size=1))
 
 # %%
 # FSDP2 frees the memory of gathered parameters by resizing their storage
@@ -205,13 +212,13 @@ with distributed_demo.process_group_of_one():
 #
 # The cost of a DDP step
 # ----------------------
-# ``backend_pkg.distributed_demo.time_ddp_steps`` times a DDP step
+# ``ddp_demo.workloads.time_ddp_steps`` times a DDP step
 # (forward, backward with the all-reduce, SGD step) on npy through
 # ``npy_gloo`` and on CPU through gloo, in the same two processes, taking
 # turns. ``make bench`` records the same measurement with more steps in
 # ``source/benchmarks.json`` (row ``distributed.ddp_step``).
 
-seconds = distributed_demo.launch(distributed_demo.time_ddp_steps, 10, 3)[0]
+seconds = launch(workloads.time_ddp_steps, 10, 3)[0]
 medians = {device: statistics.median(steps) * 1e3 for device, steps in seconds.items()}
 for device, median in medians.items():
     print(f"DDP step on {device}: {median:.2f} ms (median of {len(seconds[device])} steps, rank 0)")

@@ -206,9 +206,10 @@ assert same
 # both named ``"npy"``. The same LightningModule trains on each device from
 # the same initial weights.
 
-import backend_pkg.lightning  # noqa: E402
 import lightning  # noqa: E402
 import lightning.pytorch as pl  # noqa: E402
+
+import backend_pkg.lightning  # noqa: E402
 
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
 warnings.filterwarnings("ignore", ".*does not have many workers.*")

@@ -34,7 +34,8 @@ LABELS = {
     "minimal_python": "minimal Python",
     "backend_pkg": "backend_pkg",
 }
-COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C8", "C9", "C7", "C8", "C0"]))
+COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C8", "C9", "C7", "C8",
+                           "C0"]))
 
 
 def load_benchmarks():

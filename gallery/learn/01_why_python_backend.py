@@ -52,7 +52,7 @@ print(x.device, torch._C._dispatch_keys(x))
 # One call on two such tensors, ``x + y``, from Python into NumPy: the
 # dispatcher goes through the keys of both tensors, highest first, and at
 # ``PrivateUse1`` runs the Python kernel the package registered with
-# ``torch.library`` (``tests/test_diagrams.py`` checks each name and key
+# ``torch.library`` (``tests/docs/test_diagrams.py`` checks each name and key
 # drawn against the code):
 
 from _diagrams import draw

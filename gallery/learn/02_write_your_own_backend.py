@@ -161,15 +161,8 @@ draw("setup")
 # template's tensor is built over a ``bytearray``, in a fresh process (a
 # process has one PrivateUse1 backend, and this one has ``npy``):
 
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-
-import backend_pkg
-
-# The checkout backend_pkg is installed from, where minimal/ lives.
-ROOT = Path(backend_pkg.__file__).resolve().parents[1]
+# CHECKOUT: the checkout backend_pkg is installed from, where minimal/ lives.
+from _fresh_python import CHECKOUT, run_code, run_module
 
 OVER_A_BYTEARRAY = """
 import ctypes
@@ -187,8 +180,7 @@ x.copy_(torch.arange(4.0))
 print(x * 2)
 print("memory now:", bytes(memory[4:8]).hex(), "=", np.frombuffer(memory, np.float32)[1])
 """
-done = subprocess.run([sys.executable, "-c", textwrap.dedent(OVER_A_BYTEARRAY)],
-                      capture_output=True, text=True, cwd=ROOT, check=True)
+done = run_code(OVER_A_BYTEARRAY, check=True, in_checkout=True)
 print(done.stdout)
 
 # %%
@@ -209,10 +201,9 @@ print(done.stdout)
 # strict switch. They run in a process of their own; copy them beside your
 # backend and run them after each change:
 
-result = subprocess.run([sys.executable, "-m", "minimal.checks", "python", "--exit-runs", "5"],
-                        capture_output=True, text=True, cwd=ROOT, timeout=900, check=True)
+result = run_module("minimal.checks", "python", "--exit-runs", "5", timeout=900)
 print(result.stdout)
-print(f"minimal/python_backend.py: {len((ROOT / 'minimal/python_backend.py').read_text().splitlines())} lines")
+print(f"minimal/python_backend.py: {len((CHECKOUT / 'minimal/python_backend.py').read_text().splitlines())} lines")
 
 # %%
 # Next, :ref:`sphx_glr_auto_examples_learn_03_registering_ops.py`: how to

@@ -46,10 +46,9 @@ do, by asking the dispatcher.
 #    :pyobject: add_kernel
 
 import json
-import subprocess
-import sys
 
 import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -134,7 +133,7 @@ def add(self, other, alpha=1):
 x = torch.tensor([1.0, 2.0]).to("npy")
 print(x + x)
 '''
-print(subprocess.run([sys.executable, "-c", TWO_FORMS], capture_output=True, text=True, check=True).stdout)
+print(run_code(TWO_FORMS, check=True).stdout)
 
 # %%
 # No ``__torch_dispatch__``
@@ -243,7 +242,7 @@ steps = {
 print(json.dumps({name: kernels_needed(step, traced="backward" not in name) for name, step in steps.items()}))
 '''
 
-run = subprocess.run([sys.executable, "-c", EXPERIMENT], capture_output=True, text=True, check=True)
+run = run_code(EXPERIMENT, check=True)
 found = json.loads(run.stdout)
 for step, needed in found.items():
     ops = [op if called in (None, op) else f"{op} (inside {called})" for op, called in needed]
@@ -282,7 +281,8 @@ for step, needed in found.items():
 # :doc:`../../op_coverage` page lists every kernel, by family.
 
 assert found == {
-    "x = torch.ones(2, 3).to('npy')": [["aten::empty_strided", "aten::_to_copy"], ["aten::_copy_from", "aten::_to_copy"]],
+    "x = torch.ones(2, 3).to('npy')": [["aten::empty_strided", "aten::_to_copy"],
+                                       ["aten::_copy_from", "aten::_to_copy"]],
     "x.cpu()": [],
     "x + x": [["aten::empty.memory_format", "aten::add.Tensor"], ["aten::add.out", "aten::add.Tensor"]],
     "x * 2": [["aten::mul.out", "aten::mul.Tensor"]],

@@ -16,11 +16,10 @@ pages after it).
 # ``backend_pkg`` says so too, and refuses any other index by name:
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -145,8 +144,7 @@ try:
 except RuntimeError as error:
     print("RuntimeError:", error)
 """
-    print(subprocess.run([sys.executable, "-c", LOAD_WITHOUT_BACKEND], capture_output=True, text=True,
-                         check=True).stdout)
+    print(run_code(LOAD_WITHOUT_BACKEND, check=True).stdout)
 
 # %%
 # ``resize_`` moves only the resized tensor

@@ -68,8 +68,7 @@ with torch.autocast("npy", dtype=torch.float16):
 # registered with ``_setup_privateuseone_for_python_backend("foo")`` and
 # nothing else, run here in a fresh process:
 
-import subprocess
-import sys
+from _fresh_python import run_code
 
 BARE_BACKEND = """
 import torch
@@ -82,7 +81,7 @@ for call in ("torch.empty(3, pin_memory=True)", "torch.accelerator.synchronize()
     except Exception as error:
         print(call, "->", type(error).__name__, str(error).splitlines()[0][:110])
 """
-print(subprocess.run([sys.executable, "-c", BARE_BACKEND], capture_output=True, text=True, check=True).stdout)
+print(run_code(BARE_BACKEND, check=True).stdout)
 
 # %%
 # .. dropdown:: Issue: Python PrivateUse1 hooks cannot provide pinned host memory

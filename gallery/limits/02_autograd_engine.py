@@ -9,10 +9,7 @@ guard turns out to play no part). Each is run here, with the report to file
 upstream.
 """
 
-import subprocess
-import sys
-
-import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -35,13 +32,13 @@ except ZeroDivisionError as error:
     print("ZeroDivisionError:", error)
 """
 for device in ("cpu", "npy"):
-    run = subprocess.run([sys.executable, "-c", HOOK_RAISES, device], capture_output=True, text=True)
+    run = run_code(HOOK_RAISES, device)
     print(f"{device}: exit status {run.returncode}; {(run.stdout + run.stderr).strip().splitlines()[-1]}")
 
 # %%
 # An error raised by a kernel or by a custom ``autograd.Function``'s
 # ``backward`` still arrives as an exception; only hooks are affected.
-# ``tests/test_autograd.py`` runs both cases and fails the day PyTorch
+# ``tests/core/test_autograd.py`` runs both cases and fails the day PyTorch
 # changes either.
 #
 # .. dropdown:: Issue: an exception in a backward hook aborts the process on a Python-registered device
@@ -103,8 +100,7 @@ try:
 except RuntimeError as error:
     print("torch.autograd.grad:", str(error).split(" at ")[0])
 """
-print(subprocess.run([sys.executable, "-c", BACKWARD_BEFORE_IMPORT], capture_output=True, text=True,
-                     check=True).stdout)
+print(run_code(BACKWARD_BEFORE_IMPORT, check=True).stdout)
 
 # %%
 # Importing the backend before the first backward avoids it.

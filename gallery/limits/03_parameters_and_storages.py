@@ -8,11 +8,10 @@ storages from the device's (missing) C++ allocator. Each is run here.
 """
 
 import copy
-import subprocess
-import sys
 import warnings
 
 import torch
+from _fresh_python import run_code
 
 import backend_pkg
 
@@ -147,7 +146,7 @@ from torch.utils.backend_registration import _setup_privateuseone_for_python_bac
 _setup_privateuseone_for_python_backend("foo")
 torch.UntypedStorage(4, device="foo")
 """
-run = subprocess.run([sys.executable, "-c", STORAGE_ON_BARE_BACKEND], capture_output=True, text=True)
+run = run_code(STORAGE_ON_BARE_BACKEND)
 print("exit status", run.returncode)
 
 # %%
@@ -158,8 +157,6 @@ print("exit status", run.returncode)
 # memory, so ``clone()``, ``copy.copy``, ``copy.deepcopy`` and ``pickle`` of
 # an npy storage work (PyTorch's ``_StorageBase.clone()`` would call that
 # constructor), and ``.data`` is an ``NpyTensor``, as every npy kernel's result:
-
-import copy
 
 storage = x.untyped_storage()
 print(type(storage).__name__, copy.deepcopy(storage).device, storage.clone().tolist()[:4])

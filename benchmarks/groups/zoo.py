@@ -1,0 +1,200 @@
+"""``zoo``: one training step of each family of the model zoo (``tests/zoo.py``: LeNet, a ResNet with batch
+norm, a 2-layer LSTM language model, a bidirectional GRU over packed sequences, a TransformerEncoder
+language model, DCGAN's two steps), on one batch, eager on ``npy`` and on CPU, and the same step compiled
+by the default ``torch.compile`` (``torch.compile(recipe.step)``) on each; a step that cannot compile is a
+row's reason. The families whose width is a setting (hidden size, channels) run again, eager only, at the
+larger widths of :data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio falls as each op
+has more to do. ``zoo_aten_ops_per_step`` counts the aten ops one step of each family and width runs on
+npy and on CPU (a ``torch.utils._python_dispatch.TorchDispatchMode`` sees each op after autograd, the
+backward's included): a step's CPU time divided by CPU's count is the work per op. Beside them a
+depthwise and a 3d convolution, forward and backward, eager on both. A family's rows take turns, so CPU's
+step and npy's share every slow spell. The steps take milliseconds: :data:`OWN_SETTINGS`.
+"""
+
+import dataclasses
+import functools
+import importlib.util
+import inspect
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import backend_pkg
+from benchmarks.shared import QUICK_SKIPS_INDUCTOR, ROOT, error_reason
+from benchmarks.timing import Settings, as_timer, measure, unavailable_row
+
+TITLE = ("zoo: each model family's training step, eager and compiled, npy and CPU; "
+         "larger widths, eager; two convolutions")
+# Five repeats a turn, as a CPU step right after npy's NumPy work shares the cores with NumPy's
+# still-spinning BLAS threads for its first repeats (see benchmarks/timing.py).
+OWN_SETTINGS = Settings(rounds=4, repeat=5, seconds=0.02, warmup=2)
+ZOO = ROOT / "tests" / "zoo.py"
+ZOO_VARIANTS = ("npy_eager", "cpu_eager", "npy_inductor", "cpu_inductor")
+ZOO_EAGER_VARIANTS = ("npy_eager", "cpu_eager")
+# The larger widths (the ``width`` argument of the family's model: hidden size or channels) each
+# family whose width is a setting is timed at, eager, beside its zoo size. The recurrent and
+# attention steps stay small enough at 16x; the convnets' work grows with the square of the width.
+ZOO_WIDTHS = {
+    "resnet": (64, 128),
+    "lstm_language_model": (96, 384),
+    "gru_classifier": (64, 256),
+    "transformer_language_model": (128, 512),
+    "dcgan": (64, 128),
+}
+# Forward and backward of one convolution layer, eager: module, input shape.
+ZOO_CONVOLUTIONS = {
+    "depthwise_conv": (lambda: torch.nn.Conv2d(32, 32, 3, padding=1, groups=32), (8, 32, 32, 32)),
+    "conv3d": (lambda: torch.nn.Conv3d(8, 16, 3, padding=1), (4, 8, 16, 16, 16)),
+}
+
+
+def load_zoo():
+    """``tests/zoo.py``, the model zoo the tests train on npy and on CPU."""
+    spec = importlib.util.spec_from_file_location("zoo", ZOO)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def zoo_step(recipe, device, backend=None):
+    """One training step of ``recipe`` on its first batch, on ``device``; compiled by ``backend``
+    (``torch.compile(recipe.step, backend=...)``) if given."""
+    torch.manual_seed(0)
+    model = recipe.build().to(device)
+    optimizers = recipe.optimizers(model)
+    batch = next(iter(recipe.batches(device)))
+    batch = tuple(value.to(device) if isinstance(value, torch.Tensor) else value for value in batch)
+    step = recipe.step if backend is None else torch.compile(recipe.step, backend=backend)
+
+    def train_step():
+        step(model, optimizers, batch)
+
+    return train_step
+
+
+def compiled_zoo_step(recipe, device):
+    """The step compiled by default and run once (it compiles), or None and why not."""
+    work = zoo_step(recipe, device, backend="inductor")
+    try:
+        work()
+    except Exception as error:  # noqa: BLE001  (a step that does not compile yet is a row's reason)
+        return None, error_reason(f"torch.compile of the step failed on {device}", error)
+    return work, None
+
+
+def convolution_step(case, device):
+    """Forward and backward of one of :data:`ZOO_CONVOLUTIONS` on ``device``, the input's gradient included."""
+    make_layer, shape = ZOO_CONVOLUTIONS[case]
+    torch.manual_seed(0)
+    layer = make_layer().to(device)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(device).requires_grad_()
+
+    def step():
+        layer(x).sum().backward()
+        layer.zero_grad()
+        x.grad = None
+
+    return step
+
+
+class OpCounter(TorchDispatchMode):
+    """Counts the aten ops that reach it: every op after autograd, the backward's included."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls += 1
+        return func(*args, **(kwargs or {}))
+
+
+def aten_ops_per_step(recipe, device):
+    """How many aten ops one training step of ``recipe`` runs on ``device`` (after a first step, which
+    makes the optimizer's state)."""
+    step = zoo_step(recipe, device)
+    step()
+    with OpCounter() as counter:
+        step()
+    return counter.calls
+
+
+def zoo_width(recipe):
+    """The width the recipe's model is built with (its ``width`` argument), or None if it has none."""
+    build = recipe.build
+    if isinstance(build, functools.partial):
+        return build.keywords["width"]
+    parameter = inspect.signature(build).parameters.get("width")
+    return None if parameter is None else parameter.default
+
+
+def zoo_cases():
+    """Each family at its zoo size, and the families of :data:`ZOO_WIDTHS` at their larger widths:
+    case -> (family, recipe, whether it is timed compiled too)."""
+    cases = {}
+    for family, recipe in load_zoo().RECIPES.items():
+        cases[family] = (family, recipe, True)
+        for width in ZOO_WIDTHS.get(family, ()):
+            wider = dataclasses.replace(recipe, build=functools.partial(recipe.build, width=width))
+            cases[f"{family}_width{width}"] = (family, wider, False)
+    return cases
+
+
+def eager_zoo_works(recipe):
+    """A family's eager steps by variant, on npy and on CPU."""
+    return {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}
+
+
+def zoo_works(recipe, quick):
+    """A family's steps by variant, and why each missing variant is missing."""
+    works = eager_zoo_works(recipe)
+    reasons = dict.fromkeys(("npy_inductor", "cpu_inductor"), QUICK_SKIPS_INDUCTOR)
+    if not quick:
+        for variant, device in (("npy_inductor", backend_pkg.DEVICE_NAME), ("cpu_inductor", "cpu")):
+            work, reasons[variant] = compiled_zoo_step(recipe, device)
+            if work is not None:
+                works[variant] = work
+    return works, reasons
+
+
+def measure_group(settings, quick):
+    """case -> variant -> row, eager and compiled steps taking turns; then the convolutions. And
+    case -> device -> aten ops per step, for every family and width.
+
+    Every family compiles before any is timed: Inductor's first compile starts its pool of
+    compiling processes, whose start would otherwise fall on the first family's timings."""
+    cases = zoo_cases()
+    works_by_case = {case: zoo_works(recipe, quick) if compiled else (eager_zoo_works(recipe), {})
+                     for case, (_, recipe, compiled) in cases.items()}
+    timings = {}
+    for case, (works, reasons) in works_by_case.items():
+        rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
+        variants = ZOO_VARIANTS if cases[case][2] else ZOO_EAGER_VARIANTS
+        timings[case] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in variants}
+    for case in ZOO_CONVOLUTIONS:
+        works = {variant: convolution_step(case, device)
+                 for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))}
+        timings[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
+    devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
+    ops = {case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
+           for case, (_, recipe, _) in cases.items()}
+    return timings, {"zoo_aten_ops_per_step": ops}
+
+
+def describe():
+    return {
+        "families": "the recipes of tests/zoo.py, each on its first batch, float32",
+        "npy_eager": "recipe.step(model, optimizers, batch) on npy",
+        "cpu_eager": "the same on CPU",
+        "npy_inductor": "torch.compile(recipe.step) (Inductor) on npy",
+        "cpu_inductor": "torch.compile(recipe.step) (Inductor) on CPU",
+        "widths": {case: {"family": family, "width": zoo_width(recipe)}
+                   for case, (family, recipe, _) in zoo_cases().items()},
+        "wider": "a family at a larger width (its model's width argument): npy_eager and cpu_eager only",
+        "aten_ops_per_step": "zoo_aten_ops_per_step: the aten ops one eager step runs on npy and on CPU, counted "
+                             "by a TorchDispatchMode (after autograd, the backward's ops included), after a first "
+                             "step",
+        **{case: {"layer": repr(make_layer()), "input": list(shape),
+                  "step": "layer(x).sum().backward() with x requiring grad; zero_grad()"}
+           for case, (make_layer, shape) in ZOO_CONVOLUTIONS.items()},
+    }

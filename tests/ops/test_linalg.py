@@ -1,0 +1,144 @@
+"""Matrix products and vdot (``backend_pkg/ops/linalg.py``): npy against CPU.
+
+Most tests run one call on CPU tensors and on their npy copies and demand the
+same outcome: equal results (device, dtype, shape, values), or the same error
+(type and message; the quoted C++ kernel name in "not implemented for"
+messages aside, since npy kernels are not CPU kernels).
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from reference import (
+    assert_like_cpu,
+    assert_matches_cpu,
+    assert_same_error,
+    exact_data,
+    make,
+    npy,
+)
+
+# --- matrix products ------------------------------------------------------------
+
+
+def product_operands(dtype):
+    """Operands whose products are exact in ``dtype`` (so any summation order agrees)."""
+    data = exact_data if dtype == torch.float16 else make
+    return {
+        "A": data((3, 4), dtype, 1),
+        "B": data((4, 5), dtype, 2),
+        "C": data((3, 5), dtype, 3),
+        "v": data((4,), dtype, 4),
+        "w": data((3,), dtype, 5),
+        "b1": data((2, 3, 4), dtype, 6),
+        "b2": data((2, 4, 5), dtype, 7),
+    }
+
+
+PRODUCTS = {
+    "mm": lambda o, al, be: torch.mm(o["A"], o["B"]),
+    "addmm": lambda o, al, be: torch.addmm(o["C"], o["A"], o["B"], beta=be, alpha=al),
+    "addmm_broadcast_self": lambda o, al, be: torch.addmm(o["C"][0], o["A"], o["B"], beta=be, alpha=al),
+    "bmm": lambda o, al, be: torch.bmm(o["b1"], o["b2"]),
+    "baddbmm": lambda o, al, be: torch.baddbmm(o["C"], o["b1"], o["b2"], beta=be, alpha=al),
+    "addbmm": lambda o, al, be: torch.addbmm(o["C"], o["b1"], o["b2"], beta=be, alpha=al),
+    "mv": lambda o, al, be: torch.mv(o["A"], o["v"]),
+    "addmv": lambda o, al, be: torch.addmv(o["w"], o["A"], o["v"], beta=be, alpha=al),
+    "dot": lambda o, al, be: torch.dot(o["v"], o["v"]),
+    "matmul_2d_2d": lambda o, al, be: o["A"] @ o["B"],
+    "matmul_1d_2d": lambda o, al, be: o["v"] @ o["B"],
+    "matmul_2d_1d": lambda o, al, be: o["A"] @ o["v"],
+    "matmul_1d_1d": lambda o, al, be: o["v"] @ o["v"],
+    "matmul_3d_2d": lambda o, al, be: o["b1"] @ o["B"],
+    "matmul_3d_3d": lambda o, al, be: o["b1"] @ o["b2"],
+    "matmul_broadcast": lambda o, al, be: o["A"][None, None] @ o["b2"][:, None],
+    "linear_bias": lambda o, al, be: F.linear(o["b1"], o["B"].T, o["C"][0]),
+    "linear": lambda o, al, be: F.linear(o["A"], o["B"].T),
+}
+
+
+@pytest.mark.parametrize("name", PRODUCTS)
+def test_matrix_products(name, dtype):
+    operands = product_operands(dtype)
+    inexact = dtype.is_floating_point or dtype.is_complex
+    alpha, beta = (0.5, -1.5) if inexact else (2, 3)
+    assert_like_cpu(lambda *tensors: PRODUCTS[name](dict(zip(operands, tensors)), alpha, beta), *operands.values())
+
+
+def test_float32_products_of_random_values():
+    a, b, c = make((16, 32), torch.float32, 1), make((32, 8), torch.float32, 2), make((8,), torch.float32, 3)
+    assert_like_cpu(torch.mm, a, b)
+    assert_like_cpu(lambda x, y, z: torch.addmm(z, x, y, beta=0.25, alpha=-2), a, b, c)
+    assert_like_cpu(torch.mv, a, b[:, 0])
+
+
+def test_integer_products_stay_integers_and_wrap_like_cpu():
+    a = torch.full((2, 300), 3, dtype=torch.int8)
+    result = npy(a) @ npy(a.T)
+    assert result.dtype == torch.int8
+    assert_matches_cpu(result, a @ a.T)
+    assert_like_cpu(lambda x: torch.addmm(x[:, :2], x, x.T, alpha=7, beta=-1), a)
+
+
+def test_scalars_convert_to_the_operands_dtype_like_cpu():
+    a = make((3, 3), torch.int64)
+    assert_like_cpu(lambda t: torch.addmm(t, t, t, beta=0.5, alpha=2.7), a)  # 0 and 2, as in C++
+    nan = torch.full((3, 3), float("nan"))
+    assert_like_cpu(lambda c, t: torch.addmm(c, t, t, beta=0), nan, a.float())  # beta=0 ignores NaN
+    assert_like_cpu(lambda c, t: torch.addmv(c, t, t[0], beta=0), nan[0], a.float())
+
+
+PRODUCT_ERRORS = [
+    (lambda t: torch.mm(t, t), "mat1 and mat2 shapes cannot be multiplied \\(2x3 and 2x3\\)"),
+    (lambda t: torch.mm(t, t[0]), "mat2 must be a matrix"),
+    (lambda t: torch.mm(t, t.T.double()), "expected m1 and m2 to have the same dtype"),
+    (lambda t: torch.mm(t.bool(), t.T.bool()), "not implemented for 'Bool'"),
+    (lambda t: torch.addmm(t[:, :2].double(), t, t.T), "self and mat2 must have the same dtype"),
+    (lambda t: torch.addmm(t[:, :2], t[0], t.T), "mat1 must be a matrix, got 1-D tensor"),
+    (lambda t: torch.addmm(t[0], t, t.T), "The expanded size of the tensor \\(2\\) must match"),
+    (lambda t: torch.addmm(t[:, :2], t, t.T, alpha=1j), "value cannot be converted to type"),
+    (lambda t: torch.bmm(t, t.T), "batch1 must be a 3D tensor"),
+    (lambda t: torch.bmm(t[None].expand(2, 2, 3), t.T[None]), "Expected size for first two dimensions of batch2"),
+    (lambda t: torch.bmm(t[None], t.T[None].double()), "expected scalar type Float but found Double"),
+    (lambda t: torch.baddbmm(t[None, :, :2].double(), t[None], t.T[None]), "Input dtypes must be the same"),
+    (lambda t: torch.baddbmm(t[None, :, :2], t[None], t[None]), "The expanded size of the tensor"),
+    (lambda t: torch.addbmm(t[:, :2], t[None], t.T[None].expand(2, 3, 2)), "must have same number of batches"),
+    (lambda t: torch.addbmm(t, t[None], t[None]), "Incompatible matrix sizes for bmm \\(2x3 and 2x3\\)"),
+    (lambda t: torch.mv(t[0], t[0]), "vector \\+ matrix @ vector expected, got 1, 1, 1"),
+    (lambda t: torch.mv(t, t[0, :2]), "size mismatch, got input \\(2\\), mat \\(2x3\\), vec \\(2\\)"),
+    (lambda t: torch.mv(t, t[0].long()), "addmv input tensors must have the same dtype"),
+    (lambda t: torch.addmv(t[0], t, t[0]), "size mismatch, got input \\(3\\)"),
+    (lambda t: torch.dot(t, t[0]), "1D tensors expected, but got 2D and 1D tensors"),
+    (lambda t: torch.dot(t[0], t[1].double()), "expected both vectors to have same dtype"),
+    (lambda t: torch.dot(t[0], t[1, :2]), "inconsistent tensor size"),
+    (lambda t: torch.dot(t[0].bool(), t[1].bool()), "not implemented for 'Bool'"),
+]
+
+
+@pytest.mark.parametrize("fn, match", PRODUCT_ERRORS, ids=[m for _, m in PRODUCT_ERRORS])
+def test_product_errors_match_cpu(fn, match):
+    assert_same_error(fn, make((2, 3), torch.float32), match=match)
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.complex64,
+                                   torch.complex128, torch.int64])
+def test_vdot_conjugates_its_first_argument_like_cpu(dtype):
+    a, b = make((5,), dtype, 1), make((5,), dtype, 2)
+    assert_like_cpu(torch.vdot, a, b)
+    assert_like_cpu(lambda x, y: torch.vdot(x, y, out=torch.empty((), dtype=dtype, device=x.device)), a, b)
+
+
+VDOT_ERRORS = [
+    (lambda t: torch.vdot(t, t[:3]), "inconsistent tensor size"),
+    (lambda t: torch.vdot(t, t.double()), "dot : expected both vectors to have same dtype"),
+    (lambda t: torch.vdot(t.reshape(2, 2), t), "1D tensors expected, but got 2D and 1D tensors"),
+    (lambda t: torch.vdot(t.bool(), t.bool()), "not implemented for 'Bool'"),
+]
+
+
+@pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
+@pytest.mark.parametrize("fn, match", VDOT_ERRORS, ids=[m for _, m in VDOT_ERRORS])
+def test_vdot_errors_match_cpu(fn, match):
+    assert_same_error(fn, make((4,), torch.float32), match=match)
+    assert_like_cpu(fn, make((4,), torch.float32))
