@@ -157,14 +157,40 @@ def _direct(x, weight, output_shape, stride, padding, dilation, groups):
 def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
     """The gradient of :func:`_direct` with respect to ``x``, of spatial shape ``input_shape``:
     the transposed convolution of ``grad_output``."""
+    if all(s == 1 for s in stride):
+        return _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, groups)
     batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
-    grads = _channels_first(grad_output, groups)
-    weights = _grouped_weight(weight, groups)
-    columns = _workspace.array("columns", (groups, weights.shape[2], grads.shape[2]), grad_output.dtype)
-    for group, (w, g) in enumerate(zip(weights, grads)):
-        np.matmul(w.T, g, out=columns[group])
+    columns = _grouped_products(_channels_first(grad_output, groups), weight, groups)
     columns = columns.reshape(-1, *kernel_shape, batch, *grad_output.shape[2:])
     return _to_batch_first(_scatter_columns(columns, input_shape, stride, padding, dilation))
+
+
+def _grouped_products(grads, weight, groups):
+    """The columns of an input gradient: each group's weight, transposed, times its ``grads``
+    (groups, out_channels / groups, positions), in the workspace."""
+    weights = _grouped_weight(weight, groups)
+    columns = _workspace.array("columns", (groups, weights.shape[2], grads.shape[2]), grads.dtype)
+    for group, (w, g) in enumerate(zip(weights, grads)):
+        np.matmul(w.T, g, out=columns[group])
+    return columns
+
+
+def _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, groups):
+    """:func:`_input_grad` at stride 1, with the columns on the stride-1 grid of :class:`_StrideOneGrid`:
+    adding a kernel offset's columns back is then one slice of each channel's flattened padded input,
+    where col2im adds row by row (short rows for a small 3d input: for a 3x3x3 kernel over 4x8x16x16x16,
+    col2im took three times as long as the product)."""
+    kernel_shape = weight.shape[2:]
+    grid = _StrideOneGrid(input_shape, kernel_shape, grad_output.shape[2:], (1,) * len(kernel_shape), padding,
+                          dilation)
+    grads = grid.flat_grid(np.swapaxes(grad_output, 0, 1))  # (out_channels, batch, grid length)
+    columns = _grouped_products(grads.reshape(groups, grads.shape[0] // groups, -1), weight, groups)
+    columns = columns.reshape(-1, len(grid.shifts), *grads.shape[1:])  # (channels, offsets, batch, length)
+    shape = (columns.shape[0], grads.shape[1], math.prod(grid.padded) + grid.tail)
+    flat = _workspace.zeros("padded", shape, grad_output.dtype)
+    for offset, shift in enumerate(grid.shifts):
+        flat[:, :, shift : shift + grid.length] += columns[:, offset]
+    return _to_batch_first(grid.unflattened(flat)[grid.interior])
 
 
 def _weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
@@ -193,8 +219,9 @@ def _is_depthwise(x, weight, groups):
 
 
 class _StrideOneGrid:
-    """Where a depthwise convolution's kernel offsets read the flattened padded input: the output
-    positions, stride 1, in rows as long as the padded input's."""
+    """Where a convolution's kernel offsets read the flattened padded input: the output positions,
+    stride 1, in rows as long as the padded input's. Its arrays keep their first two dims (batch and
+    channels, in either order) and flatten the spatial ones."""
 
     def __init__(self, input_shape, kernel_shape, output_shape, stride, padding, dilation):
         self.padded = tuple(size + 2 * pad for size, pad in zip(input_shape, padding))
@@ -212,7 +239,7 @@ class _StrideOneGrid:
         self.interior = _interior(padding, input_shape)
 
     def flat_padded(self, x):
-        """``x`` zero-padded and flattened per channel, (batch, C, padded size + tail), in the workspace."""
+        """``x`` zero-padded and flattened, (batch, C, padded size + tail), in the workspace."""
         flat = _workspace.zeros("padded", (*x.shape[:2], math.prod(self.padded) + self.tail), x.dtype)
         self.unflattened(flat)[self.interior] = x
         return flat
