@@ -9,7 +9,9 @@ kernel returns that directly. ``make bench`` measures the difference.
 
 The in-place kernels (``add_``, ``sub_``, ``mul_``) have the same shortcut,
 writing NumPy's result straight into ``self``: ``param.add_(grad,
-alpha=-lr)`` is every parameter's SGD step.
+alpha=-lr)`` is every parameter's SGD step. They take a Python number too
+(without ``alpha``) into a float32 or float64 ``self``: ``buf.mul_(momentum)``
+is SGD's momentum.
 """
 
 import numpy as np
@@ -25,6 +27,19 @@ NATIVE_DTYPES = frozenset(
 # The floats NumPy computes in as PyTorch does (PyTorch computes half precision in float32).
 # alpha scales the other operand only for these; integers' checks are the general path's.
 FULL_PRECISION_FLOATS = frozenset(np.dtype(name) for name in ("float32", "float64"))
+
+
+def _scalar_operand(array, other):
+    """``other`` as a NumPy scalar of ``array``'s dtype when it is a Python int or float (as a number
+    reaches a kernel) and ``array`` is float32 or float64: PyTorch casts the number to the
+    array's dtype and computes in it. Else None."""
+    if type(other) not in (int, float) or array.dtype not in FULL_PRECISION_FLOATS:
+        return None
+    token = ERROR_STATE.set(ALL_IGNORED)  # past float32's range is inf, silently as in PyTorch
+    try:
+        return array.dtype.type(other)
+    finally:
+        ERROR_STATE.reset(token)
 
 
 def same_dtype_arrays(*tensors):
@@ -84,9 +99,11 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     """
 
     def kernel(self, other, **options):
-        try:
-            a, b = self._npy_array, other._npy_array
-        except AttributeError:
+        a = getattr(self, "_npy_array", None)
+        b = getattr(other, "_npy_array", None)
+        if b is None and a is not None and not options:  # CPU fuses a number's alpha product into the sum
+            b = _scalar_operand(a, other)
+        if b is None:  # a tensor without a kept view, a CPU scalar, a number the general path promotes
             return general(self, other, **options)
         alpha = options.get("alpha", 1)
         if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
