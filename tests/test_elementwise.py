@@ -307,7 +307,15 @@ SAME_DTYPE_IN_PLACE = {
     "sub_ number": lambda t, other: t.sub_(0.1),
     "mul_ number past float32's range": lambda t, other: t.mul_(1e39),
     "add_ number with alpha": lambda t, other: t.add_(2, alpha=3),
+    "add_ into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).add_(other, alpha=2),
+    "mul_ number into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).mul_(0.5),
 }
+
+
+def _without_kept_view(tensor):
+    """``tensor`` as ``module.to("npy")`` leaves a parameter: ``.data`` replaced, its NumPy view dropped."""
+    tensor.data = tensor.clone()
+    return tensor
 
 
 @pytest.mark.filterwarnings("error")  # NumPy's overflow warning, for one, must not reach the user

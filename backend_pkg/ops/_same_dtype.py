@@ -103,7 +103,7 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
         b = getattr(other, "_npy_array", None)
         if b is None and a is not None and not options:  # CPU fuses a number's alpha product into the sum
             b = _scalar_operand(a, other)
-        if b is None:  # a tensor without a kept view, a CPU scalar, a number the general path promotes
+        if a is None or b is None:  # a tensor without a kept view, a CPU scalar, a number to promote
             return general(self, other, **options)
         alpha = options.get("alpha", 1)
         if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
