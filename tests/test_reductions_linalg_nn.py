@@ -20,10 +20,12 @@ from reference import (
     assert_layer_trains_like_cpu,
     assert_like_cpu,
     assert_matches_cpu,
+    assert_backward_like_cpu,
     assert_same_error,
     make,
     npy,
 )
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import backend_pkg
 
@@ -907,3 +909,74 @@ def test_vdot_errors_match_cpu(fn, match):
 @pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
 def test_spectral_norm_trains_like_cpu():
     assert_layer_trains_like_cpu(lambda: torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(4, 3)))
+
+
+# --- linear, computed whole (backend_pkg/ops/linalg.py, _Linear) -----------------
+
+LINEAR_CALLS = {
+    "matrix": ((5, 4), (3, 4), (3,)),
+    "batch_of_sequences": ((2, 5, 4), (3, 4), (3,)),
+    "vector": ((4,), (3, 4), (3,)),
+    "no_bias": ((2, 5, 4), (3, 4), None),
+    # Left to PyTorch's composite: a bias that only broadcasts, and bad shapes (its errors).
+    "broadcast_bias": ((5, 4), (3, 4), (1,)),
+    "features_mismatch": ((5, 4), (3, 5), (3,)),
+    "weight_3d": ((5, 4), (2, 3, 4), (3,)),
+}
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("case", LINEAR_CALLS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_linear_like_cpu(case, dtype):
+    shapes = LINEAR_CALLS[case]
+    tensors = [None if shape is None else make(shape, dtype, seed=index) for index, shape in enumerate(shapes)]
+    assert_backward_like_cpu(F.linear, *tensors)
+
+
+@pytest.mark.usefixtures("strict")
+def test_linear_of_a_transposed_input_and_of_mixed_dtypes_like_cpu():
+    x, weight = make((4, 5), torch.float64), make((3, 4), torch.float64, seed=1)
+    assert_backward_like_cpu(lambda x, w: F.linear(x.T, w), x, weight)
+    assert_backward_like_cpu(lambda x, w: F.linear(x.T, w.float()), x, weight)
+
+
+@pytest.mark.usefixtures("strict")
+def test_linear_runs_no_aten_op():
+    """Forward and backward are one NumPy call each: no aten op runs for them (autograd's detach
+    unpacks what the forward saved)."""
+    x, weight, bias = (npy(make(shape, torch.float32, seed=i)).requires_grad_()
+                       for i, shape in enumerate(((2, 5, 4), (3, 4), (3,))))
+    seed = npy(make((2, 5, 3), torch.float32))
+    with RecordOps() as forward:
+        output = F.linear(x, weight, bias)
+    with RecordOps() as backward:
+        output.backward(seed)
+    assert forward.ops == set() and backward.ops <= {torch.ops.aten.detach.default}, (forward.ops, backward.ops)
+
+
+@pytest.mark.usefixtures("strict")
+def test_linear_double_backward():
+    """Under create_graph the backward is the composite's, so a second derivative exists and is CPU's."""
+
+    def second_gradients(device):
+        x, weight, bias = (make(shape, torch.float64, seed=i).to(device).requires_grad_()
+                           for i, shape in enumerate(((5, 4), (3, 4), (3,))))
+        output = F.linear(x, weight, bias)
+        grads = torch.autograd.grad((output * output).sum(), (x, weight, bias), create_graph=True)
+        return torch.autograd.grad(sum((g * g).sum() for g in grads), (x, weight, bias))
+
+    for got, want in zip(second_gradients("npy"), second_gradients("cpu")):
+        torch.testing.assert_close(got.cpu(), want)
+
+
+class RecordOps(TorchDispatchMode):
+    """The aten overloads called inside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.add(func)
+        return func(*args, **(kwargs or {}))

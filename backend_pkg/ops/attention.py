@@ -61,8 +61,8 @@ from ._nested import nested_from_rows, padded, rows_of
 from ._numpy_errors import quietly
 from ._operands import in_compute_dtype
 from ._out_variants import derived_out
+from ._whole_ops import composite, differentiable_gradients, plain_npy
 from .nn import _erf
-from .recurrent import _plain_npy
 from .registry import aten, computed_by, implements, implements_autograd
 
 # native_multi_head_attention's mask_type: how the mask covers the (B, H, L, L) scores.
@@ -448,19 +448,13 @@ def _differentiable_backward(grad, q, k, v, ctx):
         mask = wrap(np.ascontiguousarray(~ctx.masked))
     elif ctx.bias is not None:
         mask = wrap(np.ascontiguousarray(ctx.bias))
-    with torch.enable_grad():
-        output = _composite(q, k, v, mask, 0.0, False, ctx.scale, False)
-    inputs = [tensor for tensor in (q, k, v) if tensor.requires_grad]
-    grads = iter(torch.autograd.grad(output, inputs, grad, create_graph=True))
-    return tuple(next(grads) if tensor.requires_grad else None for tensor in (q, k, v))
+    return differentiable_gradients(lambda: _composite(q, k, v, mask, 0.0, False, ctx.scale, False), (q, k, v), grad)
 
 
 def _composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     """PyTorch's own ``scaled_dot_product_attention``: the math composite, on any device."""
-    return aten.scaled_dot_product_attention.default._op_dk(
-        torch._C.DispatchKey.CompositeImplicitAutograd, query, key, value, attn_mask, dropout_p, is_causal,
-        scale=scale, enable_gqa=enable_gqa,
-    )
+    return composite(aten.scaled_dot_product_attention.default, query, key, value, attn_mask, dropout_p, is_causal,
+                     scale=scale, enable_gqa=enable_gqa)
 
 
 _WHOLE_DTYPES = (torch.float32, torch.float64)
@@ -468,7 +462,7 @@ _WHOLE_DTYPES = (torch.float32, torch.float64)
 
 def _takes_whole(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
     """Whether the NumPy kernel computes this call: anything else, errors included, is the composite's."""
-    if q.dtype not in _WHOLE_DTYPES or not all(_plain_npy(t) and t.dim() == 4 and t.dtype == q.dtype
+    if q.dtype not in _WHOLE_DTYPES or not all(plain_npy(t) and t.dim() == 4 and t.dtype == q.dtype
                                                  for t in (q, k, v)):
         return False
     batch_heads, key_length, embedding = q.shape[:2], k.shape[2], q.shape[3]
@@ -481,7 +475,7 @@ def _takes_whole(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
     broadcastable = attn_mask.dim() <= 4 and all(
         size in (1, full) for size, full in zip(reversed(attn_mask.shape), (key_length, q.shape[2], *batch_heads[::-1]))
     )
-    return (_plain_npy(attn_mask) and broadcastable and not attn_mask.requires_grad
+    return (plain_npy(attn_mask) and broadcastable and not attn_mask.requires_grad
             and attn_mask.dtype in (torch.bool, q.dtype))
 
 
