@@ -4,6 +4,7 @@ import re
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import backend_pkg
 
@@ -185,3 +186,15 @@ def assert_layer_trains_like_cpu(build_layer, steps=3):
         return result
 
     torch.testing.assert_close(losses("npy"), losses("cpu"))
+
+
+class RecordOps(TorchDispatchMode):
+    """The aten overloads called inside it, to check which path an op or module took."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.add(func)
+        return func(*args, **(kwargs or {}))

@@ -9,7 +9,9 @@ kernel returns that directly. ``make bench`` measures the difference.
 
 The in-place kernels (``add_``, ``sub_``, ``mul_``) have the same shortcut,
 writing NumPy's result straight into ``self``: ``param.add_(grad,
-alpha=-lr)`` is every parameter's SGD step.
+alpha=-lr)`` is every parameter's SGD step. They take a Python number too
+(without ``alpha``) into a float32 or float64 ``self``: ``buf.mul_(momentum)``
+is SGD's momentum.
 """
 
 import functools
@@ -27,6 +29,28 @@ NATIVE_DTYPES = frozenset(
 # The floats NumPy computes in as PyTorch does (PyTorch computes half precision in float32).
 # alpha scales the other operand only for these; integers' checks are the general path's.
 FULL_PRECISION_FLOATS = frozenset(np.dtype(name) for name in ("float32", "float64"))
+
+
+def _scalar_operand(array, other):
+    """``other`` as a NumPy scalar of ``array``'s dtype when it is a Python int or float (as a number
+    reaches a kernel) and ``array`` is float32 or float64: PyTorch casts the number to the
+    array's dtype and computes in it. Else None."""
+    if type(other) not in (int, float) or array.dtype not in FULL_PRECISION_FLOATS:
+        return None
+    token = ERROR_STATE.set(ALL_IGNORED)  # past float32's range is inf, silently as in PyTorch
+    try:
+        return array.dtype.type(other)
+    finally:
+        ERROR_STATE.reset(token)
+
+
+def _view_of_npy(value):
+    """The NumPy view of an npy tensor: the one its object keeps or, for an object that keeps none
+    (a gradient, see :func:`backend_pkg.tensor.detached`), one made now; None for anything else."""
+    array = getattr(value, "_npy_array", None)
+    if array is None and is_npy(value):
+        return unwrap(value)
+    return array
 
 
 def same_dtype_arrays(*tensors):
@@ -86,12 +110,11 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     """
 
     def kernel(self, other, **options):
-        try:
-            a, b = self._npy_array, other._npy_array
-        except AttributeError:  # or an npy tensor that keeps no view: a gradient (see tensor.detached)
-            if not (is_npy(self) and is_npy(other)):
-                return general(self, other, **options)
-            a, b = unwrap(self), unwrap(other)
+        a, b = _view_of_npy(self), _view_of_npy(other)
+        if b is None and a is not None and not options:  # CPU fuses a number's alpha product into the sum
+            b = _scalar_operand(a, other)
+        if a is None or b is None:  # a CPU scalar, a number to promote, a tensor on another device
+            return general(self, other, **options)
         alpha = options.get("alpha", 1)
         if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
                 or 0 in a.strides or np.may_share_memory(a, b)):

@@ -1,12 +1,19 @@
 """Attention: the fused multi-head attention and Transformer encoder layer of the fast path.
 
-``F.scaled_dot_product_attention`` needs no kernel of its own: for a device
-without a fused SDPA kernel PyTorch picks ``_scaled_dot_product_attention_math``,
-a composite of ``bmm``, ``_softmax``, ``masked_fill``/``add`` and
+``F.scaled_dot_product_attention`` picks its kernel in C++: for a device
+without a fused SDPA kernel (``_fused_sdp_choice``, a dispatch stub that only
+C++ can fill) PyTorch runs ``_scaled_dot_product_attention_math``, a
+composite of ``bmm``, ``_safe_softmax``, ``masked_fill``/``add`` and
 ``native_dropout`` that decomposes before it reaches the backend, forward
-and backward (``aten/src/ATen/native/transformers/attention.cpp``,
-``_fused_sdp_choice``). ``nn.MultiheadAttention`` and the Transformer layers
-in training mode (or with gradients) run the same composites.
+and backward (``aten/src/ATen/native/transformers/attention.cpp``): about
+twenty ops forward and thirty backward, each a round trip through Python.
+npy registers ``scaled_dot_product_attention`` itself at
+``AutogradPrivateUse1`` instead: for float32 and float64 4-d inputs without
+dropout, grouped heads or a mask that needs a gradient, one NumPy forward
+(scores, mask, softmax as ``_safe_softmax``: a row with every position
+masked is zeros) and one NumPy backward; everything else runs the
+composite, errors included. ``nn.MultiheadAttention`` and the Transformer
+layers in training mode (or with gradients) call it.
 
 In eval mode under ``torch.no_grad()``, ``nn.MultiheadAttention`` and
 ``nn.TransformerEncoderLayer`` take PyTorch's "fast path" on every device
@@ -51,7 +58,9 @@ from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
 from ..tensor import unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._nested import nested_from_rows, padded, rows_of
+from ._numpy_errors import quietly
 from ._operands import in_compute_dtype
+from ._whole_ops import composite, differentiable_gradients, plain_npy
 from .registry import aten, computed_by, implements
 from .unary import exact_erf
 
@@ -383,3 +392,108 @@ def nested_to_padded_tensor(self, padding, output_size=None):
     result = np.full(shape, padding, dtype=rows.dtype)
     result[: len(lengths), :, : rows.shape[1]][np.arange(shape[1]) < lengths[:, None]] = rows
     return wrap(result)
+
+
+# --- scaled_dot_product_attention, whole ---------------------------------------
+
+
+def _attention_probabilities(q, k, scale, masked, bias):
+    """``softmax(q k^T scale + bias)`` with the ``masked`` positions left out, (B, H, L, S); a row
+    with every position masked is zeros, as ``_safe_softmax`` makes it."""
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(scale)
+    if bias is not None:
+        scores = scores + bias
+    if masked is not None:
+        scores = np.where(masked, -np.inf, scores)
+    top = scores.max(axis=-1, keepdims=True)
+    exp = np.exp(scores - np.where(np.isneginf(top), 0, top))
+    total = exp.sum(axis=-1, keepdims=True)
+    return np.divide(exp, total, out=np.zeros_like(exp), where=total != 0)  # NaN stays NaN
+
+
+def _attention_backward(grad, q, k, v, probabilities, scale):
+    """The gradients of ``probabilities @ v`` with respect to q, k and v."""
+    grad_v = np.matmul(np.swapaxes(probabilities, -1, -2), grad)
+    grad_probabilities = np.matmul(grad, np.swapaxes(v, -1, -2))
+    grad_scores = probabilities * (grad_probabilities - (grad_probabilities * probabilities).sum(-1, keepdims=True))
+    grad_scores *= q.dtype.type(scale)
+    return np.matmul(grad_scores, k), np.matmul(np.swapaxes(grad_scores, -1, -2), q), grad_v
+
+
+class _Attention(torch.autograd.Function):
+    """SDPA of npy q, k, v (B, H, L, E) with a constant mask: ``masked`` (bool, True = left out) or
+    ``bias`` (added to the scores), either broadcasting to (B, H, L, S), or None."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, masked, bias, scale):
+        probabilities = quietly(_attention_probabilities, unwrap(q), unwrap(k), scale, masked, bias)
+        ctx.save_for_backward(q, k, v)
+        ctx.probabilities, ctx.masked, ctx.bias, ctx.scale = probabilities, masked, bias, scale
+        return wrap(np.matmul(probabilities, unwrap(v)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        q, k, v = ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph: the composite's backward, itself differentiable
+            return (*_differentiable_backward(grad, q, k, v, ctx), None, None, None)
+        grads = quietly(_attention_backward, unwrap(grad), unwrap(q), unwrap(k), unwrap(v), ctx.probabilities,
+                        ctx.scale)
+        return (*(wrap(np.ascontiguousarray(array)) for array in grads), None, None, None)
+
+
+def _differentiable_backward(grad, q, k, v, ctx):
+    """The gradients of q, k and v as PyTorch's composite computes them, recorded for a second backward."""
+    mask = None
+    if ctx.masked is not None:
+        mask = wrap(np.ascontiguousarray(~ctx.masked))
+    elif ctx.bias is not None:
+        mask = wrap(np.ascontiguousarray(ctx.bias))
+    return differentiable_gradients(lambda: _composite(q, k, v, mask, 0.0, False, ctx.scale, False), (q, k, v), grad)
+
+
+def _composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """PyTorch's own ``scaled_dot_product_attention``: the math composite, on any device."""
+    return composite(aten.scaled_dot_product_attention.default, query, key, value, attn_mask, dropout_p, is_causal,
+                     scale=scale, enable_gqa=enable_gqa)
+
+
+_WHOLE_DTYPES = (torch.float32, torch.float64)
+
+
+def _takes_whole(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
+    """Whether the NumPy kernel computes this call: anything else, errors included, is the composite's."""
+    if q.dtype not in _WHOLE_DTYPES or not all(plain_npy(t) and t.dim() == 4 and t.dtype == q.dtype
+                                                 for t in (q, k, v)):
+        return False
+    batch_heads, key_length, embedding = q.shape[:2], k.shape[2], q.shape[3]
+    if k.shape != (*batch_heads, key_length, embedding) or v.shape[:3] != k.shape[:3] or 0 in q.shape + v.shape:
+        return False
+    if dropout_p != 0 or enable_gqa or (is_causal and attn_mask is not None):
+        return False
+    if attn_mask is None:
+        return True
+    broadcastable = attn_mask.dim() <= 4 and all(
+        size in (1, full) for size, full in zip(reversed(attn_mask.shape), (key_length, q.shape[2], *batch_heads[::-1]))
+    )
+    return (plain_npy(attn_mask) and broadcastable and not attn_mask.requires_grad
+            and attn_mask.dtype in (torch.bool, q.dtype))
+
+
+def _constant_mask(attn_mask, is_causal, length, key_length):
+    """The mask as ``(masked, bias)`` arrays for :class:`_Attention`."""
+    if is_causal:
+        return ~np.tri(length, key_length, dtype=bool), None
+    if attn_mask is None:
+        return None, None
+    array = unwrap(attn_mask)
+    return (~array, None) if attn_mask.dtype == torch.bool else (None, array)
+
+
+@implements(aten.scaled_dot_product_attention.default, autograd=True)
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    if not _takes_whole(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
+        return _composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    masked, bias = _constant_mask(attn_mask, is_causal, query.shape[2], key.shape[2])
+    return _Attention.apply(query, key, value, masked, bias, scale)

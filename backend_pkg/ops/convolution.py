@@ -59,7 +59,8 @@ def convolution(x, weight, bias, stride, padding, dilation, transposed, output_p
         output = _input_grad(x, weight, output_shape, stride, padding, dilation, groups)
     else:
         output_shape = convolution_output_shape(x.shape[2:], weight.shape[2:], stride, padding, dilation)
-        output = _direct(x, weight, output_shape, stride, padding, dilation, groups)
+        direct = _depthwise if _is_depthwise(x, weight, groups) else _direct
+        output = direct(x, weight, output_shape, stride, padding, dilation, groups)
     if bias is not None:
         output += bias.reshape(-1, *[1] * (output.ndim - 2))
     return output
@@ -76,14 +77,17 @@ def convolution_backward(
     where a convolution's weight meets the input.
     """
     grad_input = grad_weight = grad_bias = None
+    depthwise = not transposed and _is_depthwise(x, weight, groups)
     if output_mask[0]:
         if transposed:
             grad_input = _direct(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
         else:
-            grad_input = _input_grad(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
+            input_grad = _depthwise_input_grad if depthwise else _input_grad
+            grad_input = input_grad(grad_output, weight, x.shape[2:], stride, padding, dilation, groups)
     if output_mask[1]:
         source, target = (grad_output, x) if transposed else (x, grad_output)
-        grad_weight = _weight_grad(source, target, weight.shape[2:], stride, padding, dilation, groups)
+        weight_grad = _depthwise_weight_grad if depthwise else _weight_grad
+        grad_weight = weight_grad(source, target, weight.shape[2:], stride, padding, dilation, groups)
     if output_mask[2]:
         grad_bias = np.sum(_channels_first(grad_output, 1)[0], axis=1)
     return grad_input, grad_weight, grad_bias
@@ -153,14 +157,40 @@ def _direct(x, weight, output_shape, stride, padding, dilation, groups):
 def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
     """The gradient of :func:`_direct` with respect to ``x``, of spatial shape ``input_shape``:
     the transposed convolution of ``grad_output``."""
+    if all(s == 1 for s in stride):
+        return _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, groups)
     batch, kernel_shape = grad_output.shape[0], weight.shape[2:]
-    grads = _channels_first(grad_output, groups)
-    weights = _grouped_weight(weight, groups)
-    columns = _workspace.array("columns", (groups, weights.shape[2], grads.shape[2]), grad_output.dtype)
-    for group, (w, g) in enumerate(zip(weights, grads)):
-        np.matmul(w.T, g, out=columns[group])
+    columns = _grouped_products(_channels_first(grad_output, groups), weight, groups)
     columns = columns.reshape(-1, *kernel_shape, batch, *grad_output.shape[2:])
     return _to_batch_first(_scatter_columns(columns, input_shape, stride, padding, dilation))
+
+
+def _grouped_products(grads, weight, groups):
+    """The columns of an input gradient: each group's weight, transposed, times its ``grads``
+    (groups, out_channels / groups, positions), in the workspace."""
+    weights = _grouped_weight(weight, groups)
+    columns = _workspace.array("columns", (groups, weights.shape[2], grads.shape[2]), grads.dtype)
+    for group, (w, g) in enumerate(zip(weights, grads)):
+        np.matmul(w.T, g, out=columns[group])
+    return columns
+
+
+def _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, groups):
+    """:func:`_input_grad` at stride 1, with the columns on the stride-1 grid of :class:`_StrideOneGrid`:
+    adding a kernel offset's columns back is then one slice of each channel's flattened padded input,
+    where col2im adds row by row (short rows for a small 3d input: for a 3x3x3 kernel over 4x8x16x16x16,
+    col2im took three times as long as the product)."""
+    kernel_shape = weight.shape[2:]
+    grid = _StrideOneGrid(input_shape, kernel_shape, grad_output.shape[2:], (1,) * len(kernel_shape), padding,
+                          dilation)
+    grads = grid.flat_grid(np.swapaxes(grad_output, 0, 1))  # (out_channels, batch, grid length)
+    columns = _grouped_products(grads.reshape(groups, grads.shape[0] // groups, -1), weight, groups)
+    columns = columns.reshape(-1, len(grid.shifts), *grads.shape[1:])  # (channels, offsets, batch, length)
+    shape = (columns.shape[0], grads.shape[1], math.prod(grid.padded) + grid.tail)
+    flat = _workspace.zeros("padded", shape, grad_output.dtype)
+    for offset, shift in enumerate(grid.shifts):
+        flat[:, :, shift : shift + grid.length] += columns[:, offset]
+    return _to_batch_first(grid.unflattened(flat)[grid.interior])
 
 
 def _weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
@@ -171,6 +201,96 @@ def _weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups
     for group, (g, c) in enumerate(zip(grads, columns)):
         np.matmul(g, c.T, out=weight[group])
     return weight.reshape(-1, x.shape[1] // groups, *kernel_shape)
+
+
+def _is_depthwise(x, weight, groups):
+    """Whether each output channel reads one input channel, its own: ``groups`` equal to the channels
+    on both sides (a multiplier above one is left to im2col)."""
+    return groups > 1 and groups == x.shape[1] == weight.shape[0]
+
+
+# A depthwise convolution multiplies each channel by its own few weights: im2col would copy every
+# input value once per kernel offset, for a product of one row per channel. Instead each kernel
+# offset contributes the padded input, shifted, times that offset's weight per channel. With
+# each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call runs
+# along whole rows of memory. The outputs are computed on the stride-1 grid of the padded input:
+# its rows are as long as the padded ones (the extra positions are computed and dropped, or
+# zero in a gradient), and a strided convolution computes every position then keeps one per stride.
+
+
+class _StrideOneGrid:
+    """Where a convolution's kernel offsets read the flattened padded input: the output positions,
+    stride 1, in rows as long as the padded input's. Its arrays keep their first two dims (batch and
+    channels, in either order) and flatten the spatial ones."""
+
+    def __init__(self, input_shape, kernel_shape, output_shape, stride, padding, dilation):
+        self.padded = tuple(size + 2 * pad for size, pad in zip(input_shape, padding))
+        self.shape = ((output_shape[0] - 1) * stride[0] + 1, *self.padded[1:])
+        self.length = math.prod(self.shape)
+        row_steps = [math.prod(self.padded[dim + 1 :]) for dim in range(len(self.padded))]
+        self.shifts = [
+            sum(k * d * step for k, d, step in zip(offset, dilation, row_steps))
+            for offset in itertools.product(*map(range, kernel_shape))
+        ]
+        # The last offsets read past the padded input's end, by at most this many (dropped) values.
+        self.tail = max(0, max(self.shifts) + self.length - math.prod(self.padded))
+        self.outputs = (slice(None), slice(None), *(slice(0, (size - 1) * s + 1, s)
+                                                   for size, s in zip(output_shape, stride)))
+        self.interior = _interior(padding, input_shape)
+
+    def flat_padded(self, x):
+        """``x`` zero-padded and flattened, (batch, C, padded size + tail), in the workspace."""
+        flat = _workspace.zeros("padded", (*x.shape[:2], math.prod(self.padded) + self.tail), x.dtype)
+        self.unflattened(flat)[self.interior] = x
+        return flat
+
+    def unflattened(self, flat):
+        return flat[:, :, : math.prod(self.padded)].reshape(*flat.shape[:2], *self.padded)
+
+    def flat_grid(self, grad_output):
+        """``grad_output`` placed on the grid, zero elsewhere: (batch, C, grid length), in the workspace."""
+        grid = _workspace.zeros("grid", (*grad_output.shape[:2], *self.shape), grad_output.dtype)
+        grid[self.outputs] = grad_output
+        return grid.reshape(*grad_output.shape[:2], self.length)
+
+
+def _offset_weights(weight):
+    """A depthwise ``weight`` (C, 1, *kernel) as one (C, 1) column per kernel offset, in :attr:`shifts` order."""
+    return np.moveaxis(weight.reshape(weight.shape[0], -1), 1, 0)[..., None]
+
+
+def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
+    """:func:`_direct` for a depthwise ``weight`` (C, 1, *kernel)."""
+    grid = _StrideOneGrid(x.shape[2:], weight.shape[2:], output_shape, stride, padding, dilation)
+    flat = grid.flat_padded(x)
+    output = np.zeros((*x.shape[:2], grid.length), x.dtype)
+    product = _workspace.array("columns", output.shape, x.dtype)
+    for shift, column in zip(grid.shifts, _offset_weights(weight)):
+        np.multiply(flat[:, :, shift : shift + grid.length], column, out=product)
+        output += product
+    return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()
+
+
+def _depthwise_input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
+    """:func:`_input_grad` for a depthwise ``weight``: each offset's product added back where it was read."""
+    grid = _StrideOneGrid(input_shape, weight.shape[2:], grad_output.shape[2:], stride, padding, dilation)
+    grads = grid.flat_grid(grad_output)
+    shape = (*grad_output.shape[:2], math.prod(grid.padded) + grid.tail)
+    flat = _workspace.zeros("padded", shape, grad_output.dtype)
+    product = _workspace.array("columns", grads.shape, grad_output.dtype)
+    for shift, column in zip(grid.shifts, _offset_weights(weight)):
+        np.multiply(grads, column, out=product)
+        flat[:, :, shift : shift + grid.length] += product
+    return grid.unflattened(flat)[grid.interior].copy()  # out of the workspace
+
+
+def _depthwise_weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
+    """:func:`_weight_grad` for a depthwise weight: per channel and offset, the input the offset read
+    times ``grad_output``, summed over the batch and the positions."""
+    grid = _StrideOneGrid(x.shape[2:], kernel_shape, grad_output.shape[2:], stride, padding, dilation)
+    grads, flat = grid.flat_grid(grad_output), grid.flat_padded(x)
+    sums = [np.einsum("ncp,ncp->c", grads, flat[:, :, shift : shift + grid.length]) for shift in grid.shifts]
+    return np.stack(sums, axis=1).reshape(x.shape[1], 1, *kernel_shape)
 
 
 def _grouped_weight(weight, groups):

@@ -5,9 +5,11 @@ integers and wrap on overflow exactly as PyTorch's do (the low bits of a sum
 do not depend on how wide it was accumulated). Half precision is lifted to
 float32, PyTorch's accumulation type, and rounded once at the end.
 
-``matmul`` and ``linear`` have no kernels here: PyTorch decomposes them,
-above the backend, into these ops and views (``linear`` with a bias is
-``addmm``; ``matmul`` folds batch dims into ``mm`` or expands into ``bmm``).
+``matmul`` has no kernel here: PyTorch decomposes it, above the backend,
+into these ops and views (it folds batch dims into ``mm`` or expands into
+``bmm``). ``linear``, which PyTorch decomposes too (with a bias, into
+``addmm``), is computed whole where it can be, forward and backward (the
+last section).
 """
 
 import math
@@ -16,11 +18,12 @@ import numpy as np
 import torch
 
 from ..dtypes import SCALAR_TYPE_NAMES, TYPE_META_NAMES
-from ..tensor import wrap
+from ..tensor import unwrap, wrap
 from ._dtype_errors import not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import in_compute_dtype
 from ._same_dtype import same_dtype_arrays, with_same_dtype_shortcut
+from ._whole_ops import composite, differentiable_gradients, plain_npy
 from .registry import aten, computed_by, implements, lowers
 
 # Dtypes PyTorch's CPU matrix kernels are not compiled for.
@@ -298,3 +301,63 @@ def _check_vectors(self, tensor):
 
 implements(aten.dot.default, out=aten.dot.out)(computed_by(dot)(_check_vectors))
 implements(aten.vdot.default, out=aten.vdot.out)(computed_by(vdot)(_check_vectors))
+
+
+# --- linear, whole ----------------------------------------------------------
+# F.linear is a composite: t, addmm (or matmul), the views that flatten and unflatten a batch, and
+# in the backward mm, t, sum and views again: about ten ops through Python per layer and step.
+# For one float dtype and the shapes the composite's fast form takes, one NumPy forward and one
+# backward compute the same products, in the same order (see backend_pkg/ops/_whole_ops.py).
+
+
+def _as_rows(array):
+    """(..., features) as a matrix of rows: one matrix product, where NumPy runs a stack of them far slower."""
+    return array.reshape(-1, array.shape[-1])
+
+
+class _Linear(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        rows, w = _as_rows(unwrap(x)), unwrap(weight)
+        output = np.matmul(rows, w.T)
+        if bias is not None:
+            quietly(np.add, output, unwrap(bias), out=output)  # the product is fresh memory
+        ctx.save_for_backward(x, weight, bias)
+        return wrap(output.reshape(*x.shape[:-1], w.shape[0]))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight, bias = ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph: the composite's backward, itself differentiable
+            return differentiable_gradients(lambda: composite(aten.linear.default, x, weight, bias),
+                                            (x, weight, bias), grad)
+        return quietly(_linear_backward, ctx.needs_input_grad, unwrap(grad), unwrap(x), unwrap(weight),
+                       bias is not None)
+
+
+def _linear_backward(needs_grad, grad, x, weight, has_bias):
+    """The gradients of x, the weight and the bias that ``needs_grad`` asks for, as npy tensors."""
+    rows = _as_rows(grad)
+    grad_x = wrap(np.matmul(rows, weight).reshape(x.shape)) if needs_grad[0] else None
+    grad_weight = wrap(np.matmul(rows.T, _as_rows(x))) if needs_grad[1] else None
+    grad_bias = wrap(rows.sum(axis=0)) if has_bias and needs_grad[2] else None
+    return grad_x, grad_weight, grad_bias
+
+
+def _takes_whole(x, weight, bias):
+    """Whether the NumPy kernel computes this call: anything else, errors included, is the composite's."""
+    tensors = (x, weight) if bias is None else (x, weight, bias)
+    if x.dtype not in (torch.float32, torch.float64) or not all(
+        plain_npy(t) and t.dtype == x.dtype for t in tensors
+    ):
+        return False
+    if x.dim() == 0 or weight.dim() != 2 or x.shape[-1] != weight.shape[1] or 0 in x.shape + weight.shape:
+        return False
+    return bias is None or tuple(bias.shape) == (weight.shape[0],)
+
+
+@implements(aten.linear.default, autograd=True)
+def linear(input, weight, bias=None):
+    if not _takes_whole(input, weight, bias):
+        return composite(aten.linear.default, input, weight, bias)
+    return _Linear.apply(input, weight, bias)

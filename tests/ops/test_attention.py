@@ -7,9 +7,9 @@ import copy
 import pytest
 import torch
 import torch.nn.functional as F
-from reference import assert_backward_like_cpu, assert_like_cpu, make, npy
+from reference import RecordOps, assert_backward_like_cpu, assert_like_cpu, make, npy
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from backend_pkg import fallback
 
@@ -74,17 +74,6 @@ def assert_module_like_cpu(module, *inputs, **kwargs):
             torch.testing.assert_close(got.cpu(), want, equal_nan=True, **GRAD_TOLERANCE)
 
 
-class RecordOps(TorchDispatchMode):
-    """The aten overloads called inside it, to check which path a module took."""
-
-    def __init__(self):
-        super().__init__()
-        self.ops = set()
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops.add(func)
-        return func(*args, **(kwargs or {}))
-
 
 def _padding_mask(batch, length):
     """A key padding mask whose last sequence is padded at its end (True = padding)."""
@@ -126,6 +115,59 @@ def test_sdpa_forward_backward(strict, options, dtype):
         return F.scaled_dot_product_attention(q, k, v, **kwargs)
 
     assert_backward_like_cpu(attention, *_qkv(dtype, length=6 if options.get("is_causal") else 5))
+
+
+def _masked_row(mask):
+    """``mask`` with its third query row masked out entirely: ``_safe_softmax`` makes that row zeros."""
+    mask = mask.clone()
+    mask[..., 2, :] = False if mask.dtype == torch.bool else float("-inf")
+    return mask
+
+
+# Calls the NumPy kernel computes whole (backend_pkg/ops/attention.py, _Attention), where the
+# softmax's edge cases live, and one it leaves to the composite (a mask that needs a gradient).
+SDPA_EDGES = {
+    "bool_row_masked": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=_masked_row(m > 0)),
+    "float_row_masked": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=_masked_row(m.detach())),
+    "causal_more_keys": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    "mask_per_key": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m.detach()[:1, :1, :1] > 0),
+    "value_wider": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, torch.cat([v, v[..., :3]], -1)),
+    "mask_with_gradient": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+}
+
+
+@pytest.mark.parametrize("case", SDPA_EDGES)
+def test_sdpa_edges(strict, case):
+    q, k, v = _qkv(torch.float64)
+    assert_backward_like_cpu(SDPA_EDGES[case], q, k, v, make((2, 1, 5, 6), torch.float64, seed=4))
+
+
+def test_sdpa_is_one_op_each_way(strict):
+    """The whole kernel: no aten op runs for the attention itself, forward or backward (the backward's
+    detach is autograd's, unpacking what the forward saved)."""
+    q, k, v = (npy(t).requires_grad_() for t in _qkv())
+    seed = torch.ones(2, 2, 5, 4, device="npy")
+    with RecordOps() as forward:
+        output = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    with RecordOps() as backward:
+        output.backward(seed)
+    assert forward.ops == set() and backward.ops <= {aten.detach.default}, (forward.ops, backward.ops)
+
+
+def test_sdpa_double_backward(strict):
+    """A gradient of a gradient (``create_graph``) is the math composite's, recorded as it runs. (CPU's
+    default here, its flash kernel, has no double backward: CPU is told to run the composite.)"""
+
+    def second_gradients(device):
+        q, k, v = (t.to(device).requires_grad_() for t in _qkv(torch.float64))
+        output = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        grads = torch.autograd.grad((output * output).sum(), (q, k, v), create_graph=True)
+        return torch.autograd.grad(sum((g * g).sum() for g in grads), (q, k, v))
+
+    with sdpa_kernel(SDPBackend.MATH):
+        expected = second_gradients("cpu")
+    for got, want in zip(second_gradients("npy"), expected):
+        torch.testing.assert_close(got.cpu(), want)
 
 
 def test_sdpa_grouped_query_attention(strict):

@@ -37,7 +37,14 @@ CASES = {
         F.conv2d, (2, 3, 9, 8), (4, 3, 3, 2), 4, stride=(2, 1), padding=(0, 2), dilation=(1, 3)
     ),
     "2d-groups": case(F.conv2d, (2, 6, 7, 7), (9, 2, 3, 3), 9, groups=3, stride=2),
-    "2d-depthwise": case(F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), groups=4, padding=1),
+    "2d-depthwise-multiplier": case(F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), groups=4, padding=1),
+    # One weight row per channel: the kernels' shifted-slice path, without im2col.
+    "2d-depthwise": case(F.conv2d, (2, 4, 7, 7), (4, 1, 3, 3), 4, groups=4, padding=1),
+    "2d-depthwise-stride-pad-dil": case(
+        F.conv2d, (2, 4, 9, 8), (4, 1, 3, 2), 4, groups=4, stride=(2, 1), padding=(1, 2), dilation=(2, 1)
+    ),
+    "1d-depthwise": case(F.conv1d, (2, 3, 10), (3, 1, 4), 3, groups=3, stride=3, padding=2, dilation=2),
+    "3d-depthwise": case(F.conv3d, (1, 2, 5, 6, 5), (2, 1, 3, 2, 3), 2, groups=2, stride=(1, 2, 1), padding=(1, 0, 1)),
     # An even kernel makes "same" pad one side more: the composite pads the input first.
     "2d-same-even": case(F.conv2d, (2, 3, 6, 7), (4, 3, 4, 2), 4, padding="same"),
     "2d-same-dilated": case(F.conv2d, (2, 3, 6, 7), (4, 3, 3, 3), 4, padding="same", dilation=2),
@@ -86,7 +93,7 @@ def test_forward_and_backward(case):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
-@pytest.mark.parametrize("case", ["1d-stride-pad-dil", "2d-groups", "3d", "transpose2d"])
+@pytest.mark.parametrize("case", ["1d-stride-pad-dil", "2d-groups", "2d-depthwise-stride-pad-dil", "3d", "transpose2d"])
 def test_float_dtypes(case, dtype):
     function, x, weight, bias, kwargs = conv_args(case, dtype)
     assert_backward_like_cpu(
@@ -124,6 +131,8 @@ INTEGER_CALLS = {
     "int64-dilated-groups": (torch.int64, lambda x, w: F.conv2d(x, w[:, :1], dilation=2, groups=3)),
     "int64-transposed": (torch.int64, lambda x, w: F.conv_transpose2d(x, w[:3], stride=2)),
     "int32-2d": (torch.int32, lambda x, w: F.conv2d(x, w)),
+    "int64-depthwise": (torch.int64, lambda x, w: F.conv2d(x, w[:3, :1], stride=2, padding=1, groups=3)),
+    "uint8-depthwise-wrapping": (torch.uint8, lambda x, w: F.conv2d(x * 7, w[:3, :1] * 9, groups=3)),
     "uint8-wrapping": (torch.uint8, lambda x, w: F.conv2d(x * 7, w * 9)),
     "int8-3d": (torch.int8, lambda x, w: F.conv3d(x[None], w[:, :1, None].expand(4, 3, 3, 3, 3))),
 }

@@ -301,9 +301,24 @@ SAME_DTYPE_IN_PLACE = {
     "add_ into a view": lambda t, other: (t[:, 1:].add_(other[:, 1:], alpha=2), t)[1],
     "add_ other larger than self": lambda t, other: t[0].add_(other),
     "add_ into an expanded tensor": lambda t, other: t[0].expand(3, 4).add_(other),
+    # A Python number, as SGD's momentum multiplies by one: cast to self's dtype, then computed.
+    "mul_ number": lambda t, other: t.mul_(0.9),
+    "add_ integer": lambda t, other: t.add_(3),
+    "sub_ number": lambda t, other: t.sub_(0.1),
+    "mul_ number past float32's range": lambda t, other: t.mul_(1e39),
+    "add_ number with alpha": lambda t, other: t.add_(2, alpha=3),
+    "add_ into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).add_(other, alpha=2),
+    "mul_ number into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).mul_(0.5),
 }
 
 
+def _without_kept_view(tensor):
+    """``tensor`` as ``module.to("npy")`` leaves a parameter: ``.data`` replaced, its NumPy view dropped."""
+    tensor.data = tensor.clone()
+    return tensor
+
+
+@pytest.mark.filterwarnings("error")  # NumPy's overflow warning, for one, must not reach the user
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64], ids=str)
 @pytest.mark.parametrize("fn", SAME_DTYPE_IN_PLACE.values(), ids=SAME_DTYPE_IN_PLACE)
 def test_same_dtype_in_place_shortcut(fn, dtype):

@@ -10,6 +10,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 from reference import (
+    RecordOps,
+    assert_backward_like_cpu,
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
@@ -142,3 +144,62 @@ VDOT_ERRORS = [
 def test_vdot_errors_match_cpu(fn, match):
     assert_same_error(fn, make((4,), torch.float32), match=match)
     assert_like_cpu(fn, make((4,), torch.float32))
+
+
+# --- linear, computed whole (backend_pkg/ops/linalg.py, _Linear) -----------------
+
+LINEAR_CALLS = {
+    "matrix": ((5, 4), (3, 4), (3,)),
+    "batch_of_sequences": ((2, 5, 4), (3, 4), (3,)),
+    "vector": ((4,), (3, 4), (3,)),
+    "no_bias": ((2, 5, 4), (3, 4), None),
+    # Left to PyTorch's composite: a bias that only broadcasts, and bad shapes (its errors).
+    "broadcast_bias": ((5, 4), (3, 4), (1,)),
+    "features_mismatch": ((5, 4), (3, 5), (3,)),
+    "weight_3d": ((5, 4), (2, 3, 4), (3,)),
+}
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("case", LINEAR_CALLS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_linear_like_cpu(case, dtype):
+    shapes = LINEAR_CALLS[case]
+    tensors = [None if shape is None else make(shape, dtype, seed=index) for index, shape in enumerate(shapes)]
+    assert_backward_like_cpu(F.linear, *tensors)
+
+
+@pytest.mark.usefixtures("strict")
+def test_linear_of_a_transposed_input_and_of_mixed_dtypes_like_cpu():
+    x, weight = make((4, 5), torch.float64), make((3, 4), torch.float64, seed=1)
+    assert_backward_like_cpu(lambda x, w: F.linear(x.T, w), x, weight)
+    assert_backward_like_cpu(lambda x, w: F.linear(x.T, w.float()), x, weight)
+
+
+@pytest.mark.usefixtures("strict")
+def test_linear_runs_no_aten_op():
+    """Forward and backward are one NumPy call each: no aten op runs for them (autograd's detach
+    unpacks what the forward saved)."""
+    x, weight, bias = (npy(make(shape, torch.float32, seed=i)).requires_grad_()
+                       for i, shape in enumerate(((2, 5, 4), (3, 4), (3,))))
+    seed = npy(make((2, 5, 3), torch.float32))
+    with RecordOps() as forward:
+        output = F.linear(x, weight, bias)
+    with RecordOps() as backward:
+        output.backward(seed)
+    assert forward.ops == set() and backward.ops <= {torch.ops.aten.detach.default}, (forward.ops, backward.ops)
+
+
+@pytest.mark.usefixtures("strict")
+def test_linear_double_backward():
+    """Under create_graph the backward is the composite's, so a second derivative exists and is CPU's."""
+
+    def second_gradients(device):
+        x, weight, bias = (make(shape, torch.float64, seed=i).to(device).requires_grad_()
+                           for i, shape in enumerate(((5, 4), (3, 4), (3,))))
+        output = F.linear(x, weight, bias)
+        grads = torch.autograd.grad((output * output).sum(), (x, weight, bias), create_graph=True)
+        return torch.autograd.grad(sum((g * g).sum() for g in grads), (x, weight, bias))
+
+    for got, want in zip(second_gradients("npy"), second_gradients("cpu")):
+        torch.testing.assert_close(got.cpu(), want)
