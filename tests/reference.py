@@ -55,8 +55,9 @@ def assert_matches_cpu(npy_result, cpu_result, *, made_by_kernel=True):
 
     Results made by npy kernels are NpyTensors. PyTorch's autograd layer
     re-wraps non-differentiable views (``view(dtype)``) in a new
-    plain ``torch.Tensor`` object over the same storage: pass
-    ``made_by_kernel=False`` for those.
+    plain ``torch.Tensor`` object over the same storage, and a leaf's
+    ``.grad`` is mostly the C++ ``detach`` of the computed gradient (see
+    ``backend_pkg.tensor.detached``): pass ``made_by_kernel=False`` for those.
     """
     assert npy_result.device.type == "npy", npy_result.device
     assert isinstance(npy_result, backend_pkg.NpyTensor) == made_by_kernel

@@ -86,6 +86,6 @@ def test_every_kernel_is_named_as_its_family_declares_it():
 
 def test_the_readme_says_which_decorator_when_as_the_registry_does():
     """The README's table is the first sentence, up to its colon, of each name of the vocabulary."""
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
     rows = [f"| `{verb.__name__}` | {registry.when_to_use(verb)} |" for verb in registry.VOCABULARY]
     assert [row for row in rows if row not in readme] == []
