@@ -14,7 +14,9 @@ parameters whose ``type`` is in ``_foreach_supported_types``,
 is :class:`~backend_pkg.NpyTensor` (``Parameter`` over a tensor subclass keeps
 the subclass, ``torch/nn/parameter.py``); ``clip_grad_norm_``'s default asks
 ``_has_foreach_support`` (``torch/utils/_foreach_utils.py``), whose list is
-``[torch.Tensor]``. DTensor gets in by appending itself to both lists when
+``[torch.Tensor]``, of the gradients, and takes the ``foreach`` path: an npy
+gradient is a plain ``torch.Tensor`` object (see
+:func:`backend_pkg.tensor.detached`). DTensor gets in by appending itself to both lists when
 imported; a backend doing so would change PyTorch's state for the whole
 process, so npy does not. Passing ``foreach=True`` works: the ``_foreach_*``
 ops then run their CompositeExplicitAutograd kernels, which loop over the

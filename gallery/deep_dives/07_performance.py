@@ -338,14 +338,21 @@ for case in sorted(filter(at_zoo_size, zoo_widths), key=eager_ratio, reverse=Tru
 # beyond CPU: their ops are not the empty-bodied kind (a convolution's
 # im2col and matrix product, a whole LSTM sequence with its backprop
 # through time in NumPy), so the dispatcher's floor is only part of it. The
-# Transformer also runs more ops on npy than on CPU (the counts above): its
-# attention is one fused op per layer on CPU
-# (``_scaled_dot_product_flash_attention_for_cpu`` and its backward) and
-# the math composite of matrix products, masking and softmax on npy; and
-# ``clip_grad_norm_`` takes its ``_foreach_norm`` path only for tensors of
-# exactly the type ``torch.Tensor`` (``_has_foreach_support`` in
-# ``torch/utils/_foreach_utils.py``), so on npy's subclass it runs a norm and
-# a multiply per parameter. The GRU runs fewer: npy computes the whole
+# Transformer's attention is one op per layer on both: on CPU the fused
+# ``_scaled_dot_product_flash_attention_for_cpu`` and its backward, on npy
+# ``scaled_dot_product_attention`` itself, registered at
+# ``AutogradPrivateUse1`` with a NumPy forward and backward
+# (``backend_pkg/ops/attention.py``), as ``linear`` is
+# (``backend_pkg/ops/linalg.py``), where the composites ran several ops
+# each. What npy still runs tensor by tensor is the optimizer's step:
+# ``_default_to_fused_or_foreach`` (``torch/optim/optimizer.py``) takes the
+# ``foreach`` path only for parameters whose type is exactly ``torch.Tensor``
+# or ``Parameter``, and an npy parameter is an ``NpyTensor``.
+# ``clip_grad_norm_`` asks the same of the gradients (``_has_foreach_support``
+# in ``torch/utils/_foreach_utils.py``), and takes its ``_foreach_norm`` path:
+# an npy gradient is a plain ``torch.Tensor`` object, PyTorch's C++ ``detach``
+# of the computed one (``backend_pkg.tensor.detached``). The GRU runs
+# fewer: npy computes the whole
 # packed sequence, forward and backward, in one op of its own
 # (``backend_pkg/ops/recurrent.py``) where CPU's step runs each time step's
 # cell as plain ops, so its point's work per op, counted on CPU, is less
