@@ -128,10 +128,11 @@ show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
 # kernels are generated with ``cpp.threads`` at 1
 # (``backend_pkg.compiler.inductor.KERNEL_THREADS``): a compiled npy graph runs
 # between eager npy ops whose matrix products run on NumPy's BLAS threads, and a
-# parallel loop that starts while that other pool's threads still spin waits at
-# its barriers for its second thread. The zoo's LSTM step, measured on this
-# machine's two cores, spent 22 ms a call in its fused SGD kernel before. The
-# CPU's graph of the same function keeps its parallel loop:
+# parallel loop waits at each of its barriers until its second thread gets a
+# core, which that other pool's threads, spinning for a while after their work,
+# hold. Measured on two loaded cores, the zoo's LSTM step spent 22 ms a call in
+# its fused SGD kernel when it was parallel. The CPU's graph of the same
+# function keeps its parallel loop:
 
 wide = torch.randn(256, 1024)
 for device in ("npy", "cpu"):
