@@ -153,15 +153,29 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         super()._generate_kernel_call_helper(kernel_name, call_args, device=device, **kwargs)
 
 
+# The threads each generated C++ kernel runs on: the calling thread only, as npy's own kernels
+# (NumPy's) do. A compiled npy graph runs between eager npy ops, whose matrix products run on
+# NumPy's BLAS threads, a pool apart from the OpenMP pool Inductor's kernels would share out
+# their loops to (``#pragma omp parallel``, ``cpp.threads`` in ``torch/_inductor/config.py``).
+# A parallel loop waits at each of its barriers until its second thread gets a core, which
+# NumPy's BLAS threads, spinning for a while after their work, hold (as do other processes on a
+# shared machine): measured on this project's two loaded cores, the zoo LSTM step's fused SGD
+# kernel took 22 ms a call in parallel, for microseconds of work. Extern kernels (``mm``,
+# convolutions) still run PyTorch's CPU code, with its threads.
+KERNEL_THREADS = 1
+
+
 class NpyScheduling(CppScheduling):
-    """Inductor's C++ code generation, told that its kernels are C++ ones.
+    """Inductor's C++ code generation, told that its kernels are C++ ones, each run on the calling thread.
 
     While a kernel is generated, Inductor asks ``get_current_backend()``
     (``torch/_inductor/utils.py``) which code it is writing: "cpp" only for
     the device type "cpu", and for other devices ``config.cuda_backend``
     ("triton"), whose dtype rules then drop the dtype of C++ index
     expressions (``CSEProxy._default`` in ``torch/_inductor/codegen/common.py``).
-    The answer is set right for the duration of npy's kernel generation only.
+    The answer is set right for the duration of npy's kernel generation only,
+    as is the number of threads a kernel's loops are shared among
+    (:data:`KERNEL_THREADS`).
     """
 
     def __init__(self, scheduler):
@@ -169,7 +183,7 @@ class NpyScheduling(CppScheduling):
         _reindexing_off_until_compile_ends()
 
     def codegen_node(self, node):
-        with inductor_config.patch(cuda_backend="cpp"):
+        with inductor_config.patch(cuda_backend="cpp", **{"cpp.threads": KERNEL_THREADS}):
             return super().codegen_node(node)
 
 

@@ -120,6 +120,47 @@ print("to_host" in cpu_code)
 show_setting(torch._inductor.config, "loop_reindexing_after_fusion")
 
 # %%
+# One thread per kernel, and ``mode="reduce-overhead"``
+# -----------------------------------------------------
+# Inductor shares a C++ kernel's loops out to OpenMP threads
+# (``#pragma omp parallel``) when each thread gets enough elements
+# (``decide_parallel_depth`` in ``torch/_inductor/codegen/cpp.py``). npy's
+# kernels are generated with ``cpp.threads`` at 1
+# (``backend_pkg.compiler.inductor.KERNEL_THREADS``): a compiled npy graph runs
+# between eager npy ops whose matrix products run on NumPy's BLAS threads, and a
+# parallel loop waits at each of its barriers until its second thread gets a
+# core, which that other pool's threads, spinning for a while after their work,
+# hold. Measured on two loaded cores, the zoo's LSTM step spent 22 ms a call in
+# its fused SGD kernel when it was parallel. The CPU's graph of the same
+# function keeps its parallel loop:
+
+wide = torch.randn(256, 1024)
+for device in ("npy", "cpu"):
+    _, (code,) = run_and_get_code(torch.compile(lambda t: (t * 2).relu() + 1), wide.to(device))
+    print(f"{device}: omp parallel in the kernel: {'omp parallel' in code}")
+
+# %%
+# ``mode="reduce-overhead"`` asks Inductor for CUDA graphs
+# (``torch._inductor.list_mode_options()``). Inductor checks each graph's devices
+# (``check_lowering_disable_cudagraph`` in ``torch/_inductor/cudagraph_utils.py``)
+# and skips any graph that is not all CUDA, counting the skip in silence when
+# the graph has no CUDA device (``CompiledFxGraph.__init__`` in
+# ``torch/_inductor/output_code.py``): on npy and on CPU the mode runs the
+# default's code. The reason recorded for an npy graph (its words say "multiple
+# devices" for any one device but CUDA; a CPU graph's say "cpu device"), and the
+# skips of one training step:
+
+from torch._dynamo.utils import counters
+from torch._inductor.cudagraph_utils import check_lowering_disable_cudagraph
+
+print(torch._inductor.list_mode_options()["reduce-overhead"])
+print(check_lowering_disable_cudagraph({torch.device("npy", 0): None}))
+counters.clear()
+overhead_step = torch.compile(train_step, mode="reduce-overhead")
+overhead_step(inductor_net, torch.optim.SGD(inductor_net.parameters(), lr=0.01), x, y)
+print("graphs without CUDA graphs:", counters["inductor"]["cudagraph_skips"])
+
+# %%
 # Both routes, measured
 # ---------------------
 # The forward pass per call, as ``make bench`` timed it last, the run
@@ -362,7 +403,8 @@ for mode in (_AnalyzeCustomOpInputOutputMode, BuiltinOpsFirst):
 # * ``config.patch(cuda_backend="cpp")`` while ``NpyScheduling`` generates a
 #   kernel: ``get_current_backend`` (``torch/_inductor/utils.py``) answers
 #   "cpp" for the device type "cpu" only. Upstream: ask the device's
-#   registered scheduling.
+#   registered scheduling. The same patch sets ``cpp.threads`` to 1 (see above),
+#   a public setting.
 # * ``config.patch(loop_reindexing_after_fusion=False)``, entered when
 #   Inductor builds npy's scheduling (at the graph's first npy node, before
 #   fusion) and left by a compile-end callback registered with Dynamo

@@ -496,6 +496,21 @@ def test_a_cpu_graph_still_compiles_as_before():
     assert "to_host" not in code and "to_npy" not in code and "empty_strided_cpu" in code
 
 
+def test_default_compile_npy_kernels_run_on_the_calling_thread_cpu_ones_on_openmp_threads():
+    """npy's C++ kernels share no loop out to OpenMP threads (see inductor.KERNEL_THREADS); a CPU
+    graph compiled in the same process keeps Inductor's parallel loops."""
+    from torch._inductor.utils import run_and_get_code
+
+    a = make((256, 1024), torch.float32, 1)
+    function = lambda t: (t * 2).relu() + 1  # noqa: E731
+    npy_result, [npy_code] = run_and_get_code(torch.compile(function), a.to("npy"))
+    assert_same(npy_result, function(a.to("npy")))
+    assert "cpp_fused" in npy_code and "omp parallel" not in npy_code
+    if torch.get_num_threads() > 1:
+        _, [cpu_code] = run_and_get_code(torch.compile(function), a)
+        assert "omp parallel" in cpu_code
+
+
 def run_fresh(*code):
     """Run the pieces of ``code``, each dedented, one after the other in a new Python process."""
     source = "\n".join(textwrap.dedent(piece) for piece in code)
