@@ -35,6 +35,7 @@ from ._operands import numpy_compute_dtype, operand
 from .indexing import index_select
 from .registry import aten, computed_by, computed_in_place_by, implements, lowers, unchecked
 
+
 @lowers(aten.embedding.default)
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """The rows of ``weight`` that ``indices`` name. Only a lowering: eagerly, PyTorch's own

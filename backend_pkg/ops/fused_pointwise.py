@@ -31,6 +31,7 @@ from ._dtype_errors import not_implemented_for
 from ._operands import computed, result_type
 from .registry import aten, computed_by, implements, lowers
 
+
 def _check_scalar(value, dtype):
     """A Scalar argument converts to ``dtype``'s compute type (0.5 is 0 for integers, and
     float32 precision for half): a complex one into a real type is refused."""

@@ -6,13 +6,12 @@ import numpy as np
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
+from ._cpu_checks import check_on_cpu
 from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._operands import computed
-from ._cpu_checks import check_on_cpu
 from ._results import exact_dtype, out_of_self_dtype, write_in_place
 from .arithmetic import check_convertible, float_dtype, is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers, unchecked
-
 
 # --- float functions: integers and bools give the default float dtype -------
 
