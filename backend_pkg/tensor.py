@@ -187,7 +187,15 @@ class NpyTensor(torch.Tensor):
             super().backward(gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        """An NpyTensor, as every npy kernel's result (see :func:`detached`)."""
+        """An NpyTensor, as every npy kernel's result (see :func:`detached`).
+
+        Dynamo traces PyTorch's own ``detach`` instead: it would otherwise step
+        into :func:`detached`, whose class assignment it cannot trace, and break
+        the graph there (the compiled code's results become NpyTensors on
+        their way out, see :mod:`backend_pkg.compiler.host`).
+        """
+        if torch.compiler.is_compiling():
+            return torch.Tensor.detach(self)
         return detached(self)
 
     def untyped_storage(self):

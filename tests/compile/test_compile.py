@@ -351,6 +351,19 @@ def test_a_gan_step_compiled_whole_trains_like_cpu_from_the_first_call():
     torch.testing.assert_close(runs["npy"], runs["cpu"], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("backend", ["inductor", "npy"])
+def test_detach_of_a_computed_tensor_stays_in_the_graph(backend):
+    """``x.detach()`` of an npy input is traced as PyTorch's op: Dynamo stepping into npy's own
+    ``detach`` broke the graph there, and the zoo's GAN step compiled whole ran five times slower
+    (its ``fake.detach()``: ``fake`` is computed before a graph break, as here outside)."""
+    x = make((3, 4), torch.float32, 1)
+    computed = x.to("npy").requires_grad_() * 2
+    compiled = torch.compile(lambda t: t.detach().exp() + 1, backend=backend, fullgraph=True)
+    result = compiled(computed)
+    assert type(result) is backend_pkg.NpyTensor and not result.requires_grad
+    torch.testing.assert_close(result.cpu(), (x * 2).exp() + 1)
+
+
 def test_the_check_alone_sees_npy_tensors_as_plain_parameters():
     """Anywhere but in that check, an npy tensor is no parameter and its ``.data`` is an npy tensor."""
     tensor = torch.ones(2, device="npy")
