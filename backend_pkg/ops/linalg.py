@@ -315,15 +315,19 @@ def _as_rows(array):
     return array.reshape(-1, array.shape[-1])
 
 
+def _linear_forward(x, weight, bias):
+    rows, w = _as_rows(unwrap(x)), unwrap(weight)
+    output = np.matmul(rows, w.T)
+    if bias is not None:
+        quietly(np.add, output, unwrap(bias), out=output)  # the product is fresh memory
+    return wrap(output.reshape(*x.shape[:-1], w.shape[0]))
+
+
 class _Linear(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):
-        rows, w = _as_rows(unwrap(x)), unwrap(weight)
-        output = np.matmul(rows, w.T)
-        if bias is not None:
-            quietly(np.add, output, unwrap(bias), out=output)  # the product is fresh memory
         ctx.save_for_backward(x, weight, bias)
-        return wrap(output.reshape(*x.shape[:-1], w.shape[0]))
+        return _linear_forward(x, weight, bias)
 
     @staticmethod
     def backward(ctx, grad):
@@ -347,9 +351,10 @@ def _linear_backward(needs_grad, grad, x, weight, has_bias):
 def _takes_whole(x, weight, bias):
     """Whether the NumPy kernel computes this call: anything else, errors included, is the composite's."""
     tensors = (x, weight) if bias is None else (x, weight, bias)
-    if x.dtype not in (torch.float32, torch.float64) or not all(
-        plain_npy(t) and t.dtype == x.dtype for t in tensors
-    ):
+    dtype = x.dtype
+    if dtype not in (torch.float32, torch.float64) or not all(
+        t.dtype == dtype and (getattr(t, "_npy_array", None) is not None or plain_npy(t)) for t in tensors
+    ):  # an object that keeps a NumPy view is plain npy memory: the full check only for the others
         return False
     if x.dim() == 0 or weight.dim() != 2 or x.shape[-1] != weight.shape[1] or 0 in x.shape + weight.shape:
         return False
@@ -360,4 +365,7 @@ def _takes_whole(x, weight, bias):
 def linear(input, weight, bias=None):
     if not _takes_whole(input, weight, bias):
         return composite(aten.linear.default, input, weight, bias)
-    return _Linear.apply(input, weight, bias)
+    if torch.is_grad_enabled() and (input.requires_grad or weight.requires_grad
+                                    or (bias is not None and bias.requires_grad)):
+        return _Linear.apply(input, weight, bias)
+    return _linear_forward(input, weight, bias)  # nothing to record: autograd.Function's own cost spared

@@ -170,6 +170,19 @@ def test_linear_like_cpu(case, dtype):
 
 
 @pytest.mark.usefixtures("strict")
+def test_linear_with_nothing_to_record_like_cpu():
+    """Under no_grad, or with no input that needs a gradient, the forward runs without autograd.Function."""
+    x, weight = make((2, 5, 4), torch.float32), make((3, 4), torch.float32, seed=1)
+    bias = make((3,), torch.float32, seed=2)
+    assert_like_cpu(F.linear, x, weight, bias)
+    leaf = npy(weight).requires_grad_()
+    with torch.no_grad():
+        result = F.linear(npy(x), leaf, npy(bias))
+    assert not result.requires_grad and result.grad_fn is None
+    torch.testing.assert_close(result.cpu(), F.linear(x, weight, bias))
+
+
+@pytest.mark.usefixtures("strict")
 def test_linear_of_a_transposed_input_and_of_mixed_dtypes_like_cpu():
     x, weight = make((4, 5), torch.float64), make((3, 4), torch.float64, seed=1)
     assert_backward_like_cpu(lambda x, w: F.linear(x.T, w), x, weight)
