@@ -103,48 +103,28 @@ def _bitwise(name, combine):
     return computed_by(numpy_function)(checks)
 
 
-_bitwise_and_kernel = _bitwise("bitwise_and", np.bitwise_and)
-implements(
-    aten.bitwise_and.Tensor,
-    out=aten.bitwise_and.Tensor_out,
-    in_place=aten.bitwise_and_.Tensor,
-    pointwise=True,
-)(_bitwise_and_kernel)
-implements(
-    aten.bitwise_and.Scalar,
-    out=aten.bitwise_and.Scalar_out,
-    in_place=aten.bitwise_and_.Scalar,
-    pointwise=True,
-)(_bitwise_and_kernel)
-implements(aten.bitwise_and.Scalar_Tensor, out=aten.bitwise_and.Scalar_Tensor_out, pointwise=True)(_bitwise_and_kernel)
-_bitwise_or_kernel = _bitwise("bitwise_or", np.bitwise_or)
-implements(
-    aten.bitwise_or.Tensor,
-    out=aten.bitwise_or.Tensor_out,
-    in_place=aten.bitwise_or_.Tensor,
-    pointwise=True,
-)(_bitwise_or_kernel)
-implements(
-    aten.bitwise_or.Scalar,
-    out=aten.bitwise_or.Scalar_out,
-    in_place=aten.bitwise_or_.Scalar,
-    pointwise=True,
-)(_bitwise_or_kernel)
-implements(aten.bitwise_or.Scalar_Tensor, out=aten.bitwise_or.Scalar_Tensor_out, pointwise=True)(_bitwise_or_kernel)
-_bitwise_xor_kernel = _bitwise("bitwise_xor", np.bitwise_xor)
-implements(
-    aten.bitwise_xor.Tensor,
-    out=aten.bitwise_xor.Tensor_out,
-    in_place=aten.bitwise_xor_.Tensor,
-    pointwise=True,
-)(_bitwise_xor_kernel)
-implements(
-    aten.bitwise_xor.Scalar,
-    out=aten.bitwise_xor.Scalar_out,
-    in_place=aten.bitwise_xor_.Scalar,
-    pointwise=True,
-)(_bitwise_xor_kernel)
-implements(aten.bitwise_xor.Scalar_Tensor, out=aten.bitwise_xor.Scalar_Tensor_out, pointwise=True)(_bitwise_xor_kernel)
+# Each op's overloads, written out: the functional one, its out= and its in-place overloads.
+_BITWISE_OVERLOADS = {
+    "bitwise_and": (np.bitwise_and, (
+        (aten.bitwise_and.Tensor, aten.bitwise_and.Tensor_out, aten.bitwise_and_.Tensor),
+        (aten.bitwise_and.Scalar, aten.bitwise_and.Scalar_out, aten.bitwise_and_.Scalar),
+        (aten.bitwise_and.Scalar_Tensor, aten.bitwise_and.Scalar_Tensor_out, None),
+    )),
+    "bitwise_or": (np.bitwise_or, (
+        (aten.bitwise_or.Tensor, aten.bitwise_or.Tensor_out, aten.bitwise_or_.Tensor),
+        (aten.bitwise_or.Scalar, aten.bitwise_or.Scalar_out, aten.bitwise_or_.Scalar),
+        (aten.bitwise_or.Scalar_Tensor, aten.bitwise_or.Scalar_Tensor_out, None),
+    )),
+    "bitwise_xor": (np.bitwise_xor, (
+        (aten.bitwise_xor.Tensor, aten.bitwise_xor.Tensor_out, aten.bitwise_xor_.Tensor),
+        (aten.bitwise_xor.Scalar, aten.bitwise_xor.Scalar_out, aten.bitwise_xor_.Scalar),
+        (aten.bitwise_xor.Scalar_Tensor, aten.bitwise_xor.Scalar_Tensor_out, None),
+    )),
+}
+for _name, (_numpy_function, _overloads) in _BITWISE_OVERLOADS.items():
+    _kernel = _bitwise(_name, _numpy_function)
+    for _op, _out, _in_place in _overloads:
+        implements(_op, out=_out, in_place=_in_place, pointwise=True)(_kernel)
 
 
 # ``where`` and ``masked_fill_`` live with the indexing kernels (ops/indexing.py).

@@ -191,33 +191,14 @@ def _rounding_kernel(name, round_to_integer):
     return computed_by(numpy_function)(checks)
 
 
-implements(
-    aten.floor.default,
-    out=aten.floor.out,
-    in_place=aten.floor_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)(
-    _rounding_kernel("floor", np.floor)
-)
-implements(
-    aten.ceil.default,
-    out=aten.ceil.out,
-    in_place=aten.ceil_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)(
-    _rounding_kernel("ceil", np.ceil)
-)
-implements(
-    aten.trunc.default,
-    out=aten.trunc.out,
-    in_place=aten.trunc_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)(
-    _rounding_kernel("trunc", np.trunc)
-)
+for _name, _op, _out, _in_place, _round_to_integer in (
+    ("floor", aten.floor.default, aten.floor.out, aten.floor_.default, np.floor),
+    ("ceil", aten.ceil.default, aten.ceil.out, aten.ceil_.default, np.ceil),
+    ("trunc", aten.trunc.default, aten.trunc.out, aten.trunc_.default, np.trunc),
+):
+    implements(_op, out=_out, in_place=_in_place, check_out=out_of_self_dtype, pointwise=True)(
+        _rounding_kernel(_name, _round_to_integer)
+    )
 _round_to_integer, _check_round_to_integer = _rounding("round", np.rint)
 
 
