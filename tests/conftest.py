@@ -1,3 +1,4 @@
+import gc
 import json
 import os
 import subprocess
@@ -68,3 +69,12 @@ def pytest_xdist_make_scheduler(config, log):
 
         return ModuleScheduling(config, log)
     return None
+
+
+@pytest.fixture
+def no_collection():
+    """Exact byte counts: earlier tests' garbage collected now, none collected during the test."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()

@@ -6,7 +6,6 @@ Where PyTorch 2.13 blocks a Python backend, a test pins down the failure
 limit the test fails, and the docs need updating.
 """
 
-import gc
 import subprocess
 import sys
 import textwrap
@@ -177,15 +176,6 @@ def test_what_the_python_device_guard_cannot_do(call, message):
 
 
 # ---- memory --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def no_collection():
-    """Exact byte counts: earlier tests' garbage collected now, none collected during the test."""
-    gc.collect()
-    gc.disable()
-    yield
-    gc.enable()
 
 
 @pytest.mark.usefixtures("no_collection")

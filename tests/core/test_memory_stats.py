@@ -6,21 +6,11 @@ npy counts the exact bytes of each storage (CUDA rounds to its blocks), so each 
 the sum of the tensors' ``nbytes``.
 """
 
-import gc
 
 import pytest
 import torch
 
 pytestmark = pytest.mark.usefixtures("no_collection")
-
-
-@pytest.fixture
-def no_collection():
-    """Exact byte counts: earlier tests' garbage collected now, none collected during the test."""
-    gc.collect()
-    gc.disable()
-    yield
-    gc.enable()
 
 
 def allocated():
