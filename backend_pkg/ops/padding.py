@@ -169,39 +169,22 @@ def _kernels(kind, dims):
     return forward, computed_by(_BACKWARD[kind], name=f"{op}_backward")(pad_backward_checks)
 
 
-_reflection_pad1d, _reflection_pad1d_backward = _kernels("reflection", 1)
-implements(aten.reflection_pad1d.default, out=aten.reflection_pad1d.out)(_reflection_pad1d)
-implements(
-    aten.reflection_pad1d_backward.default,
-    out=aten.reflection_pad1d_backward.grad_input,
-)(_reflection_pad1d_backward)
-_reflection_pad2d, _reflection_pad2d_backward = _kernels("reflection", 2)
-implements(aten.reflection_pad2d.default, out=aten.reflection_pad2d.out)(_reflection_pad2d)
-implements(
-    aten.reflection_pad2d_backward.default,
-    out=aten.reflection_pad2d_backward.grad_input,
-)(_reflection_pad2d_backward)
-_reflection_pad3d, _reflection_pad3d_backward = _kernels("reflection", 3)
-implements(aten.reflection_pad3d.default, out=aten.reflection_pad3d.out)(_reflection_pad3d)
-implements(
-    aten.reflection_pad3d_backward.default,
-    out=aten.reflection_pad3d_backward.grad_input,
-)(_reflection_pad3d_backward)
-_replication_pad1d, _replication_pad1d_backward = _kernels("replication", 1)
-implements(aten.replication_pad1d.default, out=aten.replication_pad1d.out)(_replication_pad1d)
-implements(
-    aten.replication_pad1d_backward.default,
-    out=aten.replication_pad1d_backward.grad_input,
-)(_replication_pad1d_backward)
-_replication_pad2d, _replication_pad2d_backward = _kernels("replication", 2)
-implements(aten.replication_pad2d.default, out=aten.replication_pad2d.out)(_replication_pad2d)
-implements(
-    aten.replication_pad2d_backward.default,
-    out=aten.replication_pad2d_backward.grad_input,
-)(_replication_pad2d_backward)
-_replication_pad3d, _replication_pad3d_backward = _kernels("replication", 3)
-implements(aten.replication_pad3d.default, out=aten.replication_pad3d.out)(_replication_pad3d)
-implements(
-    aten.replication_pad3d_backward.default,
-    out=aten.replication_pad3d_backward.grad_input,
-)(_replication_pad3d_backward)
+# Each op's overloads, written out: kind, dims, the forward and its out=, the backward and its out=.
+_PADDING_OVERLOADS = (
+    ("reflection", 1, aten.reflection_pad1d.default, aten.reflection_pad1d.out,
+     aten.reflection_pad1d_backward.default, aten.reflection_pad1d_backward.grad_input),
+    ("reflection", 2, aten.reflection_pad2d.default, aten.reflection_pad2d.out,
+     aten.reflection_pad2d_backward.default, aten.reflection_pad2d_backward.grad_input),
+    ("reflection", 3, aten.reflection_pad3d.default, aten.reflection_pad3d.out,
+     aten.reflection_pad3d_backward.default, aten.reflection_pad3d_backward.grad_input),
+    ("replication", 1, aten.replication_pad1d.default, aten.replication_pad1d.out,
+     aten.replication_pad1d_backward.default, aten.replication_pad1d_backward.grad_input),
+    ("replication", 2, aten.replication_pad2d.default, aten.replication_pad2d.out,
+     aten.replication_pad2d_backward.default, aten.replication_pad2d_backward.grad_input),
+    ("replication", 3, aten.replication_pad3d.default, aten.replication_pad3d.out,
+     aten.replication_pad3d_backward.default, aten.replication_pad3d_backward.grad_input),
+)
+for _kind, _dims, _forward, _forward_out, _backward, _backward_out in _PADDING_OVERLOADS:
+    _forward_kernel, _backward_kernel = _kernels(_kind, _dims)
+    implements(_forward, out=_forward_out)(_forward_kernel)
+    implements(_backward, out=_backward_out)(_backward_kernel)

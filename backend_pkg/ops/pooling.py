@@ -688,73 +688,44 @@ def _pooling(name, function, checks, dims):
     return computed_by(_in_dims(function, dims, name))(_in_dims(checks, dims, f"{name}_kernel"))
 
 
-_max_pool2d_with_indices = _pooling("max_pool2d_with_indices", _max_pool, _max_pool_checks, 2)
-lowers(aten.max_pool2d_with_indices.default)(_max_pool2d_with_indices.numpy_function)
-implements(aten.max_pool2d_with_indices.default, out=aten.max_pool2d_with_indices.out)(_max_pool2d_with_indices)
-_max_pool2d_with_indices_backward = _pooling(
-    "max_pool2d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 2
+# Each op's overloads, written out: name, NumPy function and checks, spatial dims, the overload and
+# its out=, and whether the compiler lowers the overload to the NumPy function.
+_POOLING_OVERLOADS = (
+    ("max_pool2d_with_indices", _max_pool, _max_pool_checks, 2,
+     aten.max_pool2d_with_indices.default, aten.max_pool2d_with_indices.out, True),
+    ("max_pool2d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 2,
+     aten.max_pool2d_with_indices_backward.default, aten.max_pool2d_with_indices_backward.grad_input, True),
+    ("avg_pool2d", _avg_pool, _avg_pool_checks, 2,
+     aten.avg_pool2d.default, aten.avg_pool2d.out, True),
+    ("avg_pool2d_backward", _avg_pool_backward, _avg_pool_backward_checks, 2,
+     aten.avg_pool2d_backward.default, aten.avg_pool2d_backward.grad_input, True),
+    ("adaptive_avg_pool2d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 2,
+     aten._adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.out, False),
+    ("adaptive_avg_pool2d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 2,
+     aten._adaptive_avg_pool2d_backward.default, aten._adaptive_avg_pool2d_backward.out, False),
+    ("adaptive_max_pool2d", _adaptive_max_pool, _adaptive_max_pool_checks, 2,
+     aten.adaptive_max_pool2d.default, aten.adaptive_max_pool2d.out, False),
+    ("adaptive_max_pool2d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 2,
+     aten.adaptive_max_pool2d_backward.default, aten.adaptive_max_pool2d_backward.grad_input, False),
+    ("max_pool3d_with_indices", _max_pool, _max_pool_checks, 3,
+     aten.max_pool3d_with_indices.default, aten.max_pool3d_with_indices.out, True),
+    ("max_pool3d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 3,
+     aten.max_pool3d_with_indices_backward.default, aten.max_pool3d_with_indices_backward.grad_input, True),
+    ("avg_pool3d", _avg_pool, _avg_pool_checks, 3,
+     aten.avg_pool3d.default, aten.avg_pool3d.out, True),
+    ("avg_pool3d_backward", _avg_pool_backward, _avg_pool_backward_checks, 3,
+     aten.avg_pool3d_backward.default, aten.avg_pool3d_backward.grad_input, True),
+    ("adaptive_avg_pool3d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 3,
+     aten._adaptive_avg_pool3d.default, aten._adaptive_avg_pool3d.out, False),
+    ("adaptive_avg_pool3d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 3,
+     aten._adaptive_avg_pool3d_backward.default, aten._adaptive_avg_pool3d_backward.out, False),
+    ("adaptive_max_pool3d", _adaptive_max_pool, _adaptive_max_pool_checks, 3,
+     aten.adaptive_max_pool3d.default, aten.adaptive_max_pool3d.out, False),
+    ("adaptive_max_pool3d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 3,
+     aten.adaptive_max_pool3d_backward.default, aten.adaptive_max_pool3d_backward.grad_input, False),
 )
-lowers(aten.max_pool2d_with_indices_backward.default)(_max_pool2d_with_indices_backward.numpy_function)
-implements(
-    aten.max_pool2d_with_indices_backward.default,
-    out=aten.max_pool2d_with_indices_backward.grad_input,
-)(_max_pool2d_with_indices_backward)
-_avg_pool2d = _pooling("avg_pool2d", _avg_pool, _avg_pool_checks, 2)
-lowers(aten.avg_pool2d.default)(_avg_pool2d.numpy_function)
-implements(aten.avg_pool2d.default, out=aten.avg_pool2d.out)(_avg_pool2d)
-_avg_pool2d_backward = _pooling("avg_pool2d_backward", _avg_pool_backward, _avg_pool_backward_checks, 2)
-lowers(aten.avg_pool2d_backward.default)(_avg_pool2d_backward.numpy_function)
-implements(aten.avg_pool2d_backward.default, out=aten.avg_pool2d_backward.grad_input)(_avg_pool2d_backward)
-_adaptive_avg_pool2d = _pooling("adaptive_avg_pool2d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 2)
-implements(aten._adaptive_avg_pool2d.default, out=aten._adaptive_avg_pool2d.out)(_adaptive_avg_pool2d)
-_adaptive_avg_pool2d_backward = _pooling(
-    "adaptive_avg_pool2d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 2
-)
-implements(
-    aten._adaptive_avg_pool2d_backward.default,
-    out=aten._adaptive_avg_pool2d_backward.out,
-)(_adaptive_avg_pool2d_backward)
-_adaptive_max_pool2d = _pooling("adaptive_max_pool2d", _adaptive_max_pool, _adaptive_max_pool_checks, 2)
-implements(aten.adaptive_max_pool2d.default, out=aten.adaptive_max_pool2d.out)(_adaptive_max_pool2d)
-_adaptive_max_pool2d_backward = _pooling(
-    "adaptive_max_pool2d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 2
-)
-implements(
-    aten.adaptive_max_pool2d_backward.default,
-    out=aten.adaptive_max_pool2d_backward.grad_input,
-)(_adaptive_max_pool2d_backward)
-_max_pool3d_with_indices = _pooling("max_pool3d_with_indices", _max_pool, _max_pool_checks, 3)
-lowers(aten.max_pool3d_with_indices.default)(_max_pool3d_with_indices.numpy_function)
-implements(aten.max_pool3d_with_indices.default, out=aten.max_pool3d_with_indices.out)(_max_pool3d_with_indices)
-_max_pool3d_with_indices_backward = _pooling(
-    "max_pool3d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 3
-)
-lowers(aten.max_pool3d_with_indices_backward.default)(_max_pool3d_with_indices_backward.numpy_function)
-implements(
-    aten.max_pool3d_with_indices_backward.default,
-    out=aten.max_pool3d_with_indices_backward.grad_input,
-)(_max_pool3d_with_indices_backward)
-_avg_pool3d = _pooling("avg_pool3d", _avg_pool, _avg_pool_checks, 3)
-lowers(aten.avg_pool3d.default)(_avg_pool3d.numpy_function)
-implements(aten.avg_pool3d.default, out=aten.avg_pool3d.out)(_avg_pool3d)
-_avg_pool3d_backward = _pooling("avg_pool3d_backward", _avg_pool_backward, _avg_pool_backward_checks, 3)
-lowers(aten.avg_pool3d_backward.default)(_avg_pool3d_backward.numpy_function)
-implements(aten.avg_pool3d_backward.default, out=aten.avg_pool3d_backward.grad_input)(_avg_pool3d_backward)
-_adaptive_avg_pool3d = _pooling("adaptive_avg_pool3d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 3)
-implements(aten._adaptive_avg_pool3d.default, out=aten._adaptive_avg_pool3d.out)(_adaptive_avg_pool3d)
-_adaptive_avg_pool3d_backward = _pooling(
-    "adaptive_avg_pool3d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 3
-)
-implements(
-    aten._adaptive_avg_pool3d_backward.default,
-    out=aten._adaptive_avg_pool3d_backward.out,
-)(_adaptive_avg_pool3d_backward)
-_adaptive_max_pool3d = _pooling("adaptive_max_pool3d", _adaptive_max_pool, _adaptive_max_pool_checks, 3)
-implements(aten.adaptive_max_pool3d.default, out=aten.adaptive_max_pool3d.out)(_adaptive_max_pool3d)
-_adaptive_max_pool3d_backward = _pooling(
-    "adaptive_max_pool3d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 3
-)
-implements(
-    aten.adaptive_max_pool3d_backward.default,
-    out=aten.adaptive_max_pool3d_backward.grad_input,
-)(_adaptive_max_pool3d_backward)
+for _name, _function, _checks, _dims, _op, _out, _lowered in _POOLING_OVERLOADS:
+    _kernel = _pooling(_name, _function, _checks, _dims)
+    if _lowered:
+        lowers(_op)(_kernel.numpy_function)
+    implements(_op, out=_out)(_kernel)
