@@ -30,7 +30,7 @@ npy tensor made *during* tracing (``torch.tensor(data, device="npy")`` in a
 compiled function) is a plain ``torch.Tensor`` object, which fake tensors
 accept (:func:`backend_pkg.ops.factories.new_tensor`); Inductor's code
 generation for npy is registered through the device module
-(:mod:`backend_pkg.compiler.inductor`); AOTAutograd's check of custom ops,
-which refuses every tensor subclass, is off for the first call of the ``npy``
-backend's graphs only (:mod:`backend_pkg.compiler.dynamo_backend`).
+(:mod:`backend_pkg.compiler.inductor`); AOTAutograd's first-call check of
+custom ops, which refuses every tensor subclass, sees npy tensors as it sees
+CPU parameters, asked by that check alone (:mod:`backend_pkg.custom_op_check`).
 """
