@@ -44,7 +44,10 @@ def launch(function, *args, backend="npy_gloo", world_size=2, timeout=60.0):
         job = os.path.join(directory, "job.pkl")
         with open(job, "wb") as file:
             pickle.dump((function, args), file)
-        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        # Each rank runs ``-m ddp_demo.launch``: the folder holding ddp_demo first, whatever this
+        # process's sys.path is now (sphinx-gallery restores it after each cell of a page).
+        path = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *sys.path]
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
         ranks = [_start_rank(directory, job, rank, world_size, port, backend, environment)
                  for rank in range(world_size)]
         try:
