@@ -5,13 +5,18 @@ a free port, a deadline).
 """
 
 import functools
+import os
 import re
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import pytest
 import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as functional
+from sitebuild import ROOT
 
 from backend_pkg import distributed
 from ddp_demo import workloads
@@ -233,3 +238,21 @@ def test_every_spelling_gives_npy_tensors_the_npy_group(backend):
         tensor = torch.arange(3.0, device="npy")
         dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
         torch.testing.assert_close(tensor, torch.arange(3.0, device="npy"))
+
+
+def test_ranks_import_ddp_demo_when_the_callers_sys_path_no_longer_names_it(tmp_path):
+    """As on a gallery page: sphinx-gallery restores ``sys.path`` after each cell, so the entry a page
+    added for ``ddp_demo`` is gone when a later cell launches the ranks."""
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from ddp_demo import workloads
+        from ddp_demo.launch import launch
+        sys.path.remove({str(ROOT)!r})
+        print(launch(workloads.gloo_on_npy, backend="cpu:gloo,npy:npy_gloo")[0])
+    """)
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path, env=environment)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "gloo" in result.stdout
