@@ -43,6 +43,7 @@ TEST_WORKERS ?= 2
 # The house rules first (ruff, configured in pyproject.toml), then every test.
 test: $(READY)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # Regenerate source/op_coverage.json: npy against CPU over PyTorch's OpInfo samples, and gradcheck on npy.

@@ -73,8 +73,11 @@ def rerun_gallery_pages_reading(data_file):
     scripts, pages = ROOT / "gallery", ROOT / "source" / "auto_examples"
     for script in scripts.rglob("*.py"):  # the pages of every section (a subfolder each)
         stamp = pages / script.relative_to(scripts).parent / f"{script.name}.md5"
-        if (data_file.name in script.read_text() and stamp.exists()
-                and stamp.stat().st_mtime < data_file.stat().st_mtime):
+        if (
+            data_file.name in script.read_text()
+            and stamp.exists()
+            and stamp.stat().st_mtime < data_file.stat().st_mtime
+        ):
             stamp.unlink()
 
 

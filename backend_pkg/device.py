@@ -51,8 +51,7 @@ def current_device():
 def _check_index(index):
     if not 0 <= index < _DEVICE_COUNT:
         raise RuntimeError(
-            f"npy device: invalid device index {index}; the npy backend has "
-            f"{_DEVICE_COUNT} device (index 0)"
+            f"npy device: invalid device index {index}; the npy backend has {_DEVICE_COUNT} device (index 0)"
         )
 
 

@@ -70,18 +70,39 @@ class AllOf(dist.Work):
 
 def gloo_collective(gloo_method):
     """A process group method that calls the gloo group's ``gloo_method``, every tensor argument as host views."""
+
     def collective(self, *args, **kwargs):
-        return getattr(self._gloo, gloo_method)(*map(host_views, args),
-                                                **{name: host_views(value) for name, value in kwargs.items()})
+        return getattr(self._gloo, gloo_method)(
+            *map(host_views, args), **{name: host_views(value) for name, value in kwargs.items()}
+        )
+
     return collective
 
 
 # The collectives the trampoline and torch.distributed call on a group, each with gloo's name for it.
-GLOO_COLLECTIVES = {name: name for name in [
-    "allreduce", "allreduce_coalesced", "broadcast", "reduce", "allgather", "allgather_coalesced", "gather",
-    "scatter", "reduce_scatter", "alltoall", "barrier", "send", "recv", "recv_anysource",
-]} | {"all_gather_single": "_allgather_base", "reduce_scatter_single": "_reduce_scatter_base",
-      "all_to_all_single": "alltoall_base"}
+GLOO_COLLECTIVES = {
+    name: name
+    for name in [
+        "allreduce",
+        "allreduce_coalesced",
+        "broadcast",
+        "reduce",
+        "allgather",
+        "allgather_coalesced",
+        "gather",
+        "scatter",
+        "reduce_scatter",
+        "alltoall",
+        "barrier",
+        "send",
+        "recv",
+        "recv_anysource",
+    ]
+} | {
+    "all_gather_single": "_allgather_base",
+    "reduce_scatter_single": "_reduce_scatter_base",
+    "all_to_all_single": "alltoall_base",
+}
 
 
 def _with_gloo_collectives(cls):
@@ -116,7 +137,6 @@ class NpyProcessGroup(dist.ProcessGroup):
 
     def reduce_scatter_single_coalesced(self, outputs, inputs, opts):
         return AllOf([self.reduce_scatter_single(output, input, opts) for output, input in zip(outputs, inputs)])
-
 
 
 def create_process_group(store, rank, size, timeout):

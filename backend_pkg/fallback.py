@@ -37,13 +37,10 @@ def run_on_cpu(op, *args, **kwargs):
     """The boxed fallback for the PrivateUse1 key: ``op`` with ``args`` run by the CPU kernel."""
     name = op.name()
     if os.environ.get(STRICT_ENV) == "1":
-        raise NotImplementedError(
-            f"npy device: {name} has no npy kernel, and {STRICT_ENV}=1 forbids the CPU fallback"
-        )
+        raise NotImplementedError(f"npy device: {name} has no npy kernel, and {STRICT_ENV}=1 forbids the CPU fallback")
     if name not in calls:
         warnings.warn(
-            f"npy device: {name} has no npy kernel; running PyTorch's CPU kernel on npy memory "
-            "(warned once per op)",
+            f"npy device: {name} has no npy kernel; running PyTorch's CPU kernel on npy memory (warned once per op)",
             stacklevel=2,
         )
     calls[name] += 1

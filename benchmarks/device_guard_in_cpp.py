@@ -16,5 +16,9 @@ def load_guard_in_cpp():
     """Build ``device_guard_in_cpp.cpp`` (once; cached under ``_build/``) and load it: its guard
     takes PrivateUse1's slot, so ``import backend_pkg`` after it leaves npy's Python guard out."""
     BUILD_DIRECTORY.mkdir(parents=True, exist_ok=True)
-    torch.utils.cpp_extension.load(name="npy_device_guard_in_cpp", sources=[str(SOURCE)],
-                                   build_directory=str(BUILD_DIRECTORY), extra_cflags=["-O2"])
+    torch.utils.cpp_extension.load(
+        name="npy_device_guard_in_cpp",
+        sources=[str(SOURCE)],
+        build_directory=str(BUILD_DIRECTORY),
+        extra_cflags=["-O2"],
+    )

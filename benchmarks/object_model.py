@@ -229,11 +229,14 @@ def main():
     if options.trees:
         report(measure(dict(tree.split("=", 1) for tree in options.trees)))
         return
-    started = {"measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-               "load_average": round(os.getloadavg()[0], 2)}
+    started = {
+        "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "load_average": round(os.getloadavg()[0], 2),
+    }
     with tempfile.TemporaryDirectory() as scratch:
-        trees = {name: design_tree(edits, Path(scratch) / str(index))
-                 for index, (name, edits) in enumerate(DESIGNS.items())}
+        trees = {
+            name: design_tree(edits, Path(scratch) / str(index)) for index, (name, edits) in enumerate(DESIGNS.items())
+        }
         results = measure(trees)
     report(results)
     recorded = {**started, "rounds": SETTINGS.rounds, "repeat": SETTINGS.repeat, "designs": results}

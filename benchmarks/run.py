@@ -71,8 +71,10 @@ class Ratio:
 def load_ratios(path=TARGETS):
     """The targets of ``benchmarks/targets.csv``, by name: a table, so that a target is one row to read or change."""
     with open(path, newline="") as table:
-        return {row["name"]: Ratio(row["description"], row["formula"], float(row["target"]))
-                for row in csv.DictReader(table)}
+        return {
+            row["name"]: Ratio(row["description"], row["formula"], float(row["target"]))
+            for row in csv.DictReader(table)
+        }
 
 
 RATIOS = load_ratios()
@@ -91,6 +93,7 @@ def group_settings(name, settings, quick):
 
 # Results.
 
+
 def row_at(timings, path):
     group, case, implementation = path.split(".")
     return timings[group][case][implementation]
@@ -104,8 +107,7 @@ def evaluate(ratio, timings):
     if missing:
         return {**result, "value": None, "status": "unavailable", "reason": missing[0]}
     value = numerator["us"] / sum(row["us"] for row in denominator)
-    return {**result, "value": round(value, 3), "status": "PASS" if value <= ratio.target else "FAIL",
-            "reason": None}
+    return {**result, "value": round(value, 3), "status": "PASS" if value <= ratio.target else "FAIL", "reason": None}
 
 
 def cpu_model():
@@ -147,15 +149,23 @@ def run(settings, quick, groups=GROUPS, progress=print):
             progress(module.TITLE)
             timings[name], recorded = module.measure_group(group_settings(name, settings, quick), quick)
             extras.update(recorded)
-    ratios = {name: ratio for name, ratio in RATIOS.items()
-              if {path.split(".")[0] for path in (ratio.numerator, *ratio.denominator)} <= timings.keys()}
+    ratios = {
+        name: ratio
+        for name, ratio in RATIOS.items()
+        if {path.split(".")[0] for path in (ratio.numerator, *ratio.denominator)} <= timings.keys()
+    }
     return {
         "generated_by": "benchmarks/run.py (make bench); do not edit by hand",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "quick": quick,
         "versions": {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__},
-        "machine": {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "torch_threads": torch.get_num_threads(),
-                    "numpy_blas": numpy_blas(), "load_average_at_start": load_at_start},
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "cpu_model": cpu_model(),
+            "torch_threads": torch.get_num_threads(),
+            "numpy_blas": numpy_blas(),
+            "load_average_at_start": load_at_start,
+        },
         "settings": {**asdict(settings), "outlier_share": OUTLIER_SHARE},
         "model_settings": asdict(group_settings("models", settings, quick)),
         "zoo_settings": asdict(group_settings("zoo", settings, quick)),
@@ -174,14 +184,21 @@ def merged(committed, data):
     included) and versions."""
     timings = {**committed["timings_us"], **data["timings_us"]}
     notes = [note for note in committed.get("merged_groups", []) if note["group"] not in data["timings_us"]]
-    notes += [{"group": group, "date": data["date"], "machine": data["machine"], "versions": data["versions"]}
-              for group in data["timings_us"]]
-    return {**committed, "cases": data["cases"],  # a run of some groups describes every group
-            "timings_us": {group: timings[group] for group in GROUPS if group in timings},
-            "zoo_settings": data["zoo_settings"], "merged_groups": notes,
-            "zoo_aten_ops_per_step": data["zoo_aten_ops_per_step"] if "zoo" in data["timings_us"]
-            else committed.get("zoo_aten_ops_per_step"),
-            "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()}}
+    notes += [
+        {"group": group, "date": data["date"], "machine": data["machine"], "versions": data["versions"]}
+        for group in data["timings_us"]
+    ]
+    return {
+        **committed,
+        "cases": data["cases"],  # a run of some groups describes every group
+        "timings_us": {group: timings[group] for group in GROUPS if group in timings},
+        "zoo_settings": data["zoo_settings"],
+        "merged_groups": notes,
+        "zoo_aten_ops_per_step": data["zoo_aten_ops_per_step"]
+        if "zoo" in data["timings_us"]
+        else committed.get("zoo_aten_ops_per_step"),
+        "ratios": {name: evaluate(ratio, timings) for name, ratio in RATIOS.items()},
+    }
 
 
 def format_us(value):
@@ -200,13 +217,19 @@ def report(data):
         header = "".join(f"{name:>{width}}" for name, width in zip(implementations, widths))
         lines.append(f"  {'':{case_width}}" + header)
         for case, rows in cases.items():
-            lines.append(f"  {case:{case_width}}" + "".join(
-                f"{format_us(rows[name]['us']) if name in rows else '':>{width}}"
-                for name, width in zip(implementations, widths)))
+            lines.append(
+                f"  {case:{case_width}}"
+                + "".join(
+                    f"{format_us(rows[name]['us']) if name in rows else '':>{width}}"
+                    for name, width in zip(implementations, widths)
+                )
+            )
     if data["cpp_vs_python"]:
         build, imports = data["cpp_vs_python"]["twin_build_seconds"], data["cpp_vs_python"]["first_import_seconds"]
-        lines.append(f"\nC++ twin build: cold {build['cold']} s, cached {build['cached']} s; first import (s): "
-                     + ", ".join(f"{name} {seconds}" for name, seconds in imports.items()))
+        lines.append(
+            f"\nC++ twin build: cold {build['cold']} s, cached {build['cached']} s; first import (s): "
+            + ", ".join(f"{name} {seconds}" for name, seconds in imports.items())
+        )
     lines.append(f"\n{'ratio':48}{'value':>8}  {'target':>8}  result")
     for ratio in data["ratios"].values():
         value = "-" if ratio["value"] is None else f"{ratio['value']:.2f}"
@@ -241,22 +264,40 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="tiny iteration counts: checks the script, not the speed")
-    parser.add_argument("--groups", nargs="+", choices=GROUPS, default=GROUPS,
-                        help="measure only these groups (then pass --output: the committed JSON holds every group)")
-    parser.add_argument("--merge", action="store_true",
-                        help=f"with --groups: measure them and put them in place of their rows in {OUTPUT.name}, "
-                             "which keeps the others (its merged_groups notes when, on what machine, under what load)")
-    parser.add_argument("--merge-from", type=Path, metavar="JSON",
-                        help=f"put the groups of JSON (written by a --groups run, not --quick) in place of theirs in "
-                             f"{OUTPUT.name}, then exit")
-    parser.add_argument("--floor", action="store_true",
-                        help="internal: time the small ops over no-op kernels, print the rows as JSON")
-    parser.add_argument("--backend", choices=BACKEND_MODULES,
-                        help="internal: import this minimal backend, then time one turn of the C++ vs Python rows "
-                             "per line of input")
-    parser.add_argument("--guard-in-cpp", action="store_true",
-                        help="internal: load device_guard_in_cpp.cpp, import backend_pkg, then time one turn of "
-                             "the Inductor training step per line of input")
+    parser.add_argument(
+        "--groups",
+        nargs="+",
+        choices=GROUPS,
+        default=GROUPS,
+        help="measure only these groups (then pass --output: the committed JSON holds every group)",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help=f"with --groups: measure them and put them in place of their rows in {OUTPUT.name}, "
+        "which keeps the others (its merged_groups notes when, on what machine, under what load)",
+    )
+    parser.add_argument(
+        "--merge-from",
+        type=Path,
+        metavar="JSON",
+        help=f"put the groups of JSON (written by a --groups run, not --quick) in place of theirs in "
+        f"{OUTPUT.name}, then exit",
+    )
+    parser.add_argument(
+        "--floor", action="store_true", help="internal: time the small ops over no-op kernels, print the rows as JSON"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKEND_MODULES,
+        help="internal: import this minimal backend, then time one turn of the C++ vs Python rows per line of input",
+    )
+    parser.add_argument(
+        "--guard-in-cpp",
+        action="store_true",
+        help="internal: load device_guard_in_cpp.cpp, import backend_pkg, then time one turn of "
+        "the Inductor training step per line of input",
+    )
     parser.add_argument("--import-time", metavar="MODULE", help="internal: print how long importing MODULE takes")
     options = parser.parse_args(argv)
     settings = QUICK if options.quick else FULL

@@ -63,5 +63,6 @@ def script_command(*options, quick=False):
 
 def run_turn_process(options, quick):
     """A process of ``benchmarks/run.py`` that times one turn when asked: ``--backend`` or ``--guard-in-cpp``."""
-    return TurnProcess(f"benchmarks/run.py {' '.join(options)}", script_command(*options, quick=quick),
-                       subprocess_environment(), ROOT)
+    return TurnProcess(
+        f"benchmarks/run.py {' '.join(options)}", script_command(*options, quick=quick), subprocess_environment(), ROOT
+    )

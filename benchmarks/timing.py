@@ -85,8 +85,10 @@ def calibrate(works, settings):
 
 def one_turn(works, numbers, repeat):
     """``repeat`` repeats of each of ``works``, one work after the other; name -> µs per call of each repeat."""
-    return {name: [timer.timeit(numbers[name]) / numbers[name] * 1e6 for _ in range(repeat)]
-            for name, timer in works.items()}
+    return {
+        name: [timer.timeit(numbers[name]) / numbers[name] * 1e6 for _ in range(repeat)]
+        for name, timer in works.items()
+    }
 
 
 def measure(works, settings):
@@ -117,8 +119,9 @@ class TurnProcess:
 
     def __init__(self, name, command, environment=None, cwd=None):
         self.name = name
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                        cwd=cwd, env=environment)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=cwd, env=environment
+        )
         self.started = self.read()
 
     def read(self):

@@ -37,8 +37,10 @@ def launch(function, *args, backend="npy_gloo", world_size=2, timeout=60.0):
     every child: a page or a notebook cell would launch itself.
     """
     if function.__module__ == "__main__":
-        raise ValueError(f"launch imports {function.__name__} by name in each process; "
-                         "define it in a module, not in the script that calls launch")
+        raise ValueError(
+            f"launch imports {function.__name__} by name in each process; "
+            "define it in a module, not in the script that calls launch"
+        )
     port = free_port()
     with tempfile.TemporaryDirectory() as directory:
         job = os.path.join(directory, "job.pkl")
@@ -48,8 +50,9 @@ def launch(function, *args, backend="npy_gloo", world_size=2, timeout=60.0):
         # process's sys.path is now (sphinx-gallery restores it after each cell of a page).
         path = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *sys.path]
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-        ranks = [_start_rank(directory, job, rank, world_size, port, backend, environment)
-                 for rank in range(world_size)]
+        ranks = [
+            _start_rank(directory, job, rank, world_size, port, backend, environment) for rank in range(world_size)
+        ]
         try:
             finished = _wait([process for process, _ in ranks], time.monotonic() + timeout)
         finally:
@@ -58,8 +61,9 @@ def launch(function, *args, backend="npy_gloo", world_size=2, timeout=60.0):
                 process.wait()
         if not finished:
             raise TimeoutError(f"{function.__name__} on {world_size} processes took over {timeout} s")
-        failures = [_failure(rank, process, output) for rank, (process, output) in enumerate(ranks)
-                    if process.returncode != 0]
+        failures = [
+            _failure(rank, process, output) for rank, (process, output) in enumerate(ranks) if process.returncode != 0
+        ]
         if failures:
             raise RuntimeError(f"{function.__name__} failed:\n" + "\n".join(failures))
         return [torch.load(f"{output}.pt") for _, output in ranks]
@@ -90,7 +94,9 @@ def _start_rank(directory, job, rank, world_size, port, backend, environment):
     with open(f"{output}.log", "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", __name__, job, str(rank), str(world_size), str(port), backend, f"{output}.pt"],
-            stdout=log, stderr=subprocess.STDOUT, env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=environment,
         )
     return process, output
 
@@ -108,8 +114,13 @@ def _run_rank(job, rank, world_size, port, backend, output):
     torch.set_num_threads(1)  # what torchrun sets (OMP_NUM_THREADS=1) for several processes on one machine
     with open(job, "rb") as file:
         function, args = pickle.load(file)
-    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                            world_size=world_size, timeout=datetime.timedelta(seconds=30))
+    dist.init_process_group(
+        backend,
+        init_method=f"tcp://127.0.0.1:{port}",
+        rank=rank,
+        world_size=world_size,
+        timeout=datetime.timedelta(seconds=30),
+    )
     try:
         torch.save(function(rank, world_size, *args), output)
     finally:

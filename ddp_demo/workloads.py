@@ -26,8 +26,10 @@ BUCKET_CAP_MB = 0.002  # a few kilobytes: the MLP's gradients fill several bucke
 def make_mlp():
     torch.manual_seed(0)
     return torch.nn.Sequential(
-        torch.nn.Linear(FEATURES, HIDDEN), torch.nn.ReLU(),
-        torch.nn.Linear(HIDDEN, HIDDEN), torch.nn.ReLU(),
+        torch.nn.Linear(FEATURES, HIDDEN),
+        torch.nn.ReLU(),
+        torch.nn.Linear(HIDDEN, HIDDEN),
+        torch.nn.ReLU(),
         torch.nn.Linear(HIDDEN, CLASSES),
     )
 
@@ -35,8 +37,10 @@ def make_mlp():
 def global_batch(step):
     """The step's inputs and labels, the same in every process."""
     generator = torch.Generator().manual_seed(1000 + step)
-    return (torch.randn(GLOBAL_BATCH, FEATURES, generator=generator),
-            torch.randint(0, CLASSES, (GLOBAL_BATCH,), generator=generator))
+    return (
+        torch.randn(GLOBAL_BATCH, FEATURES, generator=generator),
+        torch.randint(0, CLASSES, (GLOBAL_BATCH,), generator=generator),
+    )
 
 
 def micro_batches(inputs, labels):
@@ -65,8 +69,7 @@ def train_ddp(rank, world_size, device, steps):
     ``no_sync`` on every micro-batch but the last. Rank 0 then saves a
     checkpoint and every rank loads it into a fresh model.
     """
-    model = DistributedDataParallel(make_mlp().to(device), bucket_cap_mb=BUCKET_CAP_MB,
-                                    gradient_as_bucket_view=True)
+    model = DistributedDataParallel(make_mlp().to(device), bucket_cap_mb=BUCKET_CAP_MB, gradient_as_bucket_view=True)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     for step in range(steps):
@@ -79,9 +82,12 @@ def train_ddp(rank, world_size, device, steps):
             losses.append(loss.item())
         optimizer.step()
         optimizer.zero_grad()
-    return {"losses": losses, "buckets": len(model.reducer._get_zeros_like_grad_buckets()),
-            "state": {name: value.cpu() for name, value in model.module.state_dict().items()},
-            "reloaded": _checkpoint_round_trip(model.module, rank, device)}
+    return {
+        "losses": losses,
+        "buckets": len(model.reducer._get_zeros_like_grad_buckets()),
+        "state": {name: value.cpu() for name, value in model.module.state_dict().items()},
+        "reloaded": _checkpoint_round_trip(model.module, rank, device),
+    }
 
 
 def _checkpoint_round_trip(module, rank, device):

@@ -82,7 +82,7 @@ EXCLUDED_KEY = "AutocastPrivateUse1"
 
 _KEY_TEXT = {
     "AutogradPrivateUse1": "autograd kernel (VariableType): records the node\n"
-                           "AddBackward0, then redispatches below autograd",
+    "AddBackward0, then redispatches below autograd",
     "ADInplaceOrView": "fallthrough: skipped (this key works for views\nand in-place ops only)",
     "BackendSelect": "fallthrough: skipped (this key works for\nfactory functions only)",
     "PrivateUse1": "npy's kernel, a Python function registered with\ntorch.library by install_kernels",
@@ -93,8 +93,14 @@ def _dispatch_path():
     x, note_x = 2.55, 6.45
     boxes = [
         Box("call", "x + y\nx, y: NpyTensor, requires_grad=True", x, 9.0, "python", ("backend_pkg.tensor.NpyTensor",)),
-        Box("binding", "Tensor.__add__: the C++ binding parses the\narguments and calls the op aten::add.Tensor",
-            x, 8.2, "torch", ("torch.Tensor.__add__", "torch.ops.aten.add.Tensor")),
+        Box(
+            "binding",
+            "Tensor.__add__: the C++ binding parses the\narguments and calls the op aten::add.Tensor",
+            x,
+            8.2,
+            "torch",
+            ("torch.Tensor.__add__", "torch.ops.aten.add.Tensor"),
+        ),
         Box("keys", "the dispatcher: the keys of x and y, highest first", x, 7.45, "torch", width=4.4),
     ]
     y = 6.6
@@ -103,31 +109,77 @@ def _dispatch_path():
         boxes.append(Box(key, f"{key}\n{_KEY_TEXT[key]}", x, y, layer, width=4.4))
         y -= 0.98
     boxes += [
-        Box("kernel", "the kernel registered for aten::add.Tensor: add_kernel\nbehind with_same_dtype_shortcut: "
-            "same dtype, and\nboth NumPy views kept on the tensors (_npy_array)?", x, 2.6, "npy",
+        Box(
+            "kernel",
+            "the kernel registered for aten::add.Tensor: add_kernel\nbehind with_same_dtype_shortcut: "
+            "same dtype, and\nboth NumPy views kept on the tensors (_npy_array)?",
+            x,
+            2.6,
+            "npy",
             ("backend_pkg.ops._same_dtype.with_same_dtype_shortcut", "backend_pkg.ops.arithmetic.add_kernel"),
-            width=4.6),
+            width=4.6,
+        ),
         Box("shortcut", "yes (x + y here):\nnp.add on the two arrays", 1.55, 1.2, "numpy", ("numpy.add",), width=2.6),
-        Box("general", "no: add_kernel, PyTorch's checks (result_type,\nalpha), unwrap: the arrays, then "
-            "arithmetic.add:\nnp.add in the promoted dtype", 5.3, 1.2, "numpy",
-            ("backend_pkg.ops.arithmetic.add_kernel", "torch.result_type", "backend_pkg.tensor.unwrap",
-             "backend_pkg.ops.arithmetic.add"), width=4.0),
-        Box("wrap", "wrap: the result array becomes a new NpyTensor\n(autograd gives it grad_fn=AddBackward0)",
-            x + 0.6, -0.1, "npy", ("backend_pkg.tensor.wrap",), width=4.4),
-        Box("excluded", f"{EXCLUDED_KEY}: on the tensors too,\nexcluded while autocast is off",
-            note_x, 7.45, "skipped", width=3.0),
-        Box("registry", "install_kernels: one torch.library.Library\n"
+        Box(
+            "general",
+            "no: add_kernel, PyTorch's checks (result_type,\nalpha), unwrap: the arrays, then "
+            "arithmetic.add:\nnp.add in the promoted dtype",
+            5.3,
+            1.2,
+            "numpy",
+            (
+                "backend_pkg.ops.arithmetic.add_kernel",
+                "torch.result_type",
+                "backend_pkg.tensor.unwrap",
+                "backend_pkg.ops.arithmetic.add",
+            ),
+            width=4.0,
+        ),
+        Box(
+            "wrap",
+            "wrap: the result array becomes a new NpyTensor\n(autograd gives it grad_fn=AddBackward0)",
+            x + 0.6,
+            -0.1,
+            "npy",
+            ("backend_pkg.tensor.wrap",),
+            width=4.4,
+        ),
+        Box(
+            "excluded",
+            f"{EXCLUDED_KEY}: on the tensors too,\nexcluded while autocast is off",
+            note_x,
+            7.45,
+            "skipped",
+            width=3.0,
+        ),
+        Box(
+            "registry",
+            "install_kernels: one torch.library.Library\n"
             "impl per op, from the table KERNELS\n(ops without a kernel: the CPU fallback)",
-            note_x, 3.66, "npy", ("backend_pkg.backend.install_kernels", "backend_pkg.ops.registry.KERNELS",
-                                  "torch.library.Library"), width=3.0),
+            note_x,
+            3.66,
+            "npy",
+            ("backend_pkg.backend.install_kernels", "backend_pkg.ops.registry.KERNELS", "torch.library.Library"),
+            width=3.0,
+        ),
     ]
     chain = ["call", "binding", "keys", *(key for key, _ in ADD_DISPATCH_KEYS), "kernel"]
     arrows = [Arrow(a, b) for a, b in zip(chain, chain[1:])]
-    arrows += [Arrow("kernel", "shortcut"), Arrow("kernel", "general"), Arrow("shortcut", "wrap"),
-               Arrow("general", "wrap"), Arrow("keys", "excluded", dashed=True),
-               Arrow("registry", "PrivateUse1", dashed=True)]
-    return Diagram("dispatch_path", "One call, x + y on npy: from Python through the dispatcher into NumPy",
-                   8.2, tuple(boxes), tuple(arrows))
+    arrows += [
+        Arrow("kernel", "shortcut"),
+        Arrow("kernel", "general"),
+        Arrow("shortcut", "wrap"),
+        Arrow("general", "wrap"),
+        Arrow("keys", "excluded", dashed=True),
+        Arrow("registry", "PrivateUse1", dashed=True),
+    ]
+    return Diagram(
+        "dispatch_path",
+        "One call, x + y on npy: from Python through the dispatcher into NumPy",
+        8.2,
+        tuple(boxes),
+        tuple(arrows),
+    )
 
 
 # --- Tensor, storage and memory --------------------------------------------------------------
@@ -146,33 +198,77 @@ def _memory():
     (x_name, x_code, *x_metadata), (v_name, v_code, *v_metadata) = MEMORY_TENSORS
     left, right, middle = 1.9, 6.3, 4.1
     boxes = (
-        Box("x", f"{x_name} = {x_code}\nan NpyTensor", left, 6.2, "python",
-            ("backend_pkg.tensor.NpyTensor",), width=3.3),
+        Box(
+            "x", f"{x_name} = {x_code}\nan NpyTensor", left, 6.2, "python", ("backend_pkg.tensor.NpyTensor",), width=3.3
+        ),
         Box("v", f"{v_name} = {v_code}\nan NpyTensor, a view of {x_name}", right, 6.2, "python", width=3.3),
-        Box("x_impl", f"its TensorImpl (C++)\n{_metadata(*x_metadata)}\nfloat32, device npy:0",
-            left, 5.0, "torch", width=3.3),
-        Box("v_impl", f"its TensorImpl (C++)\n{_metadata(*v_metadata)}\nfloat32, device npy:0",
-            right, 5.0, "torch", width=3.3),
-        Box("storage", f"one StorageImpl (C++), shared: {MEMORY_STORAGE_BYTES} bytes,\n"
+        Box(
+            "x_impl",
+            f"its TensorImpl (C++)\n{_metadata(*x_metadata)}\nfloat32, device npy:0",
+            left,
+            5.0,
+            "torch",
+            width=3.3,
+        ),
+        Box(
+            "v_impl",
+            f"its TensorImpl (C++)\n{_metadata(*v_metadata)}\nfloat32, device npy:0",
+            right,
+            5.0,
+            "torch",
+            width=3.3,
+        ),
+        Box(
+            "storage",
+            f"one StorageImpl (C++), shared: {MEMORY_STORAGE_BYTES} bytes,\n"
             "data_ptr = the root array's address\nits Python object: an NpyStorage, with _npy_root",
-            middle, 3.55, "npy", ("backend_pkg.storage.NpyStorage",), width=4.2),
-        Box("root", f"the root array: a NumPy ndarray of {MEMORY_STORAGE_BYTES // FLOAT32_BYTES} float32\n"
-            "that owns the bytes (storage_root)", middle, 2.3, "numpy",
-            ("backend_pkg.memory.storage_root", "numpy.ndarray"), width=4.2),
-        Box("x_view", f"{x_name}._npy_array, the NumPy view unwrap\nreturns: here the root array itself",
-            left, 1.05, "numpy", ("backend_pkg.tensor.unwrap",), width=3.3),
-        Box("v_view", f"{v_name}._npy_array, the NumPy view unwrap\nreturns: "
+            middle,
+            3.55,
+            "npy",
+            ("backend_pkg.storage.NpyStorage",),
+            width=4.2,
+        ),
+        Box(
+            "root",
+            f"the root array: a NumPy ndarray of {MEMORY_STORAGE_BYTES // FLOAT32_BYTES} float32\n"
+            "that owns the bytes (storage_root)",
+            middle,
+            2.3,
+            "numpy",
+            ("backend_pkg.memory.storage_root", "numpy.ndarray"),
+            width=4.2,
+        ),
+        Box(
+            "x_view",
+            f"{x_name}._npy_array, the NumPy view unwrap\nreturns: here the root array itself",
+            left,
+            1.05,
+            "numpy",
+            ("backend_pkg.tensor.unwrap",),
+            width=3.3,
+        ),
+        Box(
+            "v_view",
+            f"{v_name}._npy_array, the NumPy view unwrap\nreturns: "
             f"shape {v_metadata[0]}, from byte {v_metadata[2] * FLOAT32_BYTES} of the root",
-            right, 1.05, "numpy", width=3.3),
+            right,
+            1.05,
+            "numpy",
+            width=3.3,
+        ),
     )
     arrows = (
-        Arrow("x", "x_impl"), Arrow("v", "v_impl"),
-        Arrow("x_impl", "storage", "storage"), Arrow("v_impl", "storage", "storage"),
+        Arrow("x", "x_impl"),
+        Arrow("v", "v_impl"),
+        Arrow("x_impl", "storage", "storage"),
+        Arrow("v_impl", "storage", "storage"),
         Arrow("storage", "root", "_npy_root"),
-        Arrow("x_view", "root", "is", dashed=True), Arrow("v_view", "root", "a view of", dashed=True),
+        Arrow("x_view", "root", "is", dashed=True),
+        Arrow("v_view", "root", "a view of", dashed=True),
     )
-    return Diagram("memory", "Tensor, storage and memory: a view shares its base's storage and root array",
-                   8.2, boxes, arrows)
+    return Diagram(
+        "memory", "Tensor, storage and memory: a view shares its base's storage and root array", 8.2, boxes, arrows
+    )
 
 
 def _metadata(size, stride, storage_offset):
@@ -190,34 +286,93 @@ HOOKS_METHODS = ("has_primary_context", "is_built", "is_available")
 def _autograd():
     left, middle, right = 2.35, 4.45, 6.55
     boxes = (
-        Box("backward", "loss.backward()\nNpyTensor.backward turns the engine's\nthreads off for this call "
-            "(set_multithreading_enabled)", left, 8.0, "npy",
-            ("backend_pkg.tensor.NpyTensor.backward", "torch.autograd.set_multithreading_enabled"), width=3.9),
-        Box("grad", "torch.autograd.grad(loss, w)\ntorch.autograd.backward(loss)\n(threads left on)",
-            right, 8.0, "python", ("torch.autograd.grad", "torch.autograd.backward"), width=3.3),
-        Box("engine", "the autograd engine (C++): as each backward starts,\nGraphTask::stash_current_streams "
-            "asks the hooks", middle, 6.75, "torch", width=5.4),
-        Box("hooks", "NpyHooks.has_primary_context(0): True (no hooks: backward fails)\n"
-            "is_built, is_available: the hooks' other answers", middle, 5.6, "npy",
-            tuple(f"backend_pkg.runtime.NpyHooks.{method}" for method in HOOKS_METHODS), width=5.4),
-        Box("caller", "the calling thread runs every node\n(MulBackward0, SumBackward0...)", left, 4.3, "torch",
-            width=3.9),
-        Box("thread", "the engine's own thread for device 0\nruns the npy nodes, and takes the GIL\n"
-            "for each call into Python", right, 4.3, "torch", width=3.3),
-        Box("guard", f"each node: NpyDeviceGuard.type_ -> PrivateUse1, {GUARD_CALLS_PER_GRADIENT} calls\n"
+        Box(
+            "backward",
+            "loss.backward()\nNpyTensor.backward turns the engine's\nthreads off for this call "
+            "(set_multithreading_enabled)",
+            left,
+            8.0,
+            "npy",
+            ("backend_pkg.tensor.NpyTensor.backward", "torch.autograd.set_multithreading_enabled"),
+            width=3.9,
+        ),
+        Box(
+            "grad",
+            "torch.autograd.grad(loss, w)\ntorch.autograd.backward(loss)\n(threads left on)",
+            right,
+            8.0,
+            "python",
+            ("torch.autograd.grad", "torch.autograd.backward"),
+            width=3.3,
+        ),
+        Box(
+            "engine",
+            "the autograd engine (C++): as each backward starts,\nGraphTask::stash_current_streams asks the hooks",
+            middle,
+            6.75,
+            "torch",
+            width=5.4,
+        ),
+        Box(
+            "hooks",
+            "NpyHooks.has_primary_context(0): True (no hooks: backward fails)\n"
+            "is_built, is_available: the hooks' other answers",
+            middle,
+            5.6,
+            "npy",
+            tuple(f"backend_pkg.runtime.NpyHooks.{method}" for method in HOOKS_METHODS),
+            width=5.4,
+        ),
+        Box(
+            "caller",
+            "the calling thread runs every node\n(MulBackward0, SumBackward0...)",
+            left,
+            4.3,
+            "torch",
+            width=3.9,
+        ),
+        Box(
+            "thread",
+            "the engine's own thread for device 0\nruns the npy nodes, and takes the GIL\nfor each call into Python",
+            right,
+            4.3,
+            "torch",
+            width=3.3,
+        ),
+        Box(
+            "guard",
+            f"each node: NpyDeviceGuard.type_ -> PrivateUse1, {GUARD_CALLS_PER_GRADIENT} calls\n"
             f"per gradient it hands on (a chain of y * 2: {GUARD_CALLS_PER_GRADIENT} per\nnode), counted by "
-            "guard_calls; then the node's\nops: npy kernels at PrivateUse1", 2.85, 2.7, "npy",
-            ("backend_pkg.runtime.NpyDeviceGuard.type_", "backend_pkg.runtime.guard_calls"), width=4.9),
-        Box("exit", "at exit, settle_autograd_thread\nwaits until the guard has\nbeen quiet", right + 0.4, 2.7, "npy",
-            ("backend_pkg.runtime.settle_autograd_thread",), width=2.5),
+            "guard_calls; then the node's\nops: npy kernels at PrivateUse1",
+            2.85,
+            2.7,
+            "npy",
+            ("backend_pkg.runtime.NpyDeviceGuard.type_", "backend_pkg.runtime.guard_calls"),
+            width=4.9,
+        ),
+        Box(
+            "exit",
+            "at exit, settle_autograd_thread\nwaits until the guard has\nbeen quiet",
+            right + 0.4,
+            2.7,
+            "npy",
+            ("backend_pkg.runtime.settle_autograd_thread",),
+            width=2.5,
+        ),
     )
     arrows = (
-        Arrow("backward", "engine"), Arrow("grad", "engine"), Arrow("engine", "hooks"),
-        Arrow("hooks", "caller", "loss.backward()"), Arrow("hooks", "thread", "grad, backward"),
-        Arrow("caller", "guard"), Arrow("thread", "guard"), Arrow("thread", "exit", dashed=True),
+        Arrow("backward", "engine"),
+        Arrow("grad", "engine"),
+        Arrow("engine", "hooks"),
+        Arrow("hooks", "caller", "loss.backward()"),
+        Arrow("hooks", "thread", "grad, backward"),
+        Arrow("caller", "guard"),
+        Arrow("thread", "guard"),
+        Arrow("thread", "exit", dashed=True),
     )
-    return Diagram("autograd", "What backward asks of the hooks and the device guard, and on which thread",
-                   8.6, boxes, arrows)
+    return Diagram(
+        "autograd", "What backward asks of the hooks and the device guard, and on which thread", 8.6, boxes, arrows
+    )
 
 
 # --- The two compile routes -------------------------------------------------------------------
@@ -230,39 +385,87 @@ def _compile_routes():
     left, right = 2.3, 6.4
     boxes = (
         Box("compile", "torch.compile(fn, backend=...)", 4.35, 8.1, "python", ("torch.compile",), width=3.6),
-        Box("dynamo", "Dynamo: fn's torch calls as an FX graph", 4.35, 7.35, "python", ("torch._dynamo",),
-            width=3.6),
-        Box("npy", "backend=\"npy\": the entry point\ntorch_dynamo_backends names npy_backend",
-            left, 6.35, "npy", ("backend_pkg.compiler.dynamo_backend.npy_backend",)),
-        Box("inductor", "backend=\"inductor\", the default:\nInductor's compile_fx", right, 6.35, "python",
-            ("torch._inductor.compile_fx.compile_fx",)),
-        Box("aot", "AOTAutograd (aot_autograd): aten graphs,\nforward and backward, decomposed\n"
-            "to core ATen (DECOMPOSITIONS)", left, 5.05, "python",
-            ("torch._dynamo.backends.common.aot_autograd", "backend_pkg.compiler.dynamo_backend.DECOMPOSITIONS")),
+        Box("dynamo", "Dynamo: fn's torch calls as an FX graph", 4.35, 7.35, "python", ("torch._dynamo",), width=3.6),
+        Box(
+            "npy",
+            'backend="npy": the entry point\ntorch_dynamo_backends names npy_backend',
+            left,
+            6.35,
+            "npy",
+            ("backend_pkg.compiler.dynamo_backend.npy_backend",),
+        ),
+        Box(
+            "inductor",
+            'backend="inductor", the default:\nInductor\'s compile_fx',
+            right,
+            6.35,
+            "python",
+            ("torch._inductor.compile_fx.compile_fx",),
+        ),
+        Box(
+            "aot",
+            "AOTAutograd (aot_autograd): aten graphs,\nforward and backward, decomposed\nto core ATen (DECOMPOSITIONS)",
+            left,
+            5.05,
+            "python",
+            ("torch._dynamo.backends.common.aot_autograd", "backend_pkg.compiler.dynamo_backend.DECOMPOSITIONS"),
+        ),
         Box("lowering", "AOTAutograd, then Inductor lowers\nthe aten graphs to loops", right, 5.05, "python"),
-        Box("codegen", "compile_graph: each graph becomes one\nPython function calling NumPy (LOWERINGS);\n"
-            "an op without a lowering runs eagerly", left, 3.6, "npy",
-            ("backend_pkg.compiler.codegen.compile_graph", "backend_pkg.compiler.lowerings.LOWERINGS")),
-        Box("registered", "register_backend_for_device(\"npy\", ...):\n"
+        Box(
+            "codegen",
+            "compile_graph: each graph becomes one\nPython function calling NumPy (LOWERINGS);\n"
+            "an op without a lowering runs eagerly",
+            left,
+            3.6,
+            "npy",
+            ("backend_pkg.compiler.codegen.compile_graph", "backend_pkg.compiler.lowerings.LOWERINGS"),
+        ),
+        Box(
+            "registered",
+            'register_backend_for_device("npy", ...):\n'
             "init_backend_registration reads torch.npy's\nScheduling (NpyScheduling, Inductor's C++)\n"
-            "and PythonWrapperCodegen (NpyWrapperCodegen)", right, 3.45, "npy",
-            ("torch._inductor.codegen.common.register_backend_for_device",
-             "torch._inductor.codegen.common.init_backend_registration",
-             "backend_pkg.compiler.inductor.NpyScheduling", "backend_pkg.compiler.inductor.NpyWrapperCodegen"),
-            width=3.8),
-        Box("run_numpy", "run: inputs unwrapped once, NumPy from\nop to op, outputs wrapped once",
-            left, 2.05, "numpy"),
-        Box("run_cpp", "run: C++ kernels on CPU tensors over npy\nmemory (to_host), outputs back as npy\n"
-            "tensors over the same memory (to_npy)", right, 1.95, "generated",
-            ("backend_pkg.compiler.host.to_host", "backend_pkg.compiler.host.to_npy"), width=3.8),
+            "and PythonWrapperCodegen (NpyWrapperCodegen)",
+            right,
+            3.45,
+            "npy",
+            (
+                "torch._inductor.codegen.common.register_backend_for_device",
+                "torch._inductor.codegen.common.init_backend_registration",
+                "backend_pkg.compiler.inductor.NpyScheduling",
+                "backend_pkg.compiler.inductor.NpyWrapperCodegen",
+            ),
+            width=3.8,
+        ),
+        Box("run_numpy", "run: inputs unwrapped once, NumPy from\nop to op, outputs wrapped once", left, 2.05, "numpy"),
+        Box(
+            "run_cpp",
+            "run: C++ kernels on CPU tensors over npy\nmemory (to_host), outputs back as npy\n"
+            "tensors over the same memory (to_npy)",
+            right,
+            1.95,
+            "generated",
+            ("backend_pkg.compiler.host.to_host", "backend_pkg.compiler.host.to_npy"),
+            width=3.8,
+        ),
     )
     arrows = (
-        Arrow("compile", "dynamo"), Arrow("dynamo", "npy"), Arrow("dynamo", "inductor"),
-        Arrow("npy", "aot"), Arrow("aot", "codegen"), Arrow("codegen", "run_numpy"),
-        Arrow("inductor", "lowering"), Arrow("lowering", "registered"), Arrow("registered", "run_cpp"),
+        Arrow("compile", "dynamo"),
+        Arrow("dynamo", "npy"),
+        Arrow("dynamo", "inductor"),
+        Arrow("npy", "aot"),
+        Arrow("aot", "codegen"),
+        Arrow("codegen", "run_numpy"),
+        Arrow("inductor", "lowering"),
+        Arrow("lowering", "registered"),
+        Arrow("registered", "run_cpp"),
     )
-    return Diagram("compile_routes", "The two compile routes: npy's NumPy code, or Inductor's C++ on npy memory",
-                   8.6, boxes, arrows)
+    return Diagram(
+        "compile_routes",
+        "The two compile routes: npy's NumPy code, or Inductor's C++ on npy memory",
+        8.6,
+        boxes,
+        arrows,
+    )
 
 
 # --- What the setup registers -------------------------------------------------------------------
@@ -280,25 +483,50 @@ SETUP_STEPS = (
 def _setup():
     boxes = [
         Box("import", "import backend_pkg", 4.3, 7.6, "python", ("backend_pkg",), width=3.0),
-        Box("register", "register_device(): _setup_privateuseone_for_python_backend(\n\"npy\", backend_module=device, "
-            "hook=NpyHooks(), device_guard=NpyDeviceGuard())", 4.3, 6.8, "npy",
-            ("backend_pkg.backend.register_device",
-             "torch.utils.backend_registration._setup_privateuseone_for_python_backend",
-             "backend_pkg.device", "backend_pkg.runtime.NpyHooks", "backend_pkg.runtime.NpyDeviceGuard"), width=6.4),
+        Box(
+            "register",
+            'register_device(): _setup_privateuseone_for_python_backend(\n"npy", backend_module=device, '
+            "hook=NpyHooks(), device_guard=NpyDeviceGuard())",
+            4.3,
+            6.8,
+            "npy",
+            (
+                "backend_pkg.backend.register_device",
+                "torch.utils.backend_registration._setup_privateuseone_for_python_backend",
+                "backend_pkg.device",
+                "backend_pkg.runtime.NpyHooks",
+                "backend_pkg.runtime.NpyDeviceGuard",
+            ),
+            width=6.4,
+        ),
     ]
     y = 5.85
     for step, (function, gives) in enumerate(SETUP_STEPS, 1):
         layer = "torch" if function.startswith("torch._C.") else "python"  # torch._C's functions are C++
-        boxes.append(Box(f"step{step}", f"{step}. {function.rsplit('.', 1)[-1]}\n{gives}", 4.3, y, layer,
-                         (function,), width=6.4))
+        boxes.append(
+            Box(f"step{step}", f"{step}. {function.rsplit('.', 1)[-1]}\n{gives}", 4.3, y, layer, (function,), width=6.4)
+        )
         y -= 0.78
-    boxes.append(Box("kernels", "install_kernels(): npy's kernels with torch.library, the CPU fallback\n"
-                     "for every other op; distributed.register(): the npy_gloo process group",
-                     4.3, y - 0.05, "npy", ("backend_pkg.backend.install_kernels", "backend_pkg.distributed.register"),
-                     width=6.4))
+    boxes.append(
+        Box(
+            "kernels",
+            "install_kernels(): npy's kernels with torch.library, the CPU fallback\n"
+            "for every other op; distributed.register(): the npy_gloo process group",
+            4.3,
+            y - 0.05,
+            "npy",
+            ("backend_pkg.backend.install_kernels", "backend_pkg.distributed.register"),
+            width=6.4,
+        )
+    )
     chain = ["import", "register", *(f"step{step}" for step in range(1, len(SETUP_STEPS) + 1)), "kernels"]
-    return Diagram("setup", "What import backend_pkg registers: PrivateUse1 becomes the npy device",
-                   8.6, tuple(boxes), tuple(Arrow(a, b) for a, b in zip(chain, chain[1:])))
+    return Diagram(
+        "setup",
+        "What import backend_pkg registers: PrivateUse1 becomes the npy device",
+        8.6,
+        tuple(boxes),
+        tuple(Arrow(a, b) for a, b in zip(chain, chain[1:])),
+    )
 
 
 # --- Scaling out ---------------------------------------------------------------------------------
@@ -310,35 +538,86 @@ DISTRIBUTED_BACKEND = "npy_gloo"
 def _scaling_out():
     left, right = 2.2, 6.4
     boxes = [
-        Box("init", f"init_process_group(\"{DISTRIBUTED_BACKEND}\"): register() made it npy's group;\n"
+        Box(
+            "init",
+            f'init_process_group("{DISTRIBUTED_BACKEND}"): register() made it npy\'s group;\n'
             "create_process_group makes an NpyProcessGroup in each process",
-            4.3, 7.3, "npy", ("torch.distributed.init_process_group", "backend_pkg.distributed.register",
-                              "backend_pkg.distributed.create_process_group"), width=6.8),
+            4.3,
+            7.3,
+            "npy",
+            (
+                "torch.distributed.init_process_group",
+                "backend_pkg.distributed.register",
+                "backend_pkg.distributed.create_process_group",
+            ),
+            width=6.8,
+        ),
         Box("wire", "gloo to gloo,\nover TCP\n(127.0.0.1 here)", 4.3, 2.2, "torch", width=1.4),
     ]
     for rank, x in ((0, left), (1, right)):
         boxes += [
-            Box(f"ddp{rank}", f"process {rank}: one npy device\nDistributedDataParallel(model on npy)", x, 6.2,
-                "python", ("torch.nn.parallel.DistributedDataParallel",), width=3.4),
-            Box(f"backward{rank}", "loss.backward(): DDP's reducer\nall-reduces each bucket of gradients", x, 5.2,
-                "torch", width=3.4),
-            Box(f"group{rank}", "NpyProcessGroup.allreduce, called\nfrom C++ through pybind's trampoline", x, 4.2,
-                "npy", ("backend_pkg.distributed.NpyProcessGroup.allreduce",), width=3.4),
-            Box(f"view{rank}", "host_view: a CPU tensor over the\nnpy memory, no copy", x, 3.2, "npy",
-                ("backend_pkg.tensor.host_view",), width=3.4),
-            Box(f"gloo{rank}", "ProcessGroupGloo: the all-reduce\nwrites into the npy memory",
-                x - 0.4 if rank == 0 else x + 0.4, 2.2, "torch", ("torch.distributed.ProcessGroupGloo",), width=2.6),
+            Box(
+                f"ddp{rank}",
+                f"process {rank}: one npy device\nDistributedDataParallel(model on npy)",
+                x,
+                6.2,
+                "python",
+                ("torch.nn.parallel.DistributedDataParallel",),
+                width=3.4,
+            ),
+            Box(
+                f"backward{rank}",
+                "loss.backward(): DDP's reducer\nall-reduces each bucket of gradients",
+                x,
+                5.2,
+                "torch",
+                width=3.4,
+            ),
+            Box(
+                f"group{rank}",
+                "NpyProcessGroup.allreduce, called\nfrom C++ through pybind's trampoline",
+                x,
+                4.2,
+                "npy",
+                ("backend_pkg.distributed.NpyProcessGroup.allreduce",),
+                width=3.4,
+            ),
+            Box(
+                f"view{rank}",
+                "host_view: a CPU tensor over the\nnpy memory, no copy",
+                x,
+                3.2,
+                "npy",
+                ("backend_pkg.tensor.host_view",),
+                width=3.4,
+            ),
+            Box(
+                f"gloo{rank}",
+                "ProcessGroupGloo: the all-reduce\nwrites into the npy memory",
+                x - 0.4 if rank == 0 else x + 0.4,
+                2.2,
+                "torch",
+                ("torch.distributed.ProcessGroupGloo",),
+                width=2.6,
+            ),
         ]
     arrows = [Arrow("init", "ddp0"), Arrow("init", "ddp1"), Arrow("gloo0", "wire"), Arrow("gloo1", "wire")]
     for rank in (0, 1):
         chain = [f"{step}{rank}" for step in ("ddp", "backward", "group", "view", "gloo")]
         arrows += [Arrow(a, b) for a, b in zip(chain, chain[1:])]
-    return Diagram("scaling_out", "Scaling out: DDP in two processes, gloo on host views of npy memory",
-                   8.6, tuple(boxes), tuple(arrows))
+    return Diagram(
+        "scaling_out",
+        "Scaling out: DDP in two processes, gloo on host views of npy memory",
+        8.6,
+        tuple(boxes),
+        tuple(arrows),
+    )
 
 
-DIAGRAMS = {diagram.name: diagram for diagram in
-            (_dispatch_path(), _memory(), _autograd(), _compile_routes(), _setup(), _scaling_out())}
+DIAGRAMS = {
+    diagram.name: diagram
+    for diagram in (_dispatch_path(), _memory(), _autograd(), _compile_routes(), _setup(), _scaling_out())
+}
 
 
 def figure_of(diagram):
@@ -355,27 +634,48 @@ def figure_of(diagram):
     axes.set_ylim(bottom, top)
     axes.axis("off")
     # A figure title, not text on the axes: sphinx-gallery makes it the image's alt text.
-    figure.suptitle(diagram.title, y=1 - TITLE_ROOM / 2 / (top - bottom), va="center", fontsize=FONT_SIZE + 2,
-                    fontweight="bold")
+    figure.suptitle(
+        diagram.title, y=1 - TITLE_ROOM / 2 / (top - bottom), va="center", fontsize=FONT_SIZE + 2, fontweight="bold"
+    )
     patches = {box.key: _draw_box(axes, box) for box in diagram.boxes}
     for arrow in diagram.arrows:
         _draw_arrow(axes, arrow, patches)
     layers = dict.fromkeys(box.layer for box in diagram.boxes)
     handles = [Patch(facecolor=LAYERS[layer][0], edgecolor="#555555", label=LAYERS[layer][1]) for layer in layers]
-    axes.legend(handles=handles, loc="lower center", ncol=min(3, len(handles)), fontsize=FONT_SIZE - 1,
-                frameon=False, bbox_to_anchor=(0.5, 0.0))
+    axes.legend(
+        handles=handles,
+        loc="lower center",
+        ncol=min(3, len(handles)),
+        fontsize=FONT_SIZE - 1,
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.0),
+    )
     return figure
 
 
 def _draw_box(axes, box):
     colour = LAYERS[box.layer][0]
-    patch = FancyBboxPatch((box.x - box.width / 2, box.y - box.height / 2), box.width, box.height,
-                           boxstyle="round,pad=0.02,rounding_size=0.08", facecolor=colour,
-                           edgecolor="#999999" if box.layer == "skipped" else "#444444",
-                           linestyle="--" if box.layer == "skipped" else "-", linewidth=1)
+    patch = FancyBboxPatch(
+        (box.x - box.width / 2, box.y - box.height / 2),
+        box.width,
+        box.height,
+        boxstyle="round,pad=0.02,rounding_size=0.08",
+        facecolor=colour,
+        edgecolor="#999999" if box.layer == "skipped" else "#444444",
+        linestyle="--" if box.layer == "skipped" else "-",
+        linewidth=1,
+    )
     axes.add_patch(patch)
-    axes.text(box.x, box.y, box.text, ha="center", va="center", fontsize=FONT_SIZE, linespacing=1.25,
-              color="#666666" if box.layer == "skipped" else "black")
+    axes.text(
+        box.x,
+        box.y,
+        box.text,
+        ha="center",
+        va="center",
+        fontsize=FONT_SIZE,
+        linespacing=1.25,
+        color="#666666" if box.layer == "skipped" else "black",
+    )
     return patch
 
 
@@ -383,14 +683,32 @@ def _draw_arrow(axes, arrow, patches):
     start, end = patches[arrow.start], patches[arrow.end]
     # patchA and patchB clip the line to the boxes' edges.
     axes.annotate(
-        "", xy=_centre(end), xytext=_centre(start),
-        arrowprops={"arrowstyle": "-|>", "color": "#333333", "linewidth": 1.1, "shrinkA": 1, "shrinkB": 1,
-                    "patchA": start, "patchB": end, "linestyle": "--" if arrow.dashed else "-"},
+        "",
+        xy=_centre(end),
+        xytext=_centre(start),
+        arrowprops={
+            "arrowstyle": "-|>",
+            "color": "#333333",
+            "linewidth": 1.1,
+            "shrinkA": 1,
+            "shrinkB": 1,
+            "patchA": start,
+            "patchB": end,
+            "linestyle": "--" if arrow.dashed else "-",
+        },
     )
     if arrow.label:
         (x0, y0), (x1, y1) = _centre(start), _centre(end)
-        axes.text((x0 + x1) / 2, (y0 + y1) / 2, arrow.label, ha="center", va="center", fontsize=FONT_SIZE - 1,
-                  style="italic", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+        axes.text(
+            (x0 + x1) / 2,
+            (y0 + y1) / 2,
+            arrow.label,
+            ha="center",
+            va="center",
+            fontsize=FONT_SIZE - 1,
+            style="italic",
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+        )
 
 
 def _centre(patch):

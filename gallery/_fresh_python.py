@@ -35,5 +35,11 @@ def run_module(module, *args, check=True, timeout=None):
 
 
 def _run(arguments, *, check, in_checkout, timeout):
-    return subprocess.run([sys.executable, "-u", *arguments], capture_output=True, text=True, check=check,
-                          cwd=CHECKOUT if in_checkout else None, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-u", *arguments],
+        capture_output=True,
+        text=True,
+        check=check,
+        cwd=CHECKOUT if in_checkout else None,
+        timeout=timeout,
+    )

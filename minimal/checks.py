@@ -47,8 +47,9 @@ def check_dtypes(device):
         on_device = cpu.to(device)
         assert on_device.dtype == dtype, (on_device.dtype, dtype)
         assert_close(on_device.cpu(), cpu)
-    assert_close(torch.ones(3, dtype=torch.float32).to(device).to(torch.float64).cpu(),
-                 torch.ones(3, dtype=torch.float64))
+    assert_close(
+        torch.ones(3, dtype=torch.float32).to(device).to(torch.float64).cpu(), torch.ones(3, dtype=torch.float64)
+    )
 
 
 def check_printing(device):
@@ -112,11 +113,13 @@ def check_float_of_int(device):
 
 def check_fallback(device):
     """Ops without a kernel of the backend's own run on CPU's kernels and give CPU's results."""
+
     def ops(on):
         torch.manual_seed(0)
         noise = torch.randn(4, 3, device=on)
         stacked = torch.cat([noise, torch.zeros(2, 3, device=on)])
         return [noise, stacked, stacked.max(dim=0).values, torch.nn.functional.mse_loss(noise, stacked[2:])]
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the Python backend names each op it runs on CPU, once
         assert_close([result.cpu() for result in ops(device)], ops("cpu"))
@@ -151,18 +154,34 @@ def check_parameters_keep_identity(device):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for build_optimizer_first in (True, False):
-            assert_close(tied_language_model(device, build_optimizer_first),
-                         tied_language_model("cpu", build_optimizer_first))
+            assert_close(
+                tied_language_model(device, build_optimizer_first), tied_language_model("cpu", build_optimizer_first)
+            )
 
 
-CHECKS = [check_copies, check_dtypes, check_printing, check_view, check_device_indices, check_mlp_training_step,
-          check_float_of_int, check_fallback, check_parameters_keep_identity]
+CHECKS = [
+    check_copies,
+    check_dtypes,
+    check_printing,
+    check_view,
+    check_device_indices,
+    check_mlp_training_step,
+    check_float_of_int,
+    check_fallback,
+    check_parameters_keep_identity,
+]
 
 
 def run_python(code, env=None, timeout=PROCESS_TIMEOUT):
     """``code`` run by a new interpreter in the checkout, as a script is."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                          cwd=CHECKOUT, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=CHECKOUT,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def backward_as_last_statement(module):
@@ -199,8 +218,9 @@ def check_exit_after_backward(module, runs=EXIT_RUNS):
         for spinner in spinners:
             spinner.kill()
     failed = [result for result in results if result.returncode != 0]
-    assert not failed, (f"{len(failed)} of {runs} scripts exited with status {failed[0].returncode}: "
-                        f"{failed[0].stderr.strip()[-500:]}")
+    assert not failed, (
+        f"{len(failed)} of {runs} scripts exited with status {failed[0].returncode}: {failed[0].stderr.strip()[-500:]}"
+    )
 
 
 def with_device_name(module, name, directory):
@@ -217,8 +237,10 @@ def check_renamed_device(module):
     """Changing ``DEVICE_NAME`` alone renames the device: every in-process check passes under the new name."""
     with tempfile.TemporaryDirectory() as directory:
         copy = with_device_name(module, "renamed", directory)
-        result = run_python(f"import sys; sys.path.insert(0, {directory!r}); import minimal.checks as c; "
-                            f"c.run_checks({copy!r}, c.CHECKS)")
+        result = run_python(
+            f"import sys; sys.path.insert(0, {directory!r}); import minimal.checks as c; "
+            f"c.run_checks({copy!r}, c.CHECKS)"
+        )
     assert result.returncode == 0, result.stderr[-3000:]
 
 
@@ -247,18 +269,27 @@ assert torch.ones(1).to(backend.DEVICE_NAME).device.type == backend.DEVICE_NAME
 def check_strict_fallback(module):
     """With the strict switch set, an op without a kernel raises an error that names it."""
     backend = importlib.import_module(module)
-    result = run_python(f"import torch, {module} as backend; torch.lgamma(torch.ones(2).to(backend.DEVICE_NAME))",
-                        env={backend.STRICT_ENV: "1"})
-    expected = (f"NotImplementedError: {backend.DEVICE_NAME} device: aten::lgamma.out has no kernel, "
-                f"and {backend.STRICT_ENV}=1 forbids the CPU fallback")
+    result = run_python(
+        f"import torch, {module} as backend; torch.lgamma(torch.ones(2).to(backend.DEVICE_NAME))",
+        env={backend.STRICT_ENV: "1"},
+    )
+    expected = (
+        f"NotImplementedError: {backend.DEVICE_NAME} device: aten::lgamma.out has no kernel, "
+        f"and {backend.STRICT_ENV}=1 forbids the CPU fallback"
+    )
     assert result.returncode != 0 and expected in result.stderr, result.stderr[-3000:]
 
 
 # Checks of one backend, given its module: the C++ twin's name and fallback are C++'s, and its backward runs on
 # PyTorch's autograd device thread (see check_backward_on_calling_thread).
 OWN_CHECKS = {
-    "python": [check_backward_on_calling_thread, check_exit_after_backward, check_renamed_device,
-               check_refused_device_names, check_strict_fallback],
+    "python": [
+        check_backward_on_calling_thread,
+        check_exit_after_backward,
+        check_renamed_device,
+        check_refused_device_names,
+        check_strict_fallback,
+    ],
     "cpp": [],
 }
 
@@ -283,7 +314,11 @@ def main(backend, exit_runs=EXIT_RUNS):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("backend", choices=BACKENDS)
-    parser.add_argument("--exit-runs", type=int, default=EXIT_RUNS,
-                        help="scripts ending in backward() that must all exit cleanly (default %(default)s)")
+    parser.add_argument(
+        "--exit-runs",
+        type=int,
+        default=EXIT_RUNS,
+        help="scripts ending in backward() that must all exit cleanly (default %(default)s)",
+    )
     arguments = parser.parse_args()
     main(arguments.backend, arguments.exit_runs)

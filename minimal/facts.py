@@ -109,8 +109,12 @@ def compile_facts(device):
 
 def main(backend):
     device = importlib.import_module(BACKENDS[backend]).DEVICE_NAME
-    facts = {"kernels": kernel_facts(device), "devices": device_facts(device),
-             "streams and events": stream_and_event_facts(device), "torch.compile": compile_facts(device)}
+    facts = {
+        "kernels": kernel_facts(device),
+        "devices": device_facts(device),
+        "streams and events": stream_and_event_facts(device),
+        "torch.compile": compile_facts(device),
+    }
     print(json.dumps(facts))
 
 

@@ -25,17 +25,18 @@ def check_device_name(name):
     if not re.fullmatch("[a-z_]+", name):  # c10's device-string parser reads letters and "_", in lower case
         raise ValueError(f"device name {name!r}: PyTorch parses only lower-case letters and '_' in a device name")
     owners = (torch.Tensor, torch.nn.Module, torch.nn.utils.rnn.PackedSequence, torch.UntypedStorage)
-    taken = [f"{owner.__name__}.{attribute}" for owner in owners for attribute in (name, f"is_{name}")
-             if hasattr(owner, attribute)] + [f"torch.{name}"] * hasattr(torch, name)
+    attributes = [f"{owner.__name__}.{a}" for owner in owners for a in (name, f"is_{name}") if hasattr(owner, a)]
+    taken = attributes + [f"torch.{name}"] * hasattr(torch, name)
     if taken:  # the setup adds these attributes, and refuses to replace one
         raise ValueError(f"device name {name!r}: PyTorch already has {', '.join(taken)}")
+
+
 # LITERALINCLUDE END: DEVICE_NAME
 
 
 # LITERALINCLUDE START: MEMORY
-NUMPY_DTYPES = {dtype: torch.empty(0, dtype=dtype).numpy().dtype for dtype in (
-    torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-    torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128)}
+DTYPE_NAMES = "bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128".split()
+NUMPY_DTYPES = {getattr(torch, name): np.dtype(name) for name in DTYPE_NAMES}  # each named alike in both
 # set_'s CPU kernel only sets a tensor's storage and metadata; it reads no memory.
 SET_METADATA = torch.ops.aten.set_.source_Storage_storage_offset
 CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
@@ -53,8 +54,7 @@ def wrap(array, dtype):
     if dtype not in NUMPY_DTYPES:
         raise TypeError(f"{DEVICE_NAME} device: {dtype} is not supported (NumPy has no such dtype)")
     root = np.asarray(array, dtype=NUMPY_DTYPES[dtype], order="C")
-    device = torch.device(DEVICE_NAME, 0)
-    storage = torch._C._construct_storage_from_data_pointer(root.ctypes.data, device, root.nbytes)
+    storage = torch._C._construct_storage_from_data_pointer(root.ctypes.data, torch.device(DEVICE_NAME, 0), root.nbytes)
     storage.root = root.reshape(-1)  # the memory lives as long as the storage
     return tensor_over(storage, dtype, root.shape, [step // root.itemsize for step in root.strides], 0)
 
@@ -64,13 +64,15 @@ def unwrap(tensor):
     if tensor.device.type == "cpu":
         return tensor.numpy()
     root = tensor.untyped_storage().root
-    return np.lib.stride_tricks.as_strided(root[tensor.storage_offset():], tensor.shape,
-                                           [step * root.itemsize for step in tensor.stride()])
+    strides = [step * root.itemsize for step in tensor.stride()]
+    return np.lib.stride_tricks.as_strided(root[tensor.storage_offset() :], tensor.shape, strides)
 
 
 def host_view(value):  # a CPU tensor over the same memory, for PyTorch's CPU kernels
     on_device = isinstance(value, torch.Tensor) and value.device.type == DEVICE_NAME
     return torch.from_numpy(unwrap(value)) if on_device else value
+
+
 # LITERALINCLUDE END: MEMORY
 
 
@@ -88,6 +90,7 @@ class MiniTensor(torch.Tensor):
         # aborts ("terminate called without an active exception"). Run on the calling thread, as CPU's is, it can't.
         with torch.autograd.set_multithreading_enabled(False):
             super().backward(gradient, retain_graph, create_graph, inputs=inputs)
+
     # LITERALINCLUDE END: EXIT
 
     def __repr__(self, *, tensor_contents=None):  # digits from a CPU copy, as for XLA tensors
@@ -117,6 +120,8 @@ library = torch.library.Library("aten", "IMPL")  # the kernels live as long as t
 
 def kernel(name):  # registers a Python function as the device's kernel of the aten op ``name``
     return lambda function: library.impl(name, function, "PrivateUse1") or function
+
+
 # LITERALINCLUDE END: RUNTIME
 
 
@@ -138,6 +143,8 @@ def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory
 def copy_from(source, destination, non_blocking=False):  # to the device, from it, within it
     host_view(destination).copy_(host_view(source))  # PyTorch's CPU copy: its casts, into new memory
     return destination
+
+
 # LITERALINCLUDE END: COPY
 
 
@@ -159,8 +166,8 @@ def resize_(self, size, memory_format=None):  # out= kernels resize their out; N
     storage, offset = self.untyped_storage(), self.storage_offset()
     if (offset + math.prod(size)) * self.element_size() > storage.nbytes():  # outgrown: new memory, old values first
         grown = np.empty(math.prod(size), NUMPY_DTYPES[self.dtype])
-        kept = storage.root[offset:offset + grown.size]
-        grown[:kept.size] = kept
+        kept = storage.root[offset : offset + grown.size]
+        grown[: kept.size] = kept
         storage, offset = wrap(grown, self.dtype).untyped_storage(), 0
     SET_METADATA.redispatch(CPU_KEYS, self, storage, offset, size, torch.empty(size, device="meta").stride())
     return self
@@ -175,9 +182,11 @@ def writes_out(name, function):
     """Register ``function`` of NumPy arrays as the out= form ``name``. PyTorch makes the functional and
     in-place forms of these ops from it, ``out`` already of the result's dtype and shape (NumPy casts into it,
     as PyTorch casts a result): so ``sin`` of an int tensor is a float tensor, as on CPU."""
+
     def run(*args, out, **kwargs):
         function(*[unwrap(a) if isinstance(a, torch.Tensor) else a for a in args], out=unwrap(out), **kwargs)
         return out
+
     library.impl(name, run, "PrivateUse1")
 
 
@@ -197,15 +206,22 @@ writes_out("pow.Tensor_Scalar_out", lambda a, exponent, *, out: np.power(a, expo
 writes_out("sin.out", lambda a, *, out: np.sin(a, out=out, casting="unsafe"))
 writes_out("mm.out", lambda a, b, *, out: np.matmul(a, b, out=out, casting="unsafe"))
 writes_out("addmm.out", addmm)
-writes_out("sum.IntList_out", lambda a, dim, keepdim=False, dtype=None, *, out:
-           np.sum(a, tuple(dim or ()) or None, keepdims=keepdim, out=out))
-writes_out("mean.out", lambda a, dim, keepdim=False, dtype=None, *, out:
-           np.mean(a, tuple(dim or ()) or None, keepdims=keepdim, out=out))
+
+
+def reduce_dims(reduce):  # sum and mean: an empty ``dim`` is every dimension
+    def run(a, dim, keepdim=False, dtype=None, *, out):
+        return reduce(a, tuple(dim or ()) or None, keepdims=keepdim, out=out)
+
+    return run
+
+
+writes_out("sum.IntList_out", reduce_dims(np.sum))
+writes_out("mean.out", reduce_dims(np.mean))
 
 # relu has no out= form: its kernel makes the result, of the input's dtype as relu's always is.
 kernel("relu")(lambda self: wrap(np.maximum(unwrap(self), 0), self.dtype))
-kernel("threshold_backward")(lambda grad, self, threshold:  # relu's backward
-                             wrap(np.where(unwrap(self) <= threshold, 0, unwrap(grad)), grad.dtype))
+relu_backward = lambda grad, self, threshold: wrap(np.where(unwrap(self) <= threshold, 0, unwrap(grad)), grad.dtype)
+kernel("threshold_backward")(relu_backward)
 kernel("fill_.Scalar")(lambda self, value: np.copyto(unwrap(self), value, casting="unsafe") or self)
 kernel("_local_scalar_dense")(lambda self: unwrap(self).item())  # item(), float(tensor)
 # LITERALINCLUDE END: KERNELS
@@ -219,8 +235,8 @@ def run_on_cpu(op, *args, **kwargs):
     """Every op without a kernel: PyTorch's CPU kernel on CPU views of the same memory, so in-place ops
     write the device's memory; results in new memory are copied to the device."""
     if os.environ.get(STRICT_ENV) == "1":
-        raise NotImplementedError(f"{DEVICE_NAME} device: {op.name()} has no kernel, and {STRICT_ENV}=1 "
-                                  "forbids the CPU fallback")
+        message = f"{DEVICE_NAME} device: {op.name()} has no kernel, and {STRICT_ENV}=1 forbids the CPU fallback"
+        raise NotImplementedError(message)
     if op not in warned:
         warned.add(op)
         warnings.warn(f"{DEVICE_NAME} device: {op.name()} has no kernel; it runs on CPU (warned once per op)")
@@ -232,13 +248,14 @@ def run_on_cpu(op, *args, **kwargs):
 
     # The CPU kernel may resize an out= tensor, and NumPy memory cannot grow in place: it gets a CPU tensor,
     # copied into the resized out= tensor after.
-    cpu_outs = {argument.name: torch.empty(0, dtype=kwargs[argument.name].dtype) for argument in op._schema.arguments
-                if argument.is_out and isinstance(kwargs.get(argument.name), torch.Tensor)}
+    outs = [argument.name for argument in op._schema.arguments if argument.is_out]
+    cpu_outs = {name: torch.empty(0, dtype=kwargs[name].dtype) for name in outs if torch.is_tensor(kwargs.get(name))}
     result = op(*tree_map(to_host, args), **{**tree_map(to_host, kwargs), **cpu_outs})
     for name, cpu_out in cpu_outs.items():
         arguments[id(cpu_out)] = kwargs[name].resize_(cpu_out.shape).copy_(cpu_out)
-    return tree_map(lambda value: value if not isinstance(value, torch.Tensor) else
-                    arguments[id(value)] if id(value) in arguments else value.to(DEVICE_NAME), result)
+
+    to_device = lambda value: value.to(DEVICE_NAME) if isinstance(value, torch.Tensor) else value  # new memory
+    return tree_map(lambda value: arguments[id(value)] if id(value) in arguments else to_device(value), result)
 
 
 fallback_library = torch.library.Library("_", "IMPL")  # "_": a fallback serves every namespace
@@ -251,8 +268,8 @@ def shallow_copy_compatible(self, other):
     """Whether ``self``'s tensor may be swapped for ``other``'s (``param.data = other``). ``Module.to`` keeps a
     parameter object only when it may; c10 answers for CPU and CUDA and asks a PrivateUse1 backend. Dense
     tensors here are plain TensorImpls, as CPU's are, so the answer is CUDA's: yes, when both are dense."""
-    return all(t.layout == torch.strided and not t.is_quantized and t.device.type in ("cpu", DEVICE_NAME)
-               for t in (self, other))
+    dense = [t.layout == torch.strided and not t.is_quantized for t in (self, other)]
+    return all(dense) and {self.device.type, other.device.type} <= {"cpu", DEVICE_NAME}
 
 
 # The op is composite: a call with a tensor on the device arrives at the device's autograd key.

@@ -152,8 +152,9 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
         if isinstance(want, torch.Tensor):
             assert got.device.type == "npy", got.device
             torch.testing.assert_close(got.detach().cpu(), want.detach(), equal_nan=True, **tolerance)
-    outputs = [(got, want) for got, want in zip(npy_results, cpu_results)
-               if _differentiable(want) and want.requires_grad]
+    outputs = [
+        (got, want) for got, want in zip(npy_results, cpu_results) if _differentiable(want) and want.requires_grad
+    ]
     leaves = [(got, want) for got, want in zip(npy_args, cpu_args) if _differentiable(want)]
     if not outputs or not leaves:
         return
@@ -172,6 +173,7 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
 def assert_layer_trains_like_cpu(build_layer, steps=3):
     """``build_layer()`` (made on CPU, then moved) trained ``steps`` SGD steps on a mean-square loss gives
     CPU's losses on npy."""
+
     def losses(device):
         torch.manual_seed(0)
         layer = build_layer().to(device)

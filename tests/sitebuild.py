@@ -21,7 +21,21 @@ def copy_sources(work):
 def build(work, *options):
     """Run a strict Sphinx build of ``work``; the CompletedProcess tells how it went."""
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-c", str(work),
-         str(work / "source"), str(work / "_build" / "html"), *options],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-W",
+            "--keep-going",
+            "-c",
+            str(work),
+            str(work / "source"),
+            str(work / "_build" / "html"),
+            *options,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )

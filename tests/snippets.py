@@ -35,8 +35,29 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 PYTHON = {"python", "py", "python3", "py3", "pycon", "ipython", "ipython3"}
 # Languages shown, never run ("": a literal block or a fence that names none); a block in any other
 # language fails the check until it is listed here or in PYTHON.
-NOT_PYTHON = {"", "sh", "bash", "shell", "console", "text", "none", "cpp", "c++", "c", "json", "yaml", "toml", "ini",
-              "csv", "diff", "make", "makefile", "html", "javascript", "js"}
+NOT_PYTHON = {
+    "",
+    "sh",
+    "bash",
+    "shell",
+    "console",
+    "text",
+    "none",
+    "cpp",
+    "c++",
+    "c",
+    "json",
+    "yaml",
+    "toml",
+    "ini",
+    "csv",
+    "diff",
+    "make",
+    "makefile",
+    "html",
+    "javascript",
+    "js",
+}
 SKIP = re.compile(r"doctest:.*[+]SKIP|^\s*(\.\.|<!--)\s*skip:", re.MULTILINE)
 
 
@@ -82,7 +103,7 @@ def _indented_body(text, after, indent):
 def _without_options(body, body_start):
     """A directive's body without its leading ``:option:`` lines and blank lines: (text, offset)."""
     match = re.match(r"(?:[ \t]*:[\w-]+:[^\n]*\n|[ \t]*\n)*", body)
-    return body[match.end():], body_start + match.end()
+    return body[match.end() :], body_start + match.end()
 
 
 def rst_blocks(text):
@@ -95,8 +116,16 @@ def rst_blocks(text):
             language = "python"
         elif not language:
             language = "python"  # Sphinx highlights a code block without a language as Python
-        blocks.append(Block(f"{name}:: {match.group('language')}".strip(), language, match.start(), end,
-                            textwrap.dedent(body), source_start))
+        blocks.append(
+            Block(
+                f"{name}:: {match.group('language')}".strip(),
+                language,
+                match.start(),
+                end,
+                textwrap.dedent(body),
+                source_start,
+            )
+        )
     for match in RST_LITERAL.finditer(text):
         if any(block.start <= match.start() < block.end for block in blocks):
             continue
@@ -109,8 +138,11 @@ def rst_blocks(text):
             continue
         end = text.find("\n\n", match.start())
         end = len(text) if end < 0 else end + 1
-        blocks.append(Block("doctest paragraph", "", match.start(), end,
-                            textwrap.dedent(text[match.start():end]), match.start()))
+        blocks.append(
+            Block(
+                "doctest paragraph", "", match.start(), end, textwrap.dedent(text[match.start() : end]), match.start()
+            )
+        )
     return sorted(blocks, key=lambda block: block.start)
 
 
@@ -123,7 +155,7 @@ def md_blocks(text):
         close = closing.search(text, match.end() + 1)
         end = close.end() if close else len(text)
         body_start = match.end() + 1
-        body = text[body_start:close.start() if close else len(text)]
+        body = text[body_start : close.start() if close else len(text)]
         directive = MYST_DIRECTIVE.match(info)
         if directive:
             name, language = directive.group("name"), directive.group("language")

@@ -112,7 +112,7 @@ def a_loop(graph, component):
         following = sorted(target for target in graph[path[-1]] if target in members)
         closing = [target for target in following if target in seen]
         if closing:
-            loop = path[path.index(closing[0]):] + [closing[0]]
+            loop = path[path.index(closing[0]) :] + [closing[0]]
             return " -> ".join(loop)
         step = following[0]
         path.append(step)
@@ -132,8 +132,12 @@ def longest_chain(graph):
     return max((chain_from(node) for node in sorted(graph)), key=len)
 
 
-TREES = {"backend_pkg": (ROOT / "backend_pkg", "backend_pkg"), "tools": (ROOT / "tools", ""),
-         "benchmarks": (ROOT / "benchmarks", "benchmarks"), "ddp_demo": (ROOT / "ddp_demo", "ddp_demo")}
+TREES = {
+    "backend_pkg": (ROOT / "backend_pkg", "backend_pkg"),
+    "tools": (ROOT / "tools", ""),
+    "benchmarks": (ROOT / "benchmarks", "benchmarks"),
+    "ddp_demo": (ROOT / "ddp_demo", "ddp_demo"),
+}
 
 
 @pytest.mark.parametrize("tree", TREES)
@@ -156,8 +160,13 @@ def test_the_graph_reads_every_kind_of_import(tmp_path):
     (package / "sub" / "b.py").write_text("import pkg.c\n")
     (package / "c.py").write_text("def later():\n    from .a import A\n")
     graph = import_graph(package, "pkg")
-    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.sub", "pkg.sub.b"}, "pkg.sub": set(), "pkg.sub.b": {"pkg.c"},
-                     "pkg.c": {"pkg.a"}}
+    assert graph == {
+        "pkg": {"pkg.a"},
+        "pkg.a": {"pkg.sub", "pkg.sub.b"},
+        "pkg.sub": set(),
+        "pkg.sub.b": {"pkg.c"},
+        "pkg.c": {"pkg.a"},
+    }
     assert cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     assert a_loop(graph, cycles(graph)[0]) == "pkg.a -> pkg.sub.b -> pkg.c -> pkg.a"
 
@@ -195,7 +204,11 @@ def mapped_paths(readme):
 
 def test_every_module_is_in_the_readme_map():
     named = mapped_paths((ROOT / "README.md").read_text())
-    modules = [path.relative_to(ROOT).as_posix() for folder in MAPPED_FOLDERS
-               for path in sorted((ROOT / folder).rglob("*.py")) if path.name != "__init__.py"]
+    modules = [
+        path.relative_to(ROOT).as_posix()
+        for folder in MAPPED_FOLDERS
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path.name != "__init__.py"
+    ]
     missing = [module for module in modules if module not in named]
-    assert not missing, "modules the README's \"Where things live\" map does not name:\n" + "\n".join(missing)
+    assert not missing, 'modules the README\'s "Where things live" map does not name:\n' + "\n".join(missing)

@@ -17,16 +17,21 @@ def test_a_module_is_one_unit_and_a_notebook_test_its_own():
 
 def test_the_longest_units_are_handed_out_first(monkeypatch):
     handed_out = []  # xdist's own hand-out takes the unit at the front of the queue
-    monkeypatch.setattr(LoadScopeScheduling, "_assign_work_unit",
-                        lambda self, node: handed_out.append(self.workqueue.popitem(last=False)[0]))
+    monkeypatch.setattr(
+        LoadScopeScheduling,
+        "_assign_work_unit",
+        lambda self, node: handed_out.append(self.workqueue.popitem(last=False)[0]),
+    )
     scheduler = ModuleScheduling.__new__(ModuleScheduling)
-    scheduler.workqueue = OrderedDict.fromkeys([
-        "tests/ops/test_ops.py",
-        "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
-        "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
-        "tests/tools/test_opinfo.py",
-        "tests/docs/test_browser.py",
-    ])
+    scheduler.workqueue = OrderedDict.fromkeys(
+        [
+            "tests/ops/test_ops.py",
+            "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
+            "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
+            "tests/tools/test_opinfo.py",
+            "tests/docs/test_browser.py",
+        ]
+    )
     for _ in range(5):
         scheduler._assign_work_unit(node=None)
     assert handed_out == [

@@ -57,8 +57,12 @@ class LeNet(nn.Module):
     def __init__(self, classes=10):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(1, 6, 5, padding=2),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(6, 16, 5),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
         )
         self.classifier = nn.Sequential(nn.Flatten(), nn.Linear(16 * 2 * 2, 32), nn.ReLU(), nn.Linear(32, classes))
 
@@ -244,22 +248,34 @@ class DCGAN(nn.Module):
     def __init__(self, noise=8, width=16):
         super().__init__()
         self.generator = nn.Sequential(
-            nn.ConvTranspose2d(noise, 2 * width, 4, 1, 0, bias=False), nn.BatchNorm2d(2 * width), nn.ReLU(),
-            nn.ConvTranspose2d(2 * width, width, 4, 2, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(),
-            nn.ConvTranspose2d(width, 1, 4, 2, 1, bias=False), nn.Tanh(),
+            nn.ConvTranspose2d(noise, 2 * width, 4, 1, 0, bias=False),
+            nn.BatchNorm2d(2 * width),
+            nn.ReLU(),
+            nn.ConvTranspose2d(2 * width, width, 4, 2, 1, bias=False),
+            nn.BatchNorm2d(width),
+            nn.ReLU(),
+            nn.ConvTranspose2d(width, 1, 4, 2, 1, bias=False),
+            nn.Tanh(),
         )
         self.discriminator = nn.Sequential(
-            nn.Conv2d(1, width, 4, 2, 1, bias=False), nn.LeakyReLU(0.2),
-            nn.Conv2d(width, 2 * width, 4, 2, 1, bias=False), nn.BatchNorm2d(2 * width), nn.LeakyReLU(0.2),
-            nn.Conv2d(2 * width, 1, 4, 1, 0, bias=False), nn.Flatten(), nn.Sigmoid(),
+            nn.Conv2d(1, width, 4, 2, 1, bias=False),
+            nn.LeakyReLU(0.2),
+            nn.Conv2d(width, 2 * width, 4, 2, 1, bias=False),
+            nn.BatchNorm2d(2 * width),
+            nn.LeakyReLU(0.2),
+            nn.Conv2d(2 * width, 1, 4, 1, 0, bias=False),
+            nn.Flatten(),
+            nn.Sigmoid(),
         )
 
 
 def _adversarial_batches(device, noise=8, batch=6):
     generator = _generator(11)
     return [
-        (torch.rand(batch, 1, 16, 16, generator=generator) * 2 - 1,
-         torch.randn(batch, noise, 1, 1, generator=generator))
+        (
+            torch.rand(batch, 1, 16, 16, generator=generator) * 2 - 1,
+            torch.randn(batch, noise, 1, 1, generator=generator),
+        )
         for _ in range(4)
     ]
 

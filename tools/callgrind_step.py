@@ -76,8 +76,18 @@ def counted(device, steps, directory, marker_library):
     output = os.path.join(directory, f"callgrind.{device}.{steps}")
     environment = dict(os.environ, **AVX2_ONLY, TORCHINDUCTOR_CACHE_DIR=os.path.join(directory, "inductor"))
     environment["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tests"), environment.get("PYTHONPATH", "")])
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={output}", "--collect-atstart=no",
-               sys.executable, __file__, "--child", device, str(steps), marker_library]
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={output}",
+        "--collect-atstart=no",
+        sys.executable,
+        __file__,
+        "--child",
+        device,
+        str(steps),
+        marker_library,
+    ]
     subprocess.run(command, env=environment, cwd=ROOT, check=True, capture_output=True)
     with open(output) as file:
         return int(re.search(r"^totals: (\d+)", file.read(), re.M).group(1))

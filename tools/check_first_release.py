@@ -34,8 +34,23 @@ def wheel_of(version):
     found = sorted(WHEELS.glob(f"torch-{version}-*{PLATFORM}.whl"))
     if not found:
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-             "--platform", PLATFORM, "--python-version", "3.11", "--dest", str(WHEELS), f"torch=={version}"],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                "--platform",
+                PLATFORM,
+                "--python-version",
+                "3.11",
+                "--dest",
+                str(WHEELS),
+                f"torch=={version}",
+            ],
             check=True,
         )
         found = sorted(WHEELS.glob(f"torch-{version}-*{PLATFORM}.whl"))
@@ -54,8 +69,10 @@ def main(versions):
         wheel = wheel_of(version)
         python_side, cpp_side = (contains(wheel, member, needle) for member, needle in (PYTHON_SIDE, CPP_SIDE))
         consistent &= python_side == cpp_side
-        lines.append(f"torch {version} ({wheel.name}): _setup_privateuseone_for_python_backend {python_side},"
-                     f" torch._C._acc {cpp_side}")
+        lines.append(
+            f"torch {version} ({wheel.name}): _setup_privateuseone_for_python_backend {python_side},"
+            f" torch._C._acc {cpp_side}"
+        )
     print("\n".join(lines[1:]))
     RECORD.write_text("\n".join(lines) + "\n")
     return 0 if consistent else 1

@@ -129,7 +129,9 @@ def with_scheduler(recipe, compile_step):
 def optimizer_recipe(recipe, optimizer_class, **options):
     """``recipe`` with another optimizer (LeNet with Adam, AdamW, momentum SGD)."""
     return zoo.Recipe(
-        build=recipe.build, batches=recipe.batches, step=recipe.step,
+        build=recipe.build,
+        batches=recipe.batches,
+        step=recipe.step,
         optimizers=lambda model: [optimizer_class(model.parameters(), **options)],
     )
 
@@ -141,7 +143,8 @@ WAYS = {
     "inference": lambda name, recipe, device: inference(name, recipe, device),
     "model-dynamic": lambda name, recipe, device: trained(recipe, device, eager_step(recipe), True, dynamic=True),
     "model-reduce-overhead": lambda name, recipe, device: trained(
-        recipe, device, eager_step(recipe), True, mode="reduce-overhead"),
+        recipe, device, eager_step(recipe), True, mode="reduce-overhead"
+    ),
     "inference-dynamic": lambda name, recipe, device: inference(name, recipe, device, dynamic=True),
     "optimizer": lambda name, recipe, device: trained(recipe, device, with_compiled_optimizers(recipe)),
     "step-scheduler": lambda name, recipe, device: trained(recipe, device, with_scheduler(recipe, True)),

@@ -101,8 +101,9 @@ def on_npy(sample, stay_on_cpu=None):
         stay_on_cpu = [False] * len(leaves)
     moved = [leaf if keep else move(leaf) for leaf, keep in zip(leaves, stay_on_cpu)]
     sample_input, args, kwargs = tree_unflatten(moved, spec)
-    return SampleInput(sample_input, args=tuple(args), kwargs=kwargs,
-                       output_process_fn_grad=sample.output_process_fn_grad)
+    return SampleInput(
+        sample_input, args=tuple(args), kwargs=kwargs, output_process_fn_grad=sample.output_process_fn_grad
+    )
 
 
 def run(op_db):
@@ -145,7 +146,6 @@ def run(op_db):
                     counts["matched"] += 1
                 else:
                     failures[case_name(opinfo, index)] = (
-                        f"{wrong} (expected {error_input.error_type.__name__} matching "
-                        f"/{error_input.error_regex}/)"
+                        f"{wrong} (expected {error_input.error_type.__name__} matching /{error_input.error_regex}/)"
                     )
     return counts, failures

@@ -25,10 +25,7 @@ entry that no longer fails: fix the kernel, then delete the entry.
 import torch
 
 # Reasons shared by several entries.
-NUMPY_MAX_DIMS = (
-    "NumPy arrays have at most 64 dims (NPY_MAXDIMS), so npy cannot hold the 65-dim input "
-    "this case builds"
-)
+NUMPY_MAX_DIMS = "NumPy arrays have at most 64 dims (NPY_MAXDIMS), so npy cannot hold the 65-dim input this case builds"
 FALLBACK_COPIES_OUT = (
     "no npy kernel: the CPU fallback computes into a CPU tensor that it then copies into out=, "
     "so CPU's check that out= shares no memory with the input sees two separate tensors"
@@ -57,13 +54,33 @@ ERROR_INPUTS = {
 # machine's BLAS kernels (an AMD EPYC and an Intel Xeon disagreed on which samples pass
 # assert_close's float32 default). PyTorch's own tests loosen such comparisons the same way
 # (toleranceOverride in torch/testing/_internal/common_device_type.py).
-SUMMED_IN_ANOTHER_ORDER = frozenset({
-    "__rmatmul__", "addbmm", "addmm", "addmv", "baddbmm", "bmm", "einsum", "inner", "linalg.multi_dot",
-    "matmul", "mm", "mv", "tensordot", "nn.functional.bilinear", "nn.functional.linear",
-    "nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d",
-    "nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d",
-    "nn.functional.scaled_dot_product_attention", "nn.functional.multi_head_attention_forward",
-})
+SUMMED_IN_ANOTHER_ORDER = frozenset(
+    {
+        "__rmatmul__",
+        "addbmm",
+        "addmm",
+        "addmv",
+        "baddbmm",
+        "bmm",
+        "einsum",
+        "inner",
+        "linalg.multi_dot",
+        "matmul",
+        "mm",
+        "mv",
+        "tensordot",
+        "nn.functional.bilinear",
+        "nn.functional.linear",
+        "nn.functional.conv1d",
+        "nn.functional.conv2d",
+        "nn.functional.conv3d",
+        "nn.functional.conv_transpose1d",
+        "nn.functional.conv_transpose2d",
+        "nn.functional.conv_transpose3d",
+        "nn.functional.scaled_dot_product_attention",
+        "nn.functional.multi_head_attention_forward",
+    }
+)
 SUMMATION_DTYPES = ("float32", "complex64")
 # assert_close's float32 default is rtol 1.3e-6, atol 1e-5; the largest difference seen is
 # about 4e-5 on elements of about 4 (baddbmm, complex64), a relative 2.2e-5 (attention).
@@ -121,7 +138,8 @@ DROPOUT = "its dropout mask is drawn from the device's generator, so npy's diffe
 RANDOM_SAMPLES = {
     "nn.functional.scaled_dot_product_attention": (_dropout_p, f"with dropout_p > 0, {DROPOUT}"),
     "nn.functional.multi_head_attention_forward": (
-        _training, f"with training=True (its samples then pass dropout_p=0.5), {DROPOUT}"
+        _training,
+        f"with training=True (its samples then pass dropout_p=0.5), {DROPOUT}",
     ),
 }
 
@@ -140,8 +158,9 @@ def _cpu_group_norm_reads_weight_as_contiguous():
     base = torch.tensor([2.0, 5.0])
     weight = base[:1].expand(2)  # read as contiguous, it would be [2, 5]
     x = torch.arange(8.0).reshape(1, 2, 4)
-    expanded, contiguous = (torch.native_group_norm(x, w, None, 1, 2, 4, 1, 1e-5)[0]
-                            for w in (weight, weight.contiguous()))
+    expanded, contiguous = (
+        torch.native_group_norm(x, w, None, 1, 2, 4, 1, 1e-5)[0] for w in (weight, weight.contiguous())
+    )
     return not torch.equal(expanded, contiguous)
 
 

@@ -66,8 +66,7 @@ MESSAGE_LIMIT = 300
 def differentiable(opinfos):
     """The OpInfos of ``opinfos`` that PyTorch's gradient tests check in float64."""
     return [
-        opinfo for opinfo in opinfos
-        if opinfo.supports_autograd and DTYPE in opinfo.supported_backward_dtypes("cpu")
+        opinfo for opinfo in opinfos if opinfo.supports_autograd and DTYPE in opinfo.supported_backward_dtypes("cpu")
     ]
 
 
@@ -101,8 +100,13 @@ def gradcheck(opinfo, sample):
 
     inputs = tuple(leaf for leaf, wanted in zip(leaves, differentiated) if wanted)
     torch.autograd.gradcheck(
-        fn, inputs, fast_mode=True, check_batched_grad=False, check_grad_dtypes=True,
-        check_undefined_grad=True, nondet_tol=opinfo.gradcheck_nondet_tol,
+        fn,
+        inputs,
+        fast_mode=True,
+        check_batched_grad=False,
+        check_grad_dtypes=True,
+        check_undefined_grad=True,
+        nondet_tol=opinfo.gradcheck_nondet_tol,
     )
 
 
@@ -131,8 +135,7 @@ def run_sample(opinfo, sample, stay_on_cpu=None):
                 gradcheck(opinfo, sample)
             except Exception:
                 return {"outcome": "skipped", "reason": "gradcheck fails on the CPU too"}
-            return {"outcome": "failed", "native": native, "fallback_ops": fallback_ops,
-                    "message": _short(failure)}
+            return {"outcome": "failed", "native": native, "fallback_ops": fallback_ops, "message": _short(failure)}
     return {"outcome": "passed", "native": native, "fallback_ops": fallback_ops}
 
 
@@ -140,16 +143,23 @@ def run_opinfo(opinfo, limit=None):
     """gradcheck of the first ``limit`` samples of ``opinfo`` (all when None); its row of results."""
     row = {
         "name": op_coverage.full_name(opinfo),
-        "passed": 0, "failed": 0, "skipped": 0, "native_samples": 0, "fallback_samples": 0,
-        "truncated": False, "complete": True, "fallback_ops": [], "first_failure": None, "skip_reasons": {},
+        "passed": 0,
+        "failed": 0,
+        "skipped": 0,
+        "native_samples": 0,
+        "fallback_samples": 0,
+        "truncated": False,
+        "complete": True,
+        "fallback_ops": [],
+        "first_failure": None,
+        "skip_reasons": {},
     }
     try:
         with torch.random.fork_rng(devices=[]):  # the same values on every run, and the caller's RNG kept
             torch.default_generator.manual_seed(0)
             taken, row["truncated"] = op_coverage.samples(opinfo, DTYPE, limit, requires_grad=True)
     except Exception as error:
-        return {**row, "skipped": 1, "complete": False,
-                "skip_reasons": {f"sample_inputs raised: {_short(error)}": 1}}
+        return {**row, "skipped": 1, "complete": False, "skip_reasons": {f"sample_inputs raised: {_short(error)}": 1}}
     row["complete"] = not row["truncated"]
     fallback_ops = set()
     for sample, stay_on_cpu in taken:
@@ -204,8 +214,10 @@ def summary(rows, seconds):
         "dtype": str(DTYPE).removeprefix("torch."),
         "opinfos": len(rows),
         "samples": sum(row["passed"] + row["failed"] + row["skipped"] for row in rows),
-        **{key: sum(row[key] for row in rows)
-           for key in ("passed", "failed", "skipped", "native_samples", "fallback_samples")},
+        **{
+            key: sum(row[key] for row in rows)
+            for key in ("passed", "failed", "skipped", "native_samples", "fallback_samples")
+        },
         "skip_reasons": dict(sorted(skip_reasons.items())),
         "opinfos_skipped": {row["name"]: row["skip_reasons"] for row in rows if row["skipped"]},
         "opinfos_failing": {row["name"]: row["first_failure"] for row in rows if row["failed"]},
@@ -217,12 +229,17 @@ def summary(rows, seconds):
 
 def main(argv=None):
     parser = op_coverage.runner_arguments(__doc__, "full name", 0, "samples per OpInfo")
-    parser.add_argument("--record", action="store_true",
-                        help="write the counts into source/op_coverage.json, under \"gradcheck\"")
+    parser.add_argument(
+        "--record", action="store_true", help='write the counts into source/op_coverage.json, under "gradcheck"'
+    )
     options = parser.parse_args(argv)
-    progress = op_coverage.progress_lines(options.verbose, lambda row: (
-        f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
-        f"skipped {row['skipped']} {row['seconds']:.2f}s {' '.join(row['fallback_ops'])}"))
+    progress = op_coverage.progress_lines(
+        options.verbose,
+        lambda row: (
+            f"{row['name']:45} {row['passed']}/{row['passed'] + row['failed']} "
+            f"skipped {row['skipped']} {row['seconds']:.2f}s {' '.join(row['fallback_ops'])}"
+        ),
+    )
     start = time.perf_counter()
     opinfos = covered(op_coverage.load_op_db())
     if options.ops:
@@ -236,8 +253,7 @@ def main(argv=None):
         op_coverage.OUTPUT.write_text(json.dumps(data, indent=1) + "\n")
     unlisted, passing = unexpected(rows)
     for name in unlisted:
-        print(f"NOT LISTED in GRADCHECK (tools/expected_failures.py): {name}: "
-              f"{counts['opinfos_failing'][name]}")
+        print(f"NOT LISTED in GRADCHECK (tools/expected_failures.py): {name}: {counts['opinfos_failing'][name]}")
     for name in passing:
         print(f"LISTED but passes now: delete from GRADCHECK: {name}")
     return 1 if unlisted or passing else 0

@@ -269,9 +269,7 @@ def _short(error):
 
 
 def _is_cpu_device(value):
-    return (isinstance(value, str) and value == "cpu") or (
-        isinstance(value, torch.device) and value.type == "cpu"
-    )
+    return (isinstance(value, str) and value == "cpu") or (isinstance(value, torch.device) and value.type == "cpu")
 
 
 def _move(value, device):
@@ -394,8 +392,7 @@ def run_sample(opinfo, sample, stay_on_cpu=None, tolerance=None):
                 actual = call(opinfo, to_npy(pristine, stay_on_cpu))
         except Exception as error2:
             used = sorted((fallback.calls - before).keys())
-            return {"outcome": "failed", "native": False, "fallback_ops": used,
-                    "message": _short(error2)}
+            return {"outcome": "failed", "native": False, "fallback_ops": used, "message": _short(error2)}
         used = sorted((fallback.calls - before).keys())
         if not used:  # refused in strict mode, but nothing counted: name it from the message
             match = _STRICT_OP.search(str(error))
@@ -411,8 +408,7 @@ def run_sample(opinfo, sample, stay_on_cpu=None, tolerance=None):
 
 def _has_npy_tensor(tree):
     return any(
-        isinstance(leaf, torch.Tensor) and leaf.device.type == backend_pkg.DEVICE_NAME
-        for leaf in tree_flatten(tree)[0]
+        isinstance(leaf, torch.Tensor) and leaf.device.type == backend_pkg.DEVICE_NAME for leaf in tree_flatten(tree)[0]
     )
 
 
@@ -595,8 +591,7 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
     fallback_calls = fallback.calls - calls_before
     rows.sort(key=lambda r: r["name"])
     totals = {
-        key: sum(r[key] for r in rows)
-        for key in ("passed", "failed", "skipped", "native_samples", "fallback_samples")
+        key: sum(r[key] for r in rows) for key in ("passed", "failed", "skipped", "native_samples", "fallback_samples")
     }
     return {
         "generated_by": "tools/op_coverage.py (make coverage); do not edit by hand",
@@ -612,8 +607,9 @@ def run(names=None, limit=MAX_SAMPLES_PER_DTYPE, progress=None):
             {"opinfo": name, "dtype": dtype, "reason": reason}
             for (name, dtype), reason in sorted(expected_failures.SAMPLES.items())
         ],
-        "random_samples": dict(sorted((name, reason)
-                                      for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())),
+        "random_samples": dict(
+            sorted((name, reason) for name, (_, reason) in expected_failures.RANDOM_SAMPLES.items())
+        ),
         "summation_tolerance": {
             "opinfos": sorted(expected_failures.SUMMED_IN_ANOTHER_ORDER),
             "dtypes": list(expected_failures.SUMMATION_DTYPES),
@@ -634,8 +630,10 @@ def error_parity(op_db):
     counts, failures = error_inputs.run(op_db)
     return {
         **counts,
-        "expected_failures": {case: expected_failures.ERROR_INPUTS.get(case, "NOT LISTED: " + what)
-                              for case, what in sorted(failures.items())},
+        "expected_failures": {
+            case: expected_failures.ERROR_INPUTS.get(case, "NOT LISTED: " + what)
+            for case, what in sorted(failures.items())
+        },
     }
 
 
@@ -650,9 +648,11 @@ def runner_arguments(doc, ops, limit, samples):
 
 def progress_lines(verbose, line):
     """A runner's ``progress``: with ``-v``, ``line(row)`` on stderr for every OpInfo as it ends."""
+
     def progress(row):
         if verbose:
             print(line(row), file=sys.stderr)
+
     return progress
 
 
@@ -660,17 +660,23 @@ def main(argv=None):
     parser = runner_arguments(__doc__, "name; no probe", MAX_SAMPLES_PER_DTYPE, "samples per dtype and OpInfo")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write the JSON")
     options = parser.parse_args(argv)
-    progress = progress_lines(options.verbose, lambda row: (
-        f"{row['name']:40} {row['status']:8} {row['passed']}/{row['passed'] + row['failed']}"
-        f" skipped {row['skipped']} {row['seconds']:.2f}s"))
+    progress = progress_lines(
+        options.verbose,
+        lambda row: (
+            f"{row['name']:40} {row['status']:8} {row['passed']}/{row['passed'] + row['failed']}"
+            f" skipped {row['skipped']} {row['seconds']:.2f}s"
+        ),
+    )
     data = run(options.ops, options.limit if options.limit > 0 else None, progress)
     data["error_inputs"] = error_parity(load_op_db())
     options.output.write_text(json.dumps(data, indent=1) + "\n")
     t = data["totals"]
-    print(f"{data['opinfos_covered']} OpInfos covered ({data['opinfos_native']} native), "
-          f"{t['passed']}/{t['passed'] + t['failed']} samples passed, {t['skipped']} skipped, "
-          f"{'at most %d' % options.limit if options.limit > 0 else 'all'} samples per dtype and OpInfo; "
-          f"{data['seconds']['total']} s; wrote {options.output}")
+    print(
+        f"{data['opinfos_covered']} OpInfos covered ({data['opinfos_native']} native), "
+        f"{t['passed']}/{t['passed'] + t['failed']} samples passed, {t['skipped']} skipped, "
+        f"{'at most %d' % options.limit if options.limit > 0 else 'all'} samples per dtype and OpInfo; "
+        f"{data['seconds']['total']} s; wrote {options.output}"
+    )
     return 0
 
 

@@ -192,8 +192,7 @@ PLANTS = [
         "backend_pkg/fallback.py",
         "    host_view(npy_out).copy_(cpu_out)\n",
         "    unwrap(npy_out).reshape(-1)[:] = cpu_out.numpy().reshape(-1)\n",
-        "the fallback stores out= through a flat reshape, which for a non-contiguous out is a copy: "
-        "the result is lost",
+        "the fallback stores out= through a flat reshape, which for a non-contiguous out is a copy: the result is lost",
         ("tests/core/test_fallback.py",),
     ),
     Plant(
@@ -388,7 +387,11 @@ def check_the_copy_is_tested(root):
     environment = {**os.environ, "PYTHONPATH": str(root)}
     found = subprocess.run(
         [sys.executable, "-c", "import backend_pkg; print(backend_pkg.__file__)"],
-        cwd=root, env=environment, capture_output=True, text=True, check=True,
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     if not Path(found).is_relative_to(root):
         raise RuntimeError(f"the tests would import {found}, not the scratch copy in {root}")

@@ -62,8 +62,10 @@ def main(junit_xml, csv_file):
         writer = csv.DictWriter(out, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
-    print(f"{path}: torch {row['torch']} {row['result']} (docs {row['docs tests passed']}, "
-          f"backend {row['backend tests passed']}, {skipped} skipped)")
+    print(
+        f"{path}: torch {row['torch']} {row['result']} (docs {row['docs tests passed']}, "
+        f"backend {row['backend tests passed']}, {skipped} skipped)"
+    )
 
 
 if __name__ == "__main__":

@@ -142,8 +142,9 @@ def to_npy_reshaped(buffer, shape):
 def _covers(view, array):
     """Whether ``view`` is all of ``array``'s memory in its order, so that a reshape of the array is
     a view (never a copy) of the same elements: ``view`` contiguous from its start, ``array`` C-ordered."""
-    return (array.flags.c_contiguous and view.storage_offset() == 0 and view.is_contiguous()
-            and view.numel() == array.size)
+    return (
+        array.flags.c_contiguous and view.storage_offset() == 0 and view.is_contiguous() and view.numel() == array.size
+    )
 
 
 __all__ = ["as_plain_tensor", "empty_host", "empty_host_strided", "in_layout", "to_host", "to_npy", "to_npy_reshaped"]

@@ -125,8 +125,10 @@ class NpyWrapperCodegen(wrapper.PythonWrapperCodegen):
         if _known_contiguous(allocation, stride):
             line = f"{name} = empty_host({self.codegen_python_shape_tuple(allocation)}, {dtype})"
         else:
-            line = (f"{name} = empty_host_strided({self.codegen_python_shape_tuple(allocation)}, "
-                    f"{self.codegen_python_shape_tuple(stride)}, {dtype})")
+            line = (
+                f"{name} = empty_host_strided({self.codegen_python_shape_tuple(allocation)}, "
+                f"{self.codegen_python_shape_tuple(stride)}, {dtype})"
+            )
         if allocation_shape is not None and tuple(allocation_shape) != tuple(shape):
             line += f".as_strided({self.codegen_python_shape_tuple(shape)}, {self.codegen_python_shape_tuple(stride)})"
         return line

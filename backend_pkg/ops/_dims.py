@@ -5,9 +5,7 @@ def wrap_dim(dim, ndim):
     """``dim`` as a non-negative dim of an ``ndim``-dim tensor (a 0-dim one has dim 0)."""
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
-        )
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
     return dim % rank
 
 
@@ -20,8 +18,7 @@ def reduced_axes(op, dim, ndim):
     for d in dim:
         if not -rank <= d < rank:
             raise IndexError(
-                f"{op}: Dimension out of range (expected to be in range of "
-                f"[{-rank}, {rank - 1}], but got {d})"
+                f"{op}: Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})"
             )
         axis = d % rank
         if axis in axes:

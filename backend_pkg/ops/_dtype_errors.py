@@ -30,6 +30,5 @@ def check_scalar_type(expected, tensor):
     """The check PyTorch's kernels make when they read ``tensor`` as ``expected``'s dtype."""
     if tensor.dtype != expected.dtype:
         raise RuntimeError(
-            f"expected scalar type {SCALAR_TYPE_NAMES[expected.dtype]} "
-            f"but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
+            f"expected scalar type {SCALAR_TYPE_NAMES[expected.dtype]} but found {SCALAR_TYPE_NAMES[tensor.dtype]}"
         )

@@ -66,7 +66,8 @@ def computed(out_dtype, *values, exact=False):
     if exact or np_compute == out_dtype:
         # An array already in the compute dtype is used as it is: most operands are.
         return [
-            value if type(value) is np.ndarray and value.dtype == np_compute
+            value
+            if type(value) is np.ndarray and value.dtype == np_compute
             else np.asarray(value).astype(np_compute, copy=False)
             for value in values
         ]
@@ -160,13 +161,9 @@ def check_alpha(dtype, alpha):
     if isinstance(alpha, bool) and dtype != torch.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if not (dtype.is_floating_point or dtype.is_complex) and not isinstance(alpha, int):
-        raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number."
-        )
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if not dtype.is_complex and isinstance(alpha, complex):
-        raise RuntimeError(
-            "For non-complex input tensors, argument alpha must not be a complex number."
-        )
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
 def promoted_dtype(a, b):

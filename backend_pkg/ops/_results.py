@@ -44,8 +44,9 @@ def _check_writable_once(target):
 def _is_dense(tensor):
     """Whether ``tensor``'s elements fill a block of memory, each once, in some dim order."""
     expected = 1
-    for length, step in sorted((pair for pair in zip(tensor.shape, tensor.stride()) if pair[0] != 1),
-                               key=lambda pair: pair[1]):
+    for length, step in sorted(
+        (pair for pair in zip(tensor.shape, tensor.stride()) if pair[0] != 1), key=lambda pair: pair[1]
+    ):
         if step != expected:
             return False
         expected *= length
@@ -126,8 +127,7 @@ def write_in_place(op, self, result):
     _check_writable_once(self)
     if result.shape != self.shape:
         raise RuntimeError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-            f"{list(result.shape)}"
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}"
         )
     unwrap(self)[...] = unwrap(result)
     return self
@@ -140,9 +140,7 @@ def write_out(op, out, result, *, reads=(), partial=()):
     resized (see :func:`check_apart`); an op without such checks names none.
     """
     if out.device.type != DEVICE_NAME:
-        raise RuntimeError(
-            f"{op}: Expected out tensor to have device {DEVICE_NAME}:0, but got {out.device} instead"
-        )
+        raise RuntimeError(f"{op}: Expected out tensor to have device {DEVICE_NAME}:0, but got {out.device} instead")
     check_castable(op, result, out)
     if out.shape != result.shape:
         if out.numel() != 0:
@@ -178,9 +176,7 @@ def exact_dtype(dtype_of):
     def check_out(out, *args, **kwargs):
         expected = dtype_of(*args, **kwargs)
         if out.dtype != expected:
-            raise RuntimeError(
-                f"Found dtype {scalar_type_name(out.dtype)} but expected {scalar_type_name(expected)}"
-            )
+            raise RuntimeError(f"Found dtype {scalar_type_name(out.dtype)} but expected {scalar_type_name(expected)}")
 
     return check_out
 

@@ -23,9 +23,7 @@ from ._numpy_errors import ALL_IGNORED, ERROR_STATE
 
 # Complex and half precision are left to the general path: PyTorch scales a
 # complex operand by alpha even when it is 1, and computes halves in float32.
-NATIVE_DTYPES = frozenset(
-    np.dtype(name) for name in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8")
-)
+NATIVE_DTYPES = frozenset(np.dtype(name) for name in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8"))
 # The floats NumPy computes in as PyTorch does (PyTorch computes half precision in float32).
 # alpha scales the other operand only for these; integers' checks are the general path's.
 FULL_PRECISION_FLOATS = frozenset(np.dtype(name) for name in ("float32", "float64"))
@@ -116,8 +114,13 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
         if a is None or b is None:  # a CPU scalar, a number to promote, a tensor on another device
             return general(self, other, **options)
         alpha = options.get("alpha", 1)
-        if (a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES or options.keys() - {"alpha"}
-                or 0 in a.strides or np.may_share_memory(a, b)):
+        if (
+            a.dtype is not b.dtype
+            or a.dtype not in NATIVE_DTYPES
+            or options.keys() - {"alpha"}
+            or 0 in a.strides
+            or np.may_share_memory(a, b)
+        ):
             return general(self, other, **options)  # which also refuses partial overlap, as CPU does
         if alpha != 1 or type(alpha) is not int:
             if a.dtype not in FULL_PRECISION_FLOATS or type(alpha) not in (int, float):

@@ -22,9 +22,13 @@ def composite(op, *args, **kwargs):
 
 def plain_npy(tensor):
     """A strided npy tensor whose memory is NumPy's: not nested, fake, functional or functorch."""
-    return (type(tensor) in (NpyTensor, torch.Tensor) and tensor.device.type == DEVICE_NAME
-            and tensor.layout == torch.strided and not tensor.is_nested
-            and not torch._C._functorch.is_functorch_wrapped_tensor(tensor))
+    return (
+        type(tensor) in (NpyTensor, torch.Tensor)
+        and tensor.device.type == DEVICE_NAME
+        and tensor.layout == torch.strided
+        and not tensor.is_nested
+        and not torch._C._functorch.is_functorch_wrapped_tensor(tensor)
+    )
 
 
 def differentiable_gradients(recompute, inputs, grad):

@@ -391,9 +391,7 @@ def _glu_axis(self, dim):
         raise RuntimeError("glu does not support scalars because halving size must be even")
     axis = wrap_dim(dim, self.dim())
     if self.shape[axis] % 2:
-        raise RuntimeError(
-            f"Halving dimension must be even, but dimension {axis} is size {self.shape[axis]}"
-        )
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {self.shape[axis]}")
     return axis
 
 

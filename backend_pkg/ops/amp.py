@@ -68,8 +68,9 @@ def amp_update_scale(scale, growth_tracker, found_inf, growth_factor, backoff_fa
 
 
 def amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
-    new_scale, new_tracker = amp_update_scale(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
-                                              growth_interval)
+    new_scale, new_tracker = amp_update_scale(
+        scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval
+    )
     scale[...], growth_tracker[...] = new_scale, new_tracker
     return scale
 
@@ -95,8 +96,9 @@ def _check_scalars(*named):
 
 @implements(aten._amp_update_scale_.default)
 @computed_in_place_by(amp_update_scale_)
-def amp_update_scale_kernel(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor,
-                            growth_interval):
+def amp_update_scale_kernel(
+    self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval
+):
     _check_scalars(
         ("growth_tracker", growth_tracker, torch.int32),
         ("current_scale", self, torch.float32),

@@ -221,10 +221,7 @@ def div_kernel(self, other, *, rounding_mode=None):
         return float_dtype(torch.result_type(self, other))
     if rounding_mode in _ROUNDED_QUOTIENTS:
         return _real_division_dtype(f"div_{rounding_mode}", self, other)
-    raise RuntimeError(
-        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-        f"but found '{rounding_mode}'"
-    )
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
 @implements(

@@ -208,9 +208,7 @@ def _check_mask(mask, mask_type, batch, num_heads, length):
         _ATTENTION_MASK: ((length, length), "For mask_type == 0 mask shape should be (L, L)"),
     }
     if mask_type not in expected:
-        raise RuntimeError(
-            "Mask Type should be 0 (src_mask) or 1 (src_key_padding_mask), or 2 (default_mask)"
-        )
+        raise RuntimeError("Mask Type should be 0 (src_mask) or 1 (src_key_padding_mask), or 2 (default_mask)")
     shape, message = expected[mask_type]
     if tuple(mask.shape) != shape:
         raise RuntimeError(message)
@@ -238,8 +236,19 @@ def _check_floating(op, tensor):
 
 
 def native_multi_head_attention(
-    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
-    mask=None, need_weights=True, average_attn_weights=True, mask_type=None,
+    query,
+    key,
+    value,
+    embed_dim,
+    num_head,
+    qkv_weight,
+    qkv_bias,
+    proj_weight,
+    proj_bias,
+    mask=None,
+    need_weights=True,
+    average_attn_weights=True,
+    mask_type=None,
 ):
     """The attention's output and, if ``need_weights``, its weights (averaged over the heads
     if ``average_attn_weights``)."""
@@ -255,9 +264,26 @@ def native_multi_head_attention(
 
 
 def transformer_encoder_layer_fwd(
-    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
-    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
-    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+    src,
+    embed_dim,
+    num_heads,
+    qkv_weight,
+    qkv_bias,
+    proj_weight,
+    proj_bias,
+    use_gelu,
+    norm_first,
+    eps,
+    norm_weight_1,
+    norm_bias_1,
+    norm_weight_2,
+    norm_bias_2,
+    ffn_weight_1,
+    ffn_bias_1,
+    ffn_weight_2,
+    ffn_bias_2,
+    mask=None,
+    mask_type=None,
 ):
     if src.size == 0:
         return src.copy()
@@ -266,7 +292,14 @@ def transformer_encoder_layer_fwd(
     feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
     arrays = in_compute_dtype(src.dtype, src, *attention, *norms, *feed_forward)
     result = transformer_encoder_layer(
-        arrays[0], num_heads, arrays[1:5], arrays[5:9], arrays[9:], use_gelu, norm_first, eps,
+        arrays[0],
+        num_heads,
+        arrays[1:5],
+        arrays[5:9],
+        arrays[9:],
+        use_gelu,
+        norm_first,
+        eps,
         _masked_positions(mask, mask_type),
     )
     return result.astype(src.dtype, copy=False)
@@ -276,8 +309,19 @@ def transformer_encoder_layer_fwd(
 
 
 def _multi_head_attention_checks(
-    query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
-    mask=None, need_weights=True, average_attn_weights=True, mask_type=None,
+    query,
+    key,
+    value,
+    embed_dim,
+    num_head,
+    qkv_weight,
+    qkv_bias,
+    proj_weight,
+    proj_bias,
+    mask=None,
+    need_weights=True,
+    average_attn_weights=True,
+    mask_type=None,
 ):
     _check_attention_inputs(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias)
     _check_same_dtype((query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias))
@@ -288,9 +332,26 @@ def _multi_head_attention_checks(
 
 
 def _encoder_layer_checks(
-    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
-    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
-    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+    src,
+    embed_dim,
+    num_heads,
+    qkv_weight,
+    qkv_bias,
+    proj_weight,
+    proj_bias,
+    use_gelu,
+    norm_first,
+    eps,
+    norm_weight_1,
+    norm_bias_1,
+    norm_weight_2,
+    norm_bias_2,
+    ffn_weight_1,
+    ffn_bias_1,
+    ffn_weight_2,
+    ffn_bias_2,
+    mask=None,
+    mask_type=None,
 ):
     if src.numel() == 0:
         return
@@ -353,9 +414,26 @@ def nested_tensor_from_mask(t, mask, mask_check=True):
 
 @implements(aten._transformer_encoder_layer_fwd.default, nested=True)
 def nested_transformer_encoder_layer_fwd(
-    src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
-    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
-    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+    src,
+    embed_dim,
+    num_heads,
+    qkv_weight,
+    qkv_bias,
+    proj_weight,
+    proj_bias,
+    use_gelu,
+    norm_first,
+    eps,
+    norm_weight_1,
+    norm_bias_1,
+    norm_weight_2,
+    norm_bias_2,
+    ffn_weight_1,
+    ffn_bias_1,
+    ffn_weight_2,
+    ffn_bias_2,
+    mask=None,
+    mask_type=None,
 ):
     """The layer on each sequence of a nested ``src``: the padded batch with the padding
     masked out of attention (the same sums), unpadded again."""
@@ -366,9 +444,26 @@ def nested_transformer_encoder_layer_fwd(
         return nested_from_rows(rows.copy(), lengths)
     batch, present = padded(rows, lengths, lengths.max(), 0)
     result = _encoder_layer_kernel(
-        wrap(batch), embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first,
-        eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
-        ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, wrap(~present), _KEY_PADDING_MASK,
+        wrap(batch),
+        embed_dim,
+        num_heads,
+        qkv_weight,
+        qkv_bias,
+        proj_weight,
+        proj_bias,
+        use_gelu,
+        norm_first,
+        eps,
+        norm_weight_1,
+        norm_bias_1,
+        norm_weight_2,
+        norm_bias_2,
+        ffn_weight_1,
+        ffn_bias_1,
+        ffn_weight_2,
+        ffn_bias_2,
+        wrap(~present),
+        _KEY_PADDING_MASK,
     )
     return nested_from_rows(unwrap(result)[present], lengths)
 
@@ -381,9 +476,7 @@ def nested_to_padded_tensor(self, padding, output_size=None):
     shape = (len(lengths), lengths.max(), rows.shape[1])
     if output_size is not None:
         if len(output_size) != len(shape):
-            raise RuntimeError(
-                "Length of output_size does not match NestedTensor dims. Broadcasting is not supported."
-            )
+            raise RuntimeError("Length of output_size does not match NestedTensor dims. Broadcasting is not supported.")
         if any(wanted < needed for wanted, needed in zip(output_size, shape)):
             raise RuntimeError(
                 "Value in output_size is less than NestedTensor padded size. Truncation is not supported."
@@ -436,8 +529,9 @@ class _Attention(torch.autograd.Function):
         q, k, v = ctx.saved_tensors
         if torch.is_grad_enabled():  # create_graph: the composite's backward, itself differentiable
             return (*_differentiable_backward(grad, q, k, v, ctx), None, None, None)
-        grads = quietly(_attention_backward, unwrap(grad), unwrap(q), unwrap(k), unwrap(v), ctx.probabilities,
-                        ctx.scale)
+        grads = quietly(
+            _attention_backward, unwrap(grad), unwrap(q), unwrap(k), unwrap(v), ctx.probabilities, ctx.scale
+        )
         return (*(wrap(np.ascontiguousarray(array)) for array in grads), None, None, None)
 
 
@@ -453,8 +547,17 @@ def _differentiable_backward(grad, q, k, v, ctx):
 
 def _composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     """PyTorch's own ``scaled_dot_product_attention``: the math composite, on any device."""
-    return composite(aten.scaled_dot_product_attention.default, query, key, value, attn_mask, dropout_p, is_causal,
-                     scale=scale, enable_gqa=enable_gqa)
+    return composite(
+        aten.scaled_dot_product_attention.default,
+        query,
+        key,
+        value,
+        attn_mask,
+        dropout_p,
+        is_causal,
+        scale=scale,
+        enable_gqa=enable_gqa,
+    )
 
 
 _WHOLE_DTYPES = (torch.float32, torch.float64)
@@ -462,8 +565,7 @@ _WHOLE_DTYPES = (torch.float32, torch.float64)
 
 def _takes_whole(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
     """Whether the NumPy kernel computes this call: anything else, errors included, is the composite's."""
-    if q.dtype not in _WHOLE_DTYPES or not all(plain_npy(t) and t.dim() == 4 and t.dtype == q.dtype
-                                                 for t in (q, k, v)):
+    if q.dtype not in _WHOLE_DTYPES or not all(plain_npy(t) and t.dim() == 4 and t.dtype == q.dtype for t in (q, k, v)):
         return False
     batch_heads, key_length, embedding = q.shape[:2], k.shape[2], q.shape[3]
     if k.shape != (*batch_heads, key_length, embedding) or v.shape[:3] != k.shape[:3] or 0 in q.shape + v.shape:
@@ -475,8 +577,12 @@ def _takes_whole(q, k, v, attn_mask, dropout_p, is_causal, enable_gqa):
     broadcastable = attn_mask.dim() <= 4 and all(
         size in (1, full) for size, full in zip(reversed(attn_mask.shape), (key_length, q.shape[2], *batch_heads[::-1]))
     )
-    return (plain_npy(attn_mask) and broadcastable and not attn_mask.requires_grad
-            and attn_mask.dtype in (torch.bool, q.dtype))
+    return (
+        plain_npy(attn_mask)
+        and broadcastable
+        and not attn_mask.requires_grad
+        and attn_mask.dtype in (torch.bool, q.dtype)
+    )
 
 
 def _constant_mask(attn_mask, is_causal, length, key_length):
@@ -490,8 +596,9 @@ def _constant_mask(attn_mask, is_causal, length, key_length):
 
 
 @implements(aten.scaled_dot_product_attention.default, autograd=True)
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
+):
     if not _takes_whole(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
         return _composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale

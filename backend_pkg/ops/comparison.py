@@ -105,21 +105,30 @@ def _bitwise(name, combine):
 
 # Each op's overloads, written out: the functional one, its out= and its in-place overloads.
 _BITWISE_OVERLOADS = {
-    "bitwise_and": (np.bitwise_and, (
-        (aten.bitwise_and.Tensor, aten.bitwise_and.Tensor_out, aten.bitwise_and_.Tensor),
-        (aten.bitwise_and.Scalar, aten.bitwise_and.Scalar_out, aten.bitwise_and_.Scalar),
-        (aten.bitwise_and.Scalar_Tensor, aten.bitwise_and.Scalar_Tensor_out, None),
-    )),
-    "bitwise_or": (np.bitwise_or, (
-        (aten.bitwise_or.Tensor, aten.bitwise_or.Tensor_out, aten.bitwise_or_.Tensor),
-        (aten.bitwise_or.Scalar, aten.bitwise_or.Scalar_out, aten.bitwise_or_.Scalar),
-        (aten.bitwise_or.Scalar_Tensor, aten.bitwise_or.Scalar_Tensor_out, None),
-    )),
-    "bitwise_xor": (np.bitwise_xor, (
-        (aten.bitwise_xor.Tensor, aten.bitwise_xor.Tensor_out, aten.bitwise_xor_.Tensor),
-        (aten.bitwise_xor.Scalar, aten.bitwise_xor.Scalar_out, aten.bitwise_xor_.Scalar),
-        (aten.bitwise_xor.Scalar_Tensor, aten.bitwise_xor.Scalar_Tensor_out, None),
-    )),
+    "bitwise_and": (
+        np.bitwise_and,
+        (
+            (aten.bitwise_and.Tensor, aten.bitwise_and.Tensor_out, aten.bitwise_and_.Tensor),
+            (aten.bitwise_and.Scalar, aten.bitwise_and.Scalar_out, aten.bitwise_and_.Scalar),
+            (aten.bitwise_and.Scalar_Tensor, aten.bitwise_and.Scalar_Tensor_out, None),
+        ),
+    ),
+    "bitwise_or": (
+        np.bitwise_or,
+        (
+            (aten.bitwise_or.Tensor, aten.bitwise_or.Tensor_out, aten.bitwise_or_.Tensor),
+            (aten.bitwise_or.Scalar, aten.bitwise_or.Scalar_out, aten.bitwise_or_.Scalar),
+            (aten.bitwise_or.Scalar_Tensor, aten.bitwise_or.Scalar_Tensor_out, None),
+        ),
+    ),
+    "bitwise_xor": (
+        np.bitwise_xor,
+        (
+            (aten.bitwise_xor.Tensor, aten.bitwise_xor.Tensor_out, aten.bitwise_xor_.Tensor),
+            (aten.bitwise_xor.Scalar, aten.bitwise_xor.Scalar_out, aten.bitwise_xor_.Scalar),
+            (aten.bitwise_xor.Scalar_Tensor, aten.bitwise_xor.Scalar_Tensor_out, None),
+        ),
+    ),
 }
 for _name, (_numpy_function, _overloads) in _BITWISE_OVERLOADS.items():
     _kernel = _bitwise(_name, _numpy_function)

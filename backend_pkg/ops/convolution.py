@@ -106,9 +106,7 @@ def transposed_convolution_output_shape(input_shape, kernel_shape, stride, paddi
     plus ``output_padding`` (which tells apart the input shapes a stride maps to one output shape)."""
     return tuple(
         (size - 1) * s - 2 * p + d * (k - 1) + 1 + extra
-        for size, k, s, p, d, extra in zip(
-            input_shape, kernel_shape, stride, padding, dilation, output_padding
-        )
+        for size, k, s, p, d, extra in zip(input_shape, kernel_shape, stride, padding, dilation, output_padding)
     )
 
 
@@ -181,8 +179,7 @@ def _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, gro
     where col2im adds row by row (short rows for a small 3d input: for a 3x3x3 kernel over 4x8x16x16x16,
     col2im took three times as long as the product)."""
     kernel_shape = weight.shape[2:]
-    grid = _StrideOneGrid(input_shape, kernel_shape, grad_output.shape[2:], (1,) * len(kernel_shape), padding,
-                          dilation)
+    grid = _StrideOneGrid(input_shape, kernel_shape, grad_output.shape[2:], (1,) * len(kernel_shape), padding, dilation)
     grads = grid.flat_grid(np.swapaxes(grad_output, 0, 1))  # (out_channels, batch, grid length)
     columns = _grouped_products(grads.reshape(groups, grads.shape[0] // groups, -1), weight, groups)
     columns = columns.reshape(-1, len(grid.shifts), *grads.shape[1:])  # (channels, offsets, batch, length)
@@ -234,8 +231,11 @@ class _StrideOneGrid:
         ]
         # The last offsets read past the padded input's end, by at most this many (dropped) values.
         self.tail = max(0, max(self.shifts) + self.length - math.prod(self.padded))
-        self.outputs = (slice(None), slice(None), *(slice(0, (size - 1) * s + 1, s)
-                                                   for size, s in zip(output_shape, stride)))
+        self.outputs = (
+            slice(None),
+            slice(None),
+            *(slice(0, (size - 1) * s + 1, s) for size, s in zip(output_shape, stride)),
+        )
         self.interior = _interior(padding, input_shape)
 
     def flat_padded(self, x):
@@ -441,12 +441,8 @@ def _check_direct(kernel_shape, dilation):
         if dilated:
             raise RuntimeError(f"kernel size should be greater than zero, but got {list(kernel_shape)}")
         if len(kernel_shape) == 3:
-            raise RuntimeError(
-                f"kernel size should be greater than zero, but got: {_by(kernel_shape)} (TxHxW)"
-            )
-        raise RuntimeError(
-            f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}"
-        )
+            raise RuntimeError(f"kernel size should be greater than zero, but got: {_by(kernel_shape)} (TxHxW)")
+        raise RuntimeError(f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}")
     if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
 
@@ -455,13 +451,9 @@ def _check_transposed(input, weight, stride, padding, dilation, output_padding):
     """The checks of CPU's slow_conv_transpose2d and slow_conv_transpose3d kernels."""
     kernel_shape = weight.shape[2:]
     if len(kernel_shape) == 2 and min(kernel_shape) <= 0:
-        raise RuntimeError(
-            f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}"
-        )
+        raise RuntimeError(f"kernel size should be greater than zero, but got {_named('kernel', kernel_shape)}")
     if min(dilation) <= 0:
-        raise RuntimeError(
-            f"dilation should be greater than zero, but got {_named('dilation', dilation, ', ')}"
-        )
+        raise RuntimeError(f"dilation should be greater than zero, but got {_named('dilation', dilation, ', ')}")
     if any(extra >= s and extra >= d for extra, s, d in zip(output_padding, stride, dilation)):
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
@@ -496,8 +488,9 @@ def _convolution_checks(input, weight, bias, stride, padding, dilation, transpos
         # machine: oneDNN's for float32, and for float16 where the processor has avx_ne_convert or
         # avx512_fp16 (mkldnn_fp16_device_check, aten/src/ATen/native/mkldnn/Utils.h); the
         # direct kernels' otherwise.
-        check_on_cpu(aten.convolution.default, input, weight, bias, stride, padding, dilation, transposed,
-                     output_padding, groups)
+        check_on_cpu(
+            aten.convolution.default, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+        )
     if input.dtype == torch.float32:
         _check_bias_type_for_onednn(input, bias)
     if transposed:
@@ -535,8 +528,7 @@ def _check_grad_output(grad_output, input, expected_shape, groups):
     """
     if grad_output.dtype != input.dtype:
         raise RuntimeError(
-            f"expected scalar type {SCALAR_TYPE_NAMES[input.dtype]} "
-            f"but found {SCALAR_TYPE_NAMES[grad_output.dtype]}"
+            f"expected scalar type {SCALAR_TYPE_NAMES[input.dtype]} but found {SCALAR_TYPE_NAMES[grad_output.dtype]}"
         )
     if tuple(grad_output.shape) == tuple(expected_shape):
         return

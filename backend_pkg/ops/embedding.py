@@ -118,8 +118,9 @@ def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, pad
     return output, bag_size, None
 
 
-def weight_grad(grad, indices, bags, bag_size, max_indices, num_weights, scale_grad_by_freq, mode,
-                per_sample_weights, padding_idx):
+def weight_grad(
+    grad, indices, bags, bag_size, max_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx
+):
     """The gradient of ``weight``: each output gradient sent back to the rows its bag read."""
     grad_weight = np.zeros((num_weights, grad.shape[1]), dtype=grad.dtype)
     if mode == _MAX:
@@ -191,8 +192,7 @@ def _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, inc
         )
     if starts.size and starts[-1] > indices.shape[0]:
         raise RuntimeError(
-            f"offsets[-1] can not be greater than input's length {indices.shape[0]} but got "
-            f"offsets[-1] of {starts[-1]}"
+            f"offsets[-1] can not be greater than input's length {indices.shape[0]} but got offsets[-1] of {starts[-1]}"
         )
     if per_sample_weights is not None:
         if mode != _SUM:
@@ -268,8 +268,7 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
     out_of_range = np.unique(indices[(indices < -size) | (indices >= size)])  # CPU visits them sorted
     if out_of_range.size:
         raise IndexError(
-            f"select(): index {out_of_range[0]} out of range for tensor of size {list(weight.shape)} "
-            "at dimension 0"
+            f"select(): index {out_of_range[0]} out of range for tensor of size {list(weight.shape)} at dimension 0"
         )
     if indices.size and weight.dtype.kind not in "fc":
         raise RuntimeError(
@@ -282,8 +281,9 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
     return weight
 
 
-def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
-                   requires_grad, out_dtype):
+def _embedding_bag(
+    weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, requires_grad, out_dtype
+):
     positions, starts = _int64(indices.reshape(-1)), _int64(offsets)
     num_bags = starts.size - 1 if include_last_offset else starts.size
     bags = bag_of_each_index(starts[:num_bags], positions.size)
@@ -303,40 +303,100 @@ def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_l
     )
 
 
-def embedding_bag_with_grad(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
-                            per_sample_weights=None, include_last_offset=False, padding_idx=-1, *, out_dtype):
+def embedding_bag_with_grad(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=_SUM,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=-1,
+    *,
+    out_dtype,
+):
     """``_embedding_bag``: the bags, and what their backward reads."""
     return _embedding_bag(
         weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, True, out_dtype
     )
 
 
-def embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
-                               per_sample_weights=None, include_last_offset=False, padding_idx=-1, *, out_dtype):
+def embedding_bag_forward_only(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=_SUM,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=-1,
+    *,
+    out_dtype,
+):
     return _embedding_bag(
         weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, False, out_dtype
     )
 
 
-def embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
-                                 scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+def embedding_bag_dense_backward(
+    grad,
+    indices,
+    offset2bag,
+    bag_size,
+    maximum_indices,
+    num_weights,
+    scale_grad_by_freq,
+    mode,
+    per_sample_weights,
+    padding_idx=-1,
+):
     """The gradient of ``weight``, in ``grad``'s dtype."""
     result = weight_grad(
-        _computed(grad), _int64(indices), _int64(offset2bag), bag_size, _int64(maximum_indices),
-        num_weights, scale_grad_by_freq, mode, _computed(per_sample_weights), padding_idx,
+        _computed(grad),
+        _int64(indices),
+        _int64(offset2bag),
+        bag_size,
+        _int64(maximum_indices),
+        num_weights,
+        scale_grad_by_freq,
+        mode,
+        _computed(per_sample_weights),
+        padding_idx,
     )
     return result.astype(grad.dtype, copy=False)
 
 
-def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
-                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+def embedding_bag_backward(
+    grad,
+    indices,
+    offsets,
+    offset2bag,
+    bag_size,
+    maximum_indices,
+    num_weights,
+    scale_grad_by_freq,
+    mode,
+    sparse,
+    per_sample_weights,
+    padding_idx=-1,
+):
     """The weight gradient autograd asks for: CPU's kernel rebuilds the ``offset2bag`` that
     the sum's fast path left empty, then calls the dense (or sparse) backward."""
     if indices.size and not offset2bag.size:
         offset2bag = bag_of_each_index(offsets, indices.size)
     return embedding_bag_dense_backward(
-        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode,
-        per_sample_weights, padding_idx,
+        grad,
+        indices,
+        offset2bag,
+        bag_size,
+        maximum_indices,
+        num_weights,
+        scale_grad_by_freq,
+        mode,
+        per_sample_weights,
+        padding_idx,
     )
 
 
@@ -362,8 +422,17 @@ def embedding_renorm_kernel(self, indices, max_norm, norm_type):
     _check_scalar_types("embedding_renorm_", indices, "indices", 2, _INDEX_DTYPES)
 
 
-def _embedding_bag_checks(weight, indices, offsets, scale_grad_by_freq=False, mode=_SUM, sparse=False,
-                          per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+def _embedding_bag_checks(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=_SUM,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=-1,
+):
     _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
     weights = None if per_sample_weights is None else operand("_embedding_bag", per_sample_weights)
     fast_path = mode != _MAX and _is_fast_path(operand("_embedding_bag", weight), weights, padding_idx)
@@ -380,8 +449,20 @@ implements(aten._embedding_bag_forward_only.default, out=aten._embedding_bag_for
 )
 
 
-def _embedding_bag_backward_checks(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
-                                   scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+def _embedding_bag_backward_checks(
+    grad,
+    indices,
+    offsets,
+    offset2bag,
+    bag_size,
+    maximum_indices,
+    num_weights,
+    scale_grad_by_freq,
+    mode,
+    sparse,
+    per_sample_weights,
+    padding_idx=-1,
+):
     _check_scalar_types("embedding_bag", indices, "indices", 1, _INDEX_DTYPES)
     _check_scalar_types("embedding_bag", offsets, "offsets", 1, _INDEX_DTYPES)
     if sparse:

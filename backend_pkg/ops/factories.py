@@ -123,9 +123,7 @@ _KEEPS_CONTIGUOUS = (None, torch.preserve_format, torch.contiguous_format)
 
 
 @implements(aten.ones_like.default)
-def ones_like(
-    self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None
-):
+def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     # The dispatcher passes pin_memory=False where the caller gave none.
     defaults = (dtype, layout, device) == (None,) * 3 and not pin_memory and memory_format in _KEEPS_CONTIGUOUS
     if defaults and self.stride() == contiguous_strides(self.shape):

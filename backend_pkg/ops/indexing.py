@@ -46,8 +46,7 @@ def check_fill_tensor(op, value):
     """A fill value given as a tensor must be zero-dim."""
     if isinstance(value, torch.Tensor) and value.dim() != 0:
         raise RuntimeError(
-            f"{op} only supports a 0-dimensional value tensor, but got tensor with "
-            f"{value.dim()} dimension(s)."
+            f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
         )
 
 
@@ -81,7 +80,7 @@ def _size(shape, dim):
 
 def _without(shape, dim):
     """``shape`` without its dim ``dim`` (a 0-dim shape stays empty)."""
-    return list(shape[:dim]) + list(shape[dim + 1:])
+    return list(shape[:dim]) + list(shape[dim + 1 :])
 
 
 def _along(array, dim):
@@ -296,9 +295,7 @@ def index_select_kernel(self, dim, index):
     if index.dtype not in (torch.int32, torch.int64):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if self.dim() == 0 and index.numel() != 1:
-        raise RuntimeError(
-            f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)"
-        )
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
 
 
 def _positions_along(a, dim, index, *, negative_ok):
@@ -388,9 +385,7 @@ def index_copy_kernel(self, dim, index, source):
     dim = wrap_dim(dim, self.dim())
     _check_vector(index, IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})"))
     if index.dtype != torch.int64:
-        raise RuntimeError(
-            f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}"
-        )
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
     _check_source_dtype(
         self,
         source,
@@ -602,7 +597,7 @@ def scatter_reduce_kernel(self, dim, index, src, reduce, *, include_self=True):
     if (kernel in ("amax", "amin") and self.is_complex()) or (kernel == "mean" and self.dtype == torch.bool):
         # CPU has no kernel for these (NumPy would compute something), and says so.
         raise NotImplementedError(
-            f'"scatter_gather_tensor_cpu_reduce_{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[self.dtype]}\''
+            f"\"scatter_gather_tensor_cpu_reduce_{kernel}\" not implemented for '{SCALAR_TYPE_NAMES[self.dtype]}'"
         )
     _check_scatter(self, dim, index, src)
 
@@ -781,9 +776,7 @@ def _check_where_out(out, condition, self, other):
     # Checked before the condition is: out= must have the result's own dtype.
     dtype = torch.result_type(self, other)
     if out.dtype != dtype:
-        raise RuntimeError(
-            f"Expected out type to be {SCALAR_TYPE_NAMES[dtype]} but got {SCALAR_TYPE_NAMES[out.dtype]}"
-        )
+        raise RuntimeError(f"Expected out type to be {SCALAR_TYPE_NAMES[dtype]} but got {SCALAR_TYPE_NAMES[out.dtype]}")
 
 
 implements(aten.where.self, out=aten.where.self_out, check_out=_check_where_out, name="where")(where_kernel)

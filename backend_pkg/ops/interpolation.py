@@ -133,9 +133,7 @@ def cubic_map(size, out, align_corners, scale, float_type):
     start = np.floor(coordinates.astype(np.float32)).astype(np.int64)
     t = (coordinates - start.astype(float_type)).astype(float_type)
     one = float_type(1)
-    weights = np.stack(
-        [_cubic_far(t + one), _cubic_near(t), _cubic_near(one - t), _cubic_far(one - t + one)], axis=1
-    )
+    weights = np.stack([_cubic_far(t + one), _cubic_near(t), _cubic_near(one - t), _cubic_far(one - t + one)], axis=1)
     sources = np.clip(start[:, None] + np.arange(-1, 3), 0, size - 1)
     return sources, weights.astype(float_type)
 
@@ -263,9 +261,7 @@ def _separably(x, output_size, scales, axis_pass):
     return result
 
 
-def antialiased(
-    x, output_size, filter_fn, interp_size, align_corners=False, scales=None, float_type=np.float32
-):
+def antialiased(x, output_size, filter_fn, interp_size, align_corners=False, scales=None, float_type=np.float32):
     """Antialiased resampling of floats: each axis's windows, weighted in ``float_type``."""
     scales = scales or [None] * len(output_size)
 
@@ -330,9 +326,7 @@ def _full_output_size(dims, input_size, output_size):
 def _check_input(dims, self, output_size):
     _full_output_size(dims, list(self.shape), output_size)
     if 0 in self.shape[1:]:
-        raise RuntimeError(
-            f"Non-empty {dims + 2}D data tensor expected but got a tensor with sizes {list(self.shape)}"
-        )
+        raise RuntimeError(f"Non-empty {dims + 2}D data tensor expected but got a tensor with sizes {list(self.shape)}")
 
 
 def _check_grad_output(dims, grad_output, output_size, input_size):
@@ -347,8 +341,7 @@ def _check_grad_output(dims, grad_output, output_size, input_size):
         return
     if grad_output.dim() != dims + 2:
         raise RuntimeError(
-            f"Expected grad_output to be a tensor of dimension {dims + 2} but got: "
-            f"dimension {grad_output.dim()}"
+            f"Expected grad_output to be a tensor of dimension {dims + 2} but got: dimension {grad_output.dim()}"
         )
     for dim, size in enumerate(expected):
         if grad_output.shape[dim] != size:
@@ -491,8 +484,12 @@ def _functions(mode, dims, name):
 def _kernels(name, mode, dims):
     """The kernels of one ``upsample_*`` op (``name``, without its leading underscore) and of its backward."""
     forward, forward_checks, backward, backward_checks = _functions(mode, dims, name)
-    for function, suffix in [(forward, ""), (forward_checks, "_kernel"), (backward, "_backward"),
-                             (backward_checks, "_backward_kernel")]:
+    for function, suffix in [
+        (forward, ""),
+        (forward_checks, "_kernel"),
+        (backward, "_backward"),
+        (backward_checks, "_backward_kernel"),
+    ]:
         function.__name__ = function.__qualname__ = name + suffix
     return computed_by(forward)(forward_checks), computed_by(backward)(backward_checks)
 
@@ -507,9 +504,7 @@ implements(
     aten.upsample_nearest1d_backward.default,
     out=aten.upsample_nearest1d_backward.grad_input,
     name="upsample_nearest1d_backward",
-)(
-    _upsample_nearest1d_backward
-)
+)(_upsample_nearest1d_backward)
 _upsample_nearest2d, _upsample_nearest2d_backward = _kernels("upsample_nearest2d", "nearest", 2)
 implements(
     aten.upsample_nearest2d.default,
@@ -520,9 +515,7 @@ implements(
     aten.upsample_nearest2d_backward.default,
     out=aten.upsample_nearest2d_backward.grad_input,
     name="upsample_nearest2d_backward",
-)(
-    _upsample_nearest2d_backward
-)
+)(_upsample_nearest2d_backward)
 _upsample_nearest3d, _upsample_nearest3d_backward = _kernels("upsample_nearest3d", "nearest", 3)
 implements(
     aten.upsample_nearest3d.default,
@@ -533,9 +526,7 @@ implements(
     aten.upsample_nearest3d_backward.default,
     out=aten.upsample_nearest3d_backward.grad_input,
     name="upsample_nearest3d_backward",
-)(
-    _upsample_nearest3d_backward
-)
+)(_upsample_nearest3d_backward)
 _upsample_nearest_exact1d, _upsample_nearest_exact1d_backward = _kernels("upsample_nearest_exact1d", "nearest-exact", 1)
 implements(
     aten._upsample_nearest_exact1d.default,
@@ -546,9 +537,7 @@ implements(
     aten._upsample_nearest_exact1d_backward.default,
     out=aten._upsample_nearest_exact1d_backward.grad_input,
     name="upsample_nearest_exact1d_backward",
-)(
-    _upsample_nearest_exact1d_backward
-)
+)(_upsample_nearest_exact1d_backward)
 _upsample_nearest_exact2d, _upsample_nearest_exact2d_backward = _kernels("upsample_nearest_exact2d", "nearest-exact", 2)
 implements(
     aten._upsample_nearest_exact2d.default,
@@ -559,9 +548,7 @@ implements(
     aten._upsample_nearest_exact2d_backward.default,
     out=aten._upsample_nearest_exact2d_backward.grad_input,
     name="upsample_nearest_exact2d_backward",
-)(
-    _upsample_nearest_exact2d_backward
-)
+)(_upsample_nearest_exact2d_backward)
 _upsample_nearest_exact3d, _upsample_nearest_exact3d_backward = _kernels("upsample_nearest_exact3d", "nearest-exact", 3)
 implements(
     aten._upsample_nearest_exact3d.default,
@@ -572,18 +559,14 @@ implements(
     aten._upsample_nearest_exact3d_backward.default,
     out=aten._upsample_nearest_exact3d_backward.grad_input,
     name="upsample_nearest_exact3d_backward",
-)(
-    _upsample_nearest_exact3d_backward
-)
+)(_upsample_nearest_exact3d_backward)
 _upsample_linear1d, _upsample_linear1d_backward = _kernels("upsample_linear1d", "linear", 1)
 implements(aten.upsample_linear1d.default, out=aten.upsample_linear1d.out, name="upsample_linear1d")(_upsample_linear1d)
 implements(
     aten.upsample_linear1d_backward.default,
     out=aten.upsample_linear1d_backward.grad_input,
     name="upsample_linear1d_backward",
-)(
-    _upsample_linear1d_backward
-)
+)(_upsample_linear1d_backward)
 _upsample_bilinear2d, _upsample_bilinear2d_backward = _kernels("upsample_bilinear2d", "bilinear", 2)
 implements(
     aten.upsample_bilinear2d.default,
@@ -594,9 +577,7 @@ implements(
     aten.upsample_bilinear2d_backward.default,
     out=aten.upsample_bilinear2d_backward.grad_input,
     name="upsample_bilinear2d_backward",
-)(
-    _upsample_bilinear2d_backward
-)
+)(_upsample_bilinear2d_backward)
 _upsample_trilinear3d, _upsample_trilinear3d_backward = _kernels("upsample_trilinear3d", "trilinear", 3)
 implements(
     aten.upsample_trilinear3d.default,
@@ -607,9 +588,7 @@ implements(
     aten.upsample_trilinear3d_backward.default,
     out=aten.upsample_trilinear3d_backward.grad_input,
     name="upsample_trilinear3d_backward",
-)(
-    _upsample_trilinear3d_backward
-)
+)(_upsample_trilinear3d_backward)
 _upsample_bicubic2d, _upsample_bicubic2d_backward = _kernels("upsample_bicubic2d", "bicubic", 2)
 implements(
     aten.upsample_bicubic2d.default,
@@ -620,9 +599,7 @@ implements(
     aten.upsample_bicubic2d_backward.default,
     out=aten.upsample_bicubic2d_backward.grad_input,
     name="upsample_bicubic2d_backward",
-)(
-    _upsample_bicubic2d_backward
-)
+)(_upsample_bicubic2d_backward)
 _upsample_bilinear2d_aa, _upsample_bilinear2d_aa_backward = _kernels("upsample_bilinear2d_aa", "bilinear-antialias", 2)
 implements(
     aten._upsample_bilinear2d_aa.default,
@@ -633,9 +610,7 @@ implements(
     aten._upsample_bilinear2d_aa_backward.default,
     out=aten._upsample_bilinear2d_aa_backward.grad_input,
     name="upsample_bilinear2d_aa_backward",
-)(
-    _upsample_bilinear2d_aa_backward
-)
+)(_upsample_bilinear2d_aa_backward)
 _upsample_bicubic2d_aa, _upsample_bicubic2d_aa_backward = _kernels("upsample_bicubic2d_aa", "bicubic-antialias", 2)
 implements(
     aten._upsample_bicubic2d_aa.default,
@@ -646,6 +621,4 @@ implements(
     aten._upsample_bicubic2d_aa_backward.default,
     out=aten._upsample_bicubic2d_aa_backward.grad_input,
     name="upsample_bicubic2d_aa_backward",
-)(
-    _upsample_bicubic2d_aa_backward
-)
+)(_upsample_bicubic2d_aa_backward)

@@ -44,9 +44,7 @@ def _check_cat_shapes(tensors, dim):
         if _skipped(tensor) or number == first_index:
             continue
         if tensor.dim() != first.dim():
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {first.dim()} and {tensor.dim()}"
-            )
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.dim()} and {tensor.dim()}")
         for d, (expected, got) in enumerate(zip(first.shape, tensor.shape)):
             if d != dim and expected != got:
                 raise RuntimeError(

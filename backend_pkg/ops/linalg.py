@@ -127,9 +127,7 @@ implements(aten.mm.default, out=aten.mm.out)(
 def _check_addmm_dtypes(self, mat1, mat2):
     for name, other in (("self", self), ("mat1", mat1)):
         if other.dtype != mat2.dtype:
-            raise RuntimeError(
-                f"{name} and mat2 must have the same dtype, but got {_name(other)} and {_name(mat2)}"
-            )
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {_name(other)} and {_name(mat2)}")
 
 
 @computed_by(addmm)
@@ -198,8 +196,7 @@ def baddbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(batch1, batch2)
     if self.dtype != batch1.dtype:
         raise RuntimeError(
-            f"Input dtypes must be the same, got: input {self.dtype}, batch1: {batch1.dtype}, "
-            f"batch2: {batch2.dtype}"
+            f"Input dtypes must be the same, got: input {self.dtype}, batch1: {batch1.dtype}, batch2: {batch2.dtype}"
         )
     self.expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])  # for PyTorch's error
     _check_bmm_sizes(batch1, batch2)
@@ -215,8 +212,7 @@ def addbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
             raise RuntimeError(f"{name} must be a 3D tensor")
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(
-            "batch1 and batch2 must have same number of batches, "
-            f"got {batch1.shape[0]} and {batch2.shape[0]}"
+            f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}"
         )
     self.expand(batch1.shape[1], batch2.shape[2])  # for PyTorch's error
     if batch1.shape[2] != batch2.shape[1]:
@@ -235,15 +231,12 @@ def addbmm_kernel(self, batch1, batch2, *, beta=1, alpha=1):
 def _check_addmv(self_dtype, self_shape, mat, vec):
     """PyTorch's addmv checks; mv runs them with a ``self`` made like ``vec``, as its composite does."""
     if len(self_shape) > 1 or mat.dim() != 2 or vec.dim() != 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got {len(self_shape)}, {mat.dim()}, {vec.dim()}"
-        )
+        raise RuntimeError(f"vector + matrix @ vector expected, got {len(self_shape)}, {mat.dim()}, {vec.dim()}")
     numel = math.prod(self_shape)
     if mat.shape[1] != vec.shape[0] or numel not in (mat.shape[0], 1):
         size = self_shape[0] if self_shape else numel
         raise RuntimeError(
-            f"size mismatch, got input ({size}), mat ({mat.shape[0]}x{mat.shape[1]}), "
-            f"vec ({vec.shape[0]})"
+            f"size mismatch, got input ({size}), mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})"
         )
     if not self_dtype == mat.dtype == vec.dtype:
         raise RuntimeError(
@@ -281,13 +274,10 @@ def vdot(a, b, *, out_dtype):
 def _check_vectors(self, tensor):
     """The checks ``dot`` and ``vdot`` share, with ``dot``'s messages for both, as on CPU."""
     if self.dim() != 1 or tensor.dim() != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors"
-        )
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {tensor.dim()}D tensors")
     if self.dtype != tensor.dtype:
         raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{_name(self)} and {_name(tensor)}"
+            f"dot : expected both vectors to have same dtype, but found {_name(self)} and {_name(tensor)}"
         )
     if self.numel() != tensor.numel():
         raise RuntimeError(
@@ -333,10 +323,12 @@ class _Linear(torch.autograd.Function):
     def backward(ctx, grad):
         x, weight, bias = ctx.saved_tensors
         if torch.is_grad_enabled():  # create_graph: the composite's backward, itself differentiable
-            return differentiable_gradients(lambda: composite(aten.linear.default, x, weight, bias),
-                                            (x, weight, bias), grad)
-        return quietly(_linear_backward, ctx.needs_input_grad, unwrap(grad), unwrap(x), unwrap(weight),
-                       bias is not None)
+            return differentiable_gradients(
+                lambda: composite(aten.linear.default, x, weight, bias), (x, weight, bias), grad
+            )
+        return quietly(
+            _linear_backward, ctx.needs_input_grad, unwrap(grad), unwrap(x), unwrap(weight), bias is not None
+        )
 
 
 def _linear_backward(needs_grad, grad, x, weight, has_bias):
@@ -365,7 +357,8 @@ def _takes_whole(x, weight, bias):
 def linear(input, weight, bias=None):
     if not _takes_whole(input, weight, bias):
         return composite(aten.linear.default, input, weight, bias)
-    if torch.is_grad_enabled() and (input.requires_grad or weight.requires_grad
-                                    or (bias is not None and bias.requires_grad)):
+    if torch.is_grad_enabled() and (
+        input.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)
+    ):
         return _Linear.apply(input, weight, bias)
     return _linear_forward(input, weight, bias)  # nothing to record: autograd.Function's own cost spared

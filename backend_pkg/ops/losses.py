@@ -90,9 +90,7 @@ def _check_writable_shape(shape, *others):
     shape = tuple(shape)
     broadcast = broadcast_shapes(shape, *(tuple(other) for other in others))
     if broadcast != shape:
-        raise RuntimeError(
-            f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}"
-        )
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}")
 
 
 def _squeezed(shape):
@@ -330,8 +328,7 @@ def huber_loss_backward_kernel(grad_output, self, target, reduction, delta):
 def _check_margin_input(self):
     if not (self.dim() == 0 or (self.dim() <= 2 and self.shape[-1] != 0)):
         raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(self.shape)}"
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(self.shape)}"
         )
 
 
@@ -467,9 +464,7 @@ def multilabel_margin_slopes(x, labels, listed, is_target):
 def _check_multilabel(op, self, target):
     _check_margin_input(self)
     if target.shape != self.shape:
-        raise RuntimeError(
-            f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
-        )
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}")
     _check_margin_dtypes(op, self, target)
     return self.dtype
 
@@ -719,8 +714,7 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank):
         )
     if not 1 <= targets.dim() <= 2:
         raise RuntimeError(
-            f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for "
-            f"argument #2 'targets' {where}"
+            f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for argument #2 'targets' {where}"
         )
     steps, batch, classes = log_probs.shape
     if not 0 <= blank < classes:
@@ -746,9 +740,7 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank):
         if length < 0:
             raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {length} {where}")
         if length > steps:
-            raise RuntimeError(
-                f"Expected input_lengths to have value at most {steps}, but got value {length} {where}"
-            )
+            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {length} {where}")
 
 
 def _check_ctc_size(targets, dim, size, where):
@@ -775,22 +767,36 @@ def ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank=0, 
 
 
 def ctc_loss_backward(
-    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
-    zero_infinity=False, *, out_dtype,
+    grad,
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    neg_log_likelihood,
+    log_alpha,
+    blank,
+    zero_infinity=False,
+    *,
+    out_dtype,
 ):
     extended = extended_targets(targets.astype(np.int64), target_lengths, blank)
     log_beta = ctc_log_beta(log_probs, extended, input_lengths, target_lengths)
     (grad, nll) = computed(log_probs.dtype, grad, neg_log_likelihood, exact=True)
-    gradient = ctc_gradient(
-        grad, log_probs, extended, input_lengths, nll, log_alpha, log_beta, zero_infinity
-    )
+    gradient = ctc_gradient(grad, log_probs, extended, input_lengths, nll, log_alpha, log_beta, zero_infinity)
     return gradient.astype(out_dtype, copy=False)
 
 
 @implements(aten._ctc_loss_backward.default, out=aten._ctc_loss_backward.out)
 @computed_by(ctc_loss_backward, name="_ctc_loss_backward")
 def ctc_loss_backward_kernel(
-    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    grad,
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    neg_log_likelihood,
+    log_alpha,
+    blank,
     zero_infinity=False,
 ):
     if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
@@ -814,7 +820,14 @@ def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths
 
 @implements(aten._ctc_loss_backward.Tensor)
 def ctc_loss_backward_of_length_tensors(
-    grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank,
+    grad,
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    neg_log_likelihood,
+    log_alpha,
+    blank,
     zero_infinity=False,
 ):
     input_lengths = _lengths("input_lengths", input_lengths)
@@ -876,9 +889,7 @@ def _check_nll_inputs(self, target, weight):
     if len(target_shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if len(shape) == 1 and len(target_shape) == 1 and target_shape[0] != 1:
-        raise ValueError(
-            f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}"
-        )
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}")
     if len(shape) == 2 and not target_shape:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if len(shape) == 2 and shape[0] != target_shape[0]:
@@ -894,29 +905,23 @@ def _check_nll_inputs(self, target, weight):
 def _check_nll2d_inputs(self, target, weight):
     if target.dim() != 3:
         raise RuntimeError(
-            "only batches of spatial targets supported (3D tensors) but got targets of "
-            f"dimension: {target.dim()}"
+            f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.dim()}"
         )
     if self.dim() != 4:
         raise RuntimeError(
-            "only batches of spatial inputs supported (4D tensors), but got input of "
-            f"dimension: {self.dim()}"
+            f"only batches of spatial inputs supported (4D tensors), but got input of dimension: {self.dim()}"
         )
     if weight is not None and weight.numel() != self.shape[1]:
         raise RuntimeError("weight tensor should be defined either for all or no classes")
     if (self.shape[0], *self.shape[2:]) != tuple(target.shape):
-        raise RuntimeError(
-            f"size mismatch (got input: {list(self.shape)} , target: {list(target.shape)}"
-        )
+        raise RuntimeError(f"size mismatch (got input: {list(self.shape)} , target: {list(target.shape)}")
 
 
 def _picked_classes(op, self, target, weight, ignore_index):
     """Each sample's target class (0 where ignored), its weight (0 where ignored; None where
     every sample counts once, the usual case), and the class axis."""
     if target.dtype not in (torch.int64, torch.uint8):
-        raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAMES[target.dtype]}"
-        )
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAMES[target.dtype]}")
     if not self.dtype.is_floating_point:
         raise not_implemented_for(op, self.dtype)
     if weight is not None:
@@ -989,9 +994,7 @@ def _check_nll_grad(self, target, reduction, grad_output, total_weight):
                 f"{grad_output.shape[0] if grad_output.dim() else 1}"
             )
     elif grad_output.numel() != 1:
-        raise RuntimeError(
-            f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}"
-        )
+        raise RuntimeError(f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}")
 
 
 def _nll_backward(op, grad_output, self, target, weight, reduction, ignore_index, total_weight):
@@ -1030,9 +1033,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
 @implements(aten.nll_loss_backward.default, out=aten.nll_loss_backward.grad_input)
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll_inputs(self, target, weight)
-    return _nll_backward(
-        "nll_loss_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight
-    )
+    return _nll_backward("nll_loss_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight)
 
 
 @implements(aten.nll_loss2d_backward.default, out=aten.nll_loss2d_backward.grad_input)

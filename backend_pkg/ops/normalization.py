@@ -266,13 +266,13 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 
 
 @lowers(aten._native_batch_norm_legit_functional.default)
-def native_batch_norm_functional(input, weight, bias, running_mean, running_var, training, momentum, eps, *,
-                                 out_dtype):
+def native_batch_norm_functional(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out_dtype):
     """:func:`native_batch_norm` with the running statistics' new values returned, not written
     (the form of batch norm in compiled training graphs)."""
     new_mean, new_var = np.array(running_mean, copy=True), np.array(running_var, copy=True)
-    results = native_batch_norm(input, weight, bias, new_mean, new_var, training, momentum, eps,
-                                out_dtype=out_dtype[:3])
+    results = native_batch_norm(
+        input, weight, bias, new_mean, new_var, training, momentum, eps, out_dtype=out_dtype[:3]
+    )
     return (*results, new_mean.astype(out_dtype[3], copy=False), new_var.astype(out_dtype[4], copy=False))
 
 
@@ -296,8 +296,18 @@ def batch_norm_no_update(input, weight, bias, running_mean, running_var, momentu
 
 
 def native_batch_norm_backward(
-    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask,
-    *, out_dtype,
+    grad_out,
+    input,
+    weight,
+    running_mean,
+    running_var,
+    save_mean,
+    save_invstd,
+    train,
+    eps,
+    output_mask,
+    *,
+    out_dtype,
 ):
     grad, x = in_compute_dtype(out_dtype[0], grad_out, input)
     stats = (save_mean, save_invstd) if train else (running_mean, running_var)
@@ -308,8 +318,19 @@ def native_batch_norm_backward(
 
 
 def new_batch_norm_backward(
-    grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve,
-    *, out_dtype,
+    grad_out,
+    input,
+    weight,
+    running_mean,
+    running_var,
+    save_mean,
+    save_var,
+    update,
+    eps,
+    output_mask,
+    reserve,
+    *,
+    out_dtype,
 ):
     arguments = (grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask)
     return native_batch_norm_backward(*arguments, out_dtype=out_dtype)
@@ -391,8 +412,7 @@ def _check_channel_count(name, channels, tensor):
 def _check_grad_shape(grad_output, input):
     if grad_output.shape != input.shape:
         raise RuntimeError(
-            f"Expected grad_output of shape {list(input.shape)}, like input, but got "
-            f"{list(grad_output.shape)}"
+            f"Expected grad_output of shape {list(input.shape)}, like input, but got {list(grad_output.shape)}"
         )
 
 
@@ -412,15 +432,16 @@ def _batch_norm_checks(input, weight, bias, running_mean, running_var, training,
     if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
     if training and input.numel() == 0:
-        raise RuntimeError(
-            f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}"
-        )
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}")
     return input.dtype, dtype, dtype
 
 
 def _batch_norm_functional_checks(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    return (*_batch_norm_checks(input, weight, bias, running_mean, running_var, training), running_mean.dtype,
-            running_var.dtype)
+    return (
+        *_batch_norm_checks(input, weight, bias, running_mean, running_var, training),
+        running_mean.dtype,
+        running_var.dtype,
+    )
 
 
 def _batch_norm_no_stats_checks(input, weight, bias, training, momentum, eps):
@@ -436,7 +457,16 @@ def _batch_norm_no_update_checks(input, weight, bias, running_mean, running_var,
 
 
 def _batch_norm_backward_checks(
-    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps, output_mask,
+    grad_output,
+    input,
+    weight,
+    running_mean,
+    running_var,
+    save_mean,
+    save_invstd,
+    training,
+    eps,
+    output_mask,
     reserve=None,
 ):
     _refuse_non_floating("batch_norm_backward_cpu", input)
@@ -588,8 +618,10 @@ def _check_weight_norm(op, v, dim, others):
     """CPU's checks: first or last dim, a floating ``v``, then each of ``others`` (tensor, dtype) in it."""
     if not (dim == 0 or dim == v.dim() - 1):
         last = "saved_v" if op.endswith("backward_kernel") else "v"
-        raise RuntimeError(f"dim == 0 || dim == {last}.dim() - 1 INTERNAL ASSERT FAILED, please report a bug to "
-                           "PyTorch. fused kernels can only be applied for first or last dim")
+        raise RuntimeError(
+            f"dim == 0 || dim == {last}.dim() - 1 INTERNAL ASSERT FAILED, please report a bug to "
+            "PyTorch. fused kernels can only be applied for first or last dim"
+        )
     if not v.dtype.is_floating_point:
         raise not_implemented_for(op, v.dtype)
     for tensor, dtype in others:
@@ -609,8 +641,12 @@ def _weight_norm_backward_checks(grad_w, saved_v, saved_g, saved_norms, dim):
         if not tensor.is_contiguous():
             raise RuntimeError(f"{name} must be contiguous")
     dtype = saved_v.dtype
-    _check_weight_norm("weight_norm_backward_kernel", saved_v, dim,
-                       [(grad_w, dtype), (saved_g, dtype), (saved_norms, _weight_norm_norms_dtype(dtype))])
+    _check_weight_norm(
+        "weight_norm_backward_kernel",
+        saved_v,
+        dim,
+        [(grad_w, dtype), (saved_g, dtype), (saved_norms, _weight_norm_norms_dtype(dtype))],
+    )
     return dtype, saved_g.dtype
 
 

@@ -171,18 +171,54 @@ def _kernels(kind, dims):
 
 # Each op's overloads, written out: kind, dims, the forward and its out=, the backward and its out=.
 _PADDING_OVERLOADS = (
-    ("reflection", 1, aten.reflection_pad1d.default, aten.reflection_pad1d.out,
-     aten.reflection_pad1d_backward.default, aten.reflection_pad1d_backward.grad_input),
-    ("reflection", 2, aten.reflection_pad2d.default, aten.reflection_pad2d.out,
-     aten.reflection_pad2d_backward.default, aten.reflection_pad2d_backward.grad_input),
-    ("reflection", 3, aten.reflection_pad3d.default, aten.reflection_pad3d.out,
-     aten.reflection_pad3d_backward.default, aten.reflection_pad3d_backward.grad_input),
-    ("replication", 1, aten.replication_pad1d.default, aten.replication_pad1d.out,
-     aten.replication_pad1d_backward.default, aten.replication_pad1d_backward.grad_input),
-    ("replication", 2, aten.replication_pad2d.default, aten.replication_pad2d.out,
-     aten.replication_pad2d_backward.default, aten.replication_pad2d_backward.grad_input),
-    ("replication", 3, aten.replication_pad3d.default, aten.replication_pad3d.out,
-     aten.replication_pad3d_backward.default, aten.replication_pad3d_backward.grad_input),
+    (
+        "reflection",
+        1,
+        aten.reflection_pad1d.default,
+        aten.reflection_pad1d.out,
+        aten.reflection_pad1d_backward.default,
+        aten.reflection_pad1d_backward.grad_input,
+    ),
+    (
+        "reflection",
+        2,
+        aten.reflection_pad2d.default,
+        aten.reflection_pad2d.out,
+        aten.reflection_pad2d_backward.default,
+        aten.reflection_pad2d_backward.grad_input,
+    ),
+    (
+        "reflection",
+        3,
+        aten.reflection_pad3d.default,
+        aten.reflection_pad3d.out,
+        aten.reflection_pad3d_backward.default,
+        aten.reflection_pad3d_backward.grad_input,
+    ),
+    (
+        "replication",
+        1,
+        aten.replication_pad1d.default,
+        aten.replication_pad1d.out,
+        aten.replication_pad1d_backward.default,
+        aten.replication_pad1d_backward.grad_input,
+    ),
+    (
+        "replication",
+        2,
+        aten.replication_pad2d.default,
+        aten.replication_pad2d.out,
+        aten.replication_pad2d_backward.default,
+        aten.replication_pad2d_backward.grad_input,
+    ),
+    (
+        "replication",
+        3,
+        aten.replication_pad3d.default,
+        aten.replication_pad3d.out,
+        aten.replication_pad3d_backward.default,
+        aten.replication_pad3d_backward.grad_input,
+    ),
 )
 for _kind, _dims, _forward, _forward_out, _backward, _backward_out in _PADDING_OVERLOADS:
     _forward_kernel, _backward_kernel = _kernels(_kind, _dims)

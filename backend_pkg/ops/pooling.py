@@ -175,9 +175,7 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode):
     index = _filled(_flat_positions(firsts, spatial), best.shape)
     nan_possible = _has_nan(x)
     for offsets in itertools.product(*(range(k) for k in kernel)):
-        window = tuple(
-            slice(j * d, j * d + (o - 1) * s + 1, s) for j, d, o, s in zip(offsets, dilation, outs, stride)
-        )
+        window = tuple(slice(j * d, j * d + (o - 1) * s + 1, s) for j, d, o, s in zip(offsets, dilation, outs, stride))
         positions = [st + j * d for st, j, d in zip(starts, offsets, dilation)]
         values = padded[(Ellipsis, *window)]
         _take_larger(best, index, values, _flat_positions(positions, spatial), nan_possible)
@@ -226,9 +224,7 @@ def avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_o
     return _divided(axis_maps.gather_last(x, maps), divisor)
 
 
-def avg_pool_backward(
-    grad, input_spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
-):
+def avg_pool_backward(grad, input_spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
     maps, divisor = _average_geometry(
         input_spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
     )
@@ -300,9 +296,7 @@ def _check_positive(kernel, stride, dilation):
     if min(stride) <= 0:
         raise RuntimeError(f"stride should be greater than zero, but got {_named('d', stride, dims)}")
     if min(dilation) <= 0:
-        raise RuntimeError(
-            f"dilation should be greater than zero, but got {_named('dilation', dilation, dims)}"
-        )
+        raise RuntimeError(f"dilation should be greater than zero, but got {_named('dilation', dilation, dims)}")
 
 
 def _output_sizes(spatial, kernel, stride, padding, dilation, ceil_mode):
@@ -316,8 +310,7 @@ def _check_pool2d(self, kernel, stride, padding, dilation, outs):
     valid = shape[1] != 0 and shape[2] != 0
     if not ((self.dim() == 3 and shape[0] != 0 and valid) or (self.dim() == 4 and valid and shape[3] != 0)):
         raise RuntimeError(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-            f"but got:{list(shape)}"
+            f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(shape)}"
         )
     (k_h, k_w), (p_h, p_w) = kernel, padding
     if k_w // 2 < p_w or k_h // 2 < p_h:
@@ -358,9 +351,7 @@ def _output_too_small(self, outs):
     planes = self.shape[-len(outs) - 1]
     given = "x".join(str(n) for n in (planes, *self.shape[-len(outs) :]))
     calculated = "x".join(str(n) for n in (planes, *outs))
-    raise RuntimeError(
-        f"Given input size: ({given}). Calculated output size: ({calculated}). Output size is too small"
-    )
+    raise RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). Output size is too small")
 
 
 def _check_dims(self, dims, message):
@@ -403,8 +394,7 @@ def _check_same_planes(op, grad_output, self, dims):
     planes = self.dim() - dims
     if grad_output.dim() != self.dim() or grad_output.shape[:planes] != self.shape[:planes]:
         raise RuntimeError(
-            f"{op}: grad_output of shape {list(grad_output.shape)} does not fit an input of shape "
-            f"{list(self.shape)}"
+            f"{op}: grad_output of shape {list(grad_output.shape)} does not fit an input of shape {list(self.shape)}"
         )
 
 
@@ -453,9 +443,7 @@ def _avg_pool_backward(
 ):
     (grad,) = in_compute_dtype(self.dtype, grad_output)
     arguments = _avg_arguments(dims, kernel_size, stride, padding)
-    result = avg_pool_backward(
-        grad, self.shape[-dims:], *arguments, ceil_mode, count_include_pad, divisor_override
-    )
+    result = avg_pool_backward(grad, self.shape[-dims:], *arguments, ceil_mode, count_include_pad, divisor_override)
     return result.astype(self.dtype, copy=False)
 
 
@@ -557,9 +545,7 @@ def _check_size_exists(self, dim):
     """The IndexError of ``self.size(dim)`` on a tensor with too few dims."""
     rank = max(self.dim(), 1)
     if not -rank <= dim < rank:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
-        )
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
 
 
 def _avg_pool_checks(
@@ -659,9 +645,7 @@ def _adaptive_max_pool_backward_checks(dims, grad_output, self, indices):
     _check_grad(grad_output, self, _GRAD_OUTPUT_SNAKE if dims == 2 else _GRAD_OUTPUT)
     if grad_output.shape != indices.shape:
         name = "`grad_output`" if dims == 2 else "`gradOutput`"
-        raise RuntimeError(
-            f"expected sizes {list(indices.shape)} for {name} but got sizes {list(grad_output.shape)}"
-        )
+        raise RuntimeError(f"expected sizes {list(indices.shape)} for {name} but got sizes {list(grad_output.shape)}")
     _check_same_planes(f"adaptive_max_pool{dims}d_backward", grad_output, self, dims)
     _refuse(_ADAPTIVE_WORDS["max"].kernels[dims] + "_backward", self, _floating)
 
@@ -691,38 +675,134 @@ def _pooling(name, function, checks, dims):
 # Each op's overloads, written out: name, NumPy function and checks, spatial dims, the overload and
 # its out=, and whether the compiler lowers the overload to the NumPy function.
 _POOLING_OVERLOADS = (
-    ("max_pool2d_with_indices", _max_pool, _max_pool_checks, 2,
-     aten.max_pool2d_with_indices.default, aten.max_pool2d_with_indices.out, True),
-    ("max_pool2d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 2,
-     aten.max_pool2d_with_indices_backward.default, aten.max_pool2d_with_indices_backward.grad_input, True),
-    ("avg_pool2d", _avg_pool, _avg_pool_checks, 2,
-     aten.avg_pool2d.default, aten.avg_pool2d.out, True),
-    ("avg_pool2d_backward", _avg_pool_backward, _avg_pool_backward_checks, 2,
-     aten.avg_pool2d_backward.default, aten.avg_pool2d_backward.grad_input, True),
-    ("adaptive_avg_pool2d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 2,
-     aten._adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.out, False),
-    ("adaptive_avg_pool2d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 2,
-     aten._adaptive_avg_pool2d_backward.default, aten._adaptive_avg_pool2d_backward.out, False),
-    ("adaptive_max_pool2d", _adaptive_max_pool, _adaptive_max_pool_checks, 2,
-     aten.adaptive_max_pool2d.default, aten.adaptive_max_pool2d.out, False),
-    ("adaptive_max_pool2d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 2,
-     aten.adaptive_max_pool2d_backward.default, aten.adaptive_max_pool2d_backward.grad_input, False),
-    ("max_pool3d_with_indices", _max_pool, _max_pool_checks, 3,
-     aten.max_pool3d_with_indices.default, aten.max_pool3d_with_indices.out, True),
-    ("max_pool3d_with_indices_backward", _max_pool_backward, _max_pool_backward_checks, 3,
-     aten.max_pool3d_with_indices_backward.default, aten.max_pool3d_with_indices_backward.grad_input, True),
-    ("avg_pool3d", _avg_pool, _avg_pool_checks, 3,
-     aten.avg_pool3d.default, aten.avg_pool3d.out, True),
-    ("avg_pool3d_backward", _avg_pool_backward, _avg_pool_backward_checks, 3,
-     aten.avg_pool3d_backward.default, aten.avg_pool3d_backward.grad_input, True),
-    ("adaptive_avg_pool3d", _adaptive_avg_pool, _adaptive_avg_pool_checks, 3,
-     aten._adaptive_avg_pool3d.default, aten._adaptive_avg_pool3d.out, False),
-    ("adaptive_avg_pool3d_backward", _adaptive_avg_pool_backward, _adaptive_avg_pool_backward_checks, 3,
-     aten._adaptive_avg_pool3d_backward.default, aten._adaptive_avg_pool3d_backward.out, False),
-    ("adaptive_max_pool3d", _adaptive_max_pool, _adaptive_max_pool_checks, 3,
-     aten.adaptive_max_pool3d.default, aten.adaptive_max_pool3d.out, False),
-    ("adaptive_max_pool3d_backward", _adaptive_max_pool_backward, _adaptive_max_pool_backward_checks, 3,
-     aten.adaptive_max_pool3d_backward.default, aten.adaptive_max_pool3d_backward.grad_input, False),
+    (
+        "max_pool2d_with_indices",
+        _max_pool,
+        _max_pool_checks,
+        2,
+        aten.max_pool2d_with_indices.default,
+        aten.max_pool2d_with_indices.out,
+        True,
+    ),
+    (
+        "max_pool2d_with_indices_backward",
+        _max_pool_backward,
+        _max_pool_backward_checks,
+        2,
+        aten.max_pool2d_with_indices_backward.default,
+        aten.max_pool2d_with_indices_backward.grad_input,
+        True,
+    ),
+    ("avg_pool2d", _avg_pool, _avg_pool_checks, 2, aten.avg_pool2d.default, aten.avg_pool2d.out, True),
+    (
+        "avg_pool2d_backward",
+        _avg_pool_backward,
+        _avg_pool_backward_checks,
+        2,
+        aten.avg_pool2d_backward.default,
+        aten.avg_pool2d_backward.grad_input,
+        True,
+    ),
+    (
+        "adaptive_avg_pool2d",
+        _adaptive_avg_pool,
+        _adaptive_avg_pool_checks,
+        2,
+        aten._adaptive_avg_pool2d.default,
+        aten._adaptive_avg_pool2d.out,
+        False,
+    ),
+    (
+        "adaptive_avg_pool2d_backward",
+        _adaptive_avg_pool_backward,
+        _adaptive_avg_pool_backward_checks,
+        2,
+        aten._adaptive_avg_pool2d_backward.default,
+        aten._adaptive_avg_pool2d_backward.out,
+        False,
+    ),
+    (
+        "adaptive_max_pool2d",
+        _adaptive_max_pool,
+        _adaptive_max_pool_checks,
+        2,
+        aten.adaptive_max_pool2d.default,
+        aten.adaptive_max_pool2d.out,
+        False,
+    ),
+    (
+        "adaptive_max_pool2d_backward",
+        _adaptive_max_pool_backward,
+        _adaptive_max_pool_backward_checks,
+        2,
+        aten.adaptive_max_pool2d_backward.default,
+        aten.adaptive_max_pool2d_backward.grad_input,
+        False,
+    ),
+    (
+        "max_pool3d_with_indices",
+        _max_pool,
+        _max_pool_checks,
+        3,
+        aten.max_pool3d_with_indices.default,
+        aten.max_pool3d_with_indices.out,
+        True,
+    ),
+    (
+        "max_pool3d_with_indices_backward",
+        _max_pool_backward,
+        _max_pool_backward_checks,
+        3,
+        aten.max_pool3d_with_indices_backward.default,
+        aten.max_pool3d_with_indices_backward.grad_input,
+        True,
+    ),
+    ("avg_pool3d", _avg_pool, _avg_pool_checks, 3, aten.avg_pool3d.default, aten.avg_pool3d.out, True),
+    (
+        "avg_pool3d_backward",
+        _avg_pool_backward,
+        _avg_pool_backward_checks,
+        3,
+        aten.avg_pool3d_backward.default,
+        aten.avg_pool3d_backward.grad_input,
+        True,
+    ),
+    (
+        "adaptive_avg_pool3d",
+        _adaptive_avg_pool,
+        _adaptive_avg_pool_checks,
+        3,
+        aten._adaptive_avg_pool3d.default,
+        aten._adaptive_avg_pool3d.out,
+        False,
+    ),
+    (
+        "adaptive_avg_pool3d_backward",
+        _adaptive_avg_pool_backward,
+        _adaptive_avg_pool_backward_checks,
+        3,
+        aten._adaptive_avg_pool3d_backward.default,
+        aten._adaptive_avg_pool3d_backward.out,
+        False,
+    ),
+    (
+        "adaptive_max_pool3d",
+        _adaptive_max_pool,
+        _adaptive_max_pool_checks,
+        3,
+        aten.adaptive_max_pool3d.default,
+        aten.adaptive_max_pool3d.out,
+        False,
+    ),
+    (
+        "adaptive_max_pool3d_backward",
+        _adaptive_max_pool_backward,
+        _adaptive_max_pool_backward_checks,
+        3,
+        aten.adaptive_max_pool3d_backward.default,
+        aten.adaptive_max_pool3d_backward.grad_input,
+        False,
+    ),
 )
 for _name, _function, _checks, _dims, _op, _out, _lowered in _POOLING_OVERLOADS:
     _kernel = _pooling(_name, _function, _checks, _dims)

@@ -77,9 +77,7 @@ def uniform_kernel(self, from_=0.0, to=1.0, *, generator=None):
     check_generator("uniform_", generator)
     _check_inexact("check_uniform_bounds", self)
     if from_ > to:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
-        )
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
 
 
 @lowers(aten.normal_functional.default)
@@ -269,8 +267,9 @@ def multinomial_kernel(self, num_samples, replacement=False, *, generator=None):
     if not 1 <= self.dim() <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not self.dtype.is_floating_point:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{SCALAR_TYPE_NAMES[self.dtype]}")
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {SCALAR_TYPE_NAMES[self.dtype]}"
+        )
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > self.shape[-1]:

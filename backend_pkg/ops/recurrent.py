@@ -54,7 +54,7 @@ def _gate_split(gates, count):
     about 40 times as long on the zoo LSTM's ``(4, 96)`` gates, measured here; a training step
     splits gates three times per time step and layer."""
     width = gates.shape[1] // count
-    return [gates[:, block * width:(block + 1) * width] for block in range(count)]
+    return [gates[:, block * width : (block + 1) * width] for block in range(count)]
 
 
 # --- the NumPy math -----------------------------------------------------------
@@ -232,9 +232,7 @@ def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=
     gates_in, gates_hidden, state, bias_in, bias_hidden = in_compute_dtype(
         input_gates.dtype, input_gates, hidden_gates, cx, input_bias, hidden_bias
     )
-    hy, cy, workspace = lstm_cell(
-        gates_in, gates_hidden, _as_rows(state, gates_in, _LSTM_GATES), bias_in, bias_hidden
-    )
+    hy, cy, workspace = lstm_cell(gates_in, gates_hidden, _as_rows(state, gates_in, _LSTM_GATES), bias_in, bias_hidden)
     return _in_dtype(input_gates.dtype, hy.reshape(cx.shape), cy.reshape(cx.shape), workspace)
 
 
@@ -259,8 +257,12 @@ def fused_gru_cell_backward(grad_hy, workspace, has_bias):
     grad_h, space = in_compute_dtype(grad_hy.dtype, grad_hy, workspace)
     grad_input_gates, grad_hidden_gates, grad_hx = gru_cell_backward(grad_h, space)
     return _in_dtype(
-        grad_hy.dtype, grad_input_gates, grad_hidden_gates, grad_hx,
-        _bias_grad(grad_input_gates, has_bias), _bias_grad(grad_hidden_gates, has_bias),
+        grad_hy.dtype,
+        grad_input_gates,
+        grad_hidden_gates,
+        grad_hx,
+        _bias_grad(grad_input_gates, has_bias),
+        _bias_grad(grad_hidden_gates, has_bias),
     )
 
 
@@ -361,7 +363,7 @@ class _Sequence:
         """``(w_ih, w_hh, b_ih, b_hh)`` of one layer and direction; biases None without."""
         per_layer = 4 if self.has_biases else 2
         start = (layer * self.directions + direction) * per_layer
-        chosen = params[start:start + per_layer]
+        chosen = params[start : start + per_layer]
         return tuple(chosen) if self.has_biases else (*chosen, None, None)
 
 
@@ -439,7 +441,11 @@ def _sequence_forward(sequence, data, h0, c0, params):
         for direction in range(sequence.directions):
             index = layer * sequence.directions + direction
             out, hy[index], c_n, record = _direction_forward(
-                sequence, x, direction == 1, h0[index], None if c0 is None else c0[index],
+                sequence,
+                x,
+                direction == 1,
+                h0[index],
+                None if c0 is None else c0[index],
                 sequence.weights(params, layer, direction),
             )
             if cy is not None:
@@ -464,14 +470,19 @@ def _sequence_backward(sequence, layers, params, grad_output, grad_hy, grad_cy):
         for direction in range(sequence.directions):
             index = layer * sequence.directions + direction
             grad_in, grad_h0[index], grad_c, grad_weights = _direction_backward(
-                sequence, x, direction == 1, saved[direction], sequence.weights(params, layer, direction),
-                grad_x[:, direction * hidden:(direction + 1) * hidden], grad_hy[index],
+                sequence,
+                x,
+                direction == 1,
+                saved[direction],
+                sequence.weights(params, layer, direction),
+                grad_x[:, direction * hidden : (direction + 1) * hidden],
+                grad_hy[index],
                 None if grad_cy is None else grad_cy[index],
             )
             if grad_c0 is not None:
                 grad_c0[index] = grad_c
             grad_layer_input += grad_in
-            grad_params[index * per_layer:(index + 1) * per_layer] = grad_weights
+            grad_params[index * per_layer : (index + 1) * per_layer] = grad_weights
         grad_x = grad_layer_input
     return grad_x, grad_h0, grad_c0, grad_params
 
@@ -499,8 +510,9 @@ class _WholeSequence(torch.autograd.Function):
         params = [unwrap(tensor) for tensor in ctx.saved_tensors]
         _, saved = ctx.layers[-1]
         template = saved[0][0]  # a (rows, hidden) array of the last layer
-        grad_output = _zeros_for(grads[0], (template.shape[0], template.shape[1] * ctx.sequence.directions),
-                                 template.dtype)
+        grad_output = _zeros_for(
+            grads[0], (template.shape[0], template.shape[1] * ctx.sequence.directions), template.dtype
+        )
         states = ctx.sequence.num_layers * ctx.sequence.directions
         grad_hy = _zeros_for(grads[1], (states, _batch(ctx.sequence), template.shape[1]), template.dtype)
         grad_cy = None
@@ -527,8 +539,11 @@ def _zeros_for(grad, shape, dtype):
 
 def _plain_npy(tensor):
     """An npy tensor whose memory is NumPy's: not a fake, functional or functorch tensor."""
-    return (type(tensor) in (NpyTensor, torch.Tensor) and tensor.device.type == DEVICE_NAME
-            and not torch._C._functorch.is_functorch_wrapped_tensor(tensor))
+    return (
+        type(tensor) in (NpyTensor, torch.Tensor)
+        and tensor.device.type == DEVICE_NAME
+        and not torch._C._functorch.is_functorch_wrapped_tensor(tensor)
+    )
 
 
 def _expected_shapes(sequence, input_size, hidden, batch):
@@ -553,8 +568,9 @@ def _takes_whole_sequence(sequence, data, states, params, dropout, train):
     if data.dim() != 2 or data.numel() == 0 or not states or states[0].dim() != 3 or (dropout and train):
         return False
     expected_states, expected_params = _expected_shapes(sequence, data.shape[1], states[0].shape[2], _batch(sequence))
-    return ([tuple(state.shape) for state in states] == expected_states
-            and [tuple(param.shape) for param in params] == expected_params)
+    return [tuple(state.shape) for state in states] == expected_states and [
+        tuple(param.shape) for param in params
+    ] == expected_params
 
 
 def _packed_steps(batch_sizes):
@@ -604,8 +620,9 @@ def _padded_kernel(kind, op):
         args = (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
         data, steps = _padded_steps(input, batch_first)
         states = list(hx) if kind == "lstm" else [hx]
-        results = _whole_sequence(kind, data, steps, states, list(params),
-                                  (has_biases, num_layers, dropout, train, bidirectional))
+        results = _whole_sequence(
+            kind, data, steps, states, list(params), (has_biases, num_layers, dropout, train, bidirectional)
+        )
         if results is None:
             return _composite(op, args)
         output, *final = results
@@ -626,8 +643,9 @@ def _packed_kernel(kind, op):
         if steps is not None and sum(rows for _, rows in steps) != data.shape[0]:
             steps = None
         states = list(hx) if kind == "lstm" else [hx]
-        results = _whole_sequence(kind, data, steps, states, list(params),
-                                  (has_biases, num_layers, dropout, train, bidirectional))
+        results = _whole_sequence(
+            kind, data, steps, states, list(params), (has_biases, num_layers, dropout, train, bidirectional)
+        )
         return _composite(op, args) if results is None else results
 
     kernel.__name__ = kernel.__qualname__ = f"{kind}_packed_whole_sequence"

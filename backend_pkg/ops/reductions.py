@@ -45,10 +45,14 @@ def _check_nonempty_reduction(op, self, dims):
     """PyTorch's refusal to reduce nothing when the op has no identity (max, amax, ...)."""
     if self.numel() == 0:
         _refuse_reducing_nothing(
-            self, dims,
-            RuntimeError(f"{op}: Expected reduction dim to be specified for input.numel() == 0. "
-                         "Specify the reduction dim with the 'dim' argument."),
-            lambda d: IndexError(f"{op}: Expected reduction dim {d} to have non-zero size."))
+            self,
+            dims,
+            RuntimeError(
+                f"{op}: Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            ),
+            lambda d: IndexError(f"{op}: Expected reduction dim {d} to have non-zero size."),
+        )
 
 
 def _refuse_complex(op, self):
@@ -544,14 +548,10 @@ def _norm_dtype(self, dtype):
         return self.dtype
     name = "linalg.vector_norm"
     if not is_inexact(dtype):
-        raise RuntimeError(
-            f"{name}: dtype should be floating point or complex, but got {SCALAR_TYPE_NAMES[dtype]}"
-        )
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {SCALAR_TYPE_NAMES[dtype]}")
     if self.dtype.is_complex != dtype.is_complex:
         kind = "complex" if self.dtype.is_complex else "real"
-        raise RuntimeError(
-            f"{name}: dtype should be {kind} for {kind} inputs, but got {SCALAR_TYPE_NAMES[dtype]}"
-        )
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {SCALAR_TYPE_NAMES[dtype]}")
     if torch.promote_types(self.dtype, dtype) != dtype:
         raise RuntimeError(
             f"{name}: the dtype of the input ({SCALAR_TYPE_NAMES[self.dtype]}) should be "
@@ -565,10 +565,13 @@ def _check_norm_identity(self, ord, dim):
     if self.numel() == 0 and (float(ord) < 0 or float(ord) == math.inf):
         prefix = f"linalg.vector_norm cannot compute the {ord} norm on"
         _refuse_reducing_nothing(
-            self, dim,
+            self,
+            dim,
             RuntimeError(f"{prefix} an empty tensor because the operation does not have an identity"),
-            lambda d: RuntimeError(f"{prefix} the dimension {d}because "
-                                   "this dimension is empty and the operation does not have an identity"))
+            lambda d: RuntimeError(
+                f"{prefix} the dimension {d}because this dimension is empty and the operation does not have an identity"
+            ),
+        )
 
 
 def _p_norm(magnitude, ord, axes, keepdim):

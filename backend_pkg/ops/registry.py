@@ -64,8 +64,19 @@ AUTOGRAD_KERNELS = {}
 LOWERINGS = {}
 
 
-def implements(*ops, out=None, in_place=None, pointwise=False, check_out=None, same_dtype=None,
-               name=None, reads=(), partial=(), nested=False, autograd=False):
+def implements(
+    *ops,
+    out=None,
+    in_place=None,
+    pointwise=False,
+    check_out=None,
+    same_dtype=None,
+    name=None,
+    reads=(),
+    partial=(),
+    nested=False,
+    autograd=False,
+):
     """Use for every kernel: register the decorated function as the npy kernel of each
     aten overload in ``ops``, and of the ``out=`` and in-place overloads derived from it.
 
@@ -397,4 +408,3 @@ def when_to_use(verb):
 def registered_ops():
     """The qualified names (``aten::add.Tensor``) of the ops with an npy kernel."""
     return sorted(op.name() for op in KERNELS)
-

@@ -98,10 +98,32 @@ lowers(aten.sigmoid.default)(sigmoid)
 implements(aten.sigmoid.default, out=aten.sigmoid.out, in_place=aten.sigmoid_.default, pointwise=True)(_sigmoid_kernel)
 implements(aten.erf.default, out=aten.erf.out, in_place=aten.erf_.default, pointwise=True)(_erf_kernel)
 
-FLOAT_FUNCTIONS = {function.__name__: function for function in (
-    exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, reciprocal, sin, cos, tan, asin, acos, atan, sinh, cosh,
-    tanh, sigmoid, erf,
-)}
+FLOAT_FUNCTIONS = {
+    function.__name__: function
+    for function in (
+        exp,
+        exp2,
+        expm1,
+        log,
+        log2,
+        log10,
+        log1p,
+        sqrt,
+        rsqrt,
+        reciprocal,
+        sin,
+        cos,
+        tan,
+        asin,
+        acos,
+        atan,
+        sinh,
+        cosh,
+        tanh,
+        sigmoid,
+        erf,
+    )
+}
 
 
 # --- magnitude and sign -----------------------------------------------------
@@ -155,8 +177,7 @@ def sgn(a):
 def sign_kernel(self):
     if self.dtype.is_complex:
         raise NotImplementedError(
-            "Unlike NumPy, torch.sign is not intended to support complex numbers. "
-            "Please use torch.sgn instead."
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."
         )
 
 

@@ -5,7 +5,6 @@ view reach the base, as on CPU. Shapes and strides follow PyTorch's rules
 and errors use PyTorch's wording, since users meet them through PyTorch.
 """
 
-
 import numpy as np
 import torch
 
@@ -169,8 +168,7 @@ def _expanded_strides(array, size):
     for dim, target in enumerate(size[:lead]):
         if target < 0:
             raise RuntimeError(
-                f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
-                f"non-existing dimension {dim}"
+                f"The expanded size of the tensor ({target}) isn't allowed in a leading, non-existing dimension {dim}"
             )
     shape = list(size[:lead])
     strides = [0] * lead
@@ -210,9 +208,7 @@ def unfold(self, dimension, size, step):
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if size > array.shape[dim]:
-        raise RuntimeError(
-            f"maximum size for tensor at dimension {dim} is {array.shape[dim]} but size is {size}"
-        )
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {array.shape[dim]} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     shape = list(array.shape)

@@ -91,8 +91,13 @@ def serve_backend_turns(module_name, settings):
 
 def import_seconds(module, environment=None):
     """How long ``import module`` takes in a new process, torch already imported there."""
-    result = subprocess.run(script_command("--import-time", module), capture_output=True, text=True, cwd=ROOT,
-                            env=subprocess_environment(environment))
+    result = subprocess.run(
+        script_command("--import-time", module),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=subprocess_environment(environment),
+    )
     if result.returncode:
         raise RuntimeError(f"benchmarks/run.py --import-time {module} failed:\n{result.stderr[-3000:]}")
     return round(float(result.stdout), 3)
@@ -121,15 +126,20 @@ def measure_group(settings, quick):
         samples = {backend: {case: [] for case in numbers["cpu"]} for backend in BACKENDS}
         for _ in range(settings.rounds):
             for backend in BACKENDS:
-                turn = (one_turn(local[backend], numbers[backend], settings.repeat) if backend in local
-                        else processes[backend].one_turn())
+                turn = (
+                    one_turn(local[backend], numbers[backend], settings.repeat)
+                    if backend in local
+                    else processes[backend].one_turn()
+                )
                 for case, per_call_us in turn.items():
                     samples[backend][case].extend(per_call_us)
     finally:
         for process in processes.values():
             process.close()
-    timings = {case: {backend: timing_row(samples[backend][case], numbers[backend][case]) for backend in BACKENDS}
-               for case in numbers["cpu"]}
+    timings = {
+        case: {backend: timing_row(samples[backend][case], numbers[backend][case]) for backend in BACKENDS}
+        for case in numbers["cpu"]
+    }
     build = {"cold": cold_build, "cached": import_times["cpp_twin"]}
     return timings, {"cpp_vs_python": {"twin_build_seconds": build, "first_import_seconds": import_times}}
 

@@ -23,8 +23,8 @@ def describe():
     return {
         "ddp_step": {
             "model": f"Linear({workloads.FEATURES}, {workloads.HIDDEN}), ReLU, "
-                     f"Linear({workloads.HIDDEN}, {workloads.HIDDEN}), ReLU, "
-                     f"Linear({workloads.HIDDEN}, {workloads.CLASSES}), float32",
+            f"Linear({workloads.HIDDEN}, {workloads.HIDDEN}), ReLU, "
+            f"Linear({workloads.HIDDEN}, {workloads.CLASSES}), float32",
             "processes": 2,
             "batch_per_rank": workloads.GLOBAL_BATCH // 2,
             "step": "DDP: cross_entropy(model(x), y).backward() (gradients all-reduced); SGD step; zero_grad()",

@@ -19,8 +19,11 @@ GUARD_IN_CPP = "_guard_in_cpp"
 # The step and its beginnings, whose differences are its phases: the loss's forward; then its
 # backward and zero_grad; then the optimizer's step.
 GUARD_CASES = ("loss", "loss_backward", "train_step")
-INDUCTOR_VARIANTS = ("npy_inductor", "cpu_inductor",
-                     *(f"{variant}{GUARD_IN_CPP}" for variant in ("npy_inductor", "cpu_inductor")))
+INDUCTOR_VARIANTS = (
+    "npy_inductor",
+    "cpu_inductor",
+    *(f"{variant}{GUARD_IN_CPP}" for variant in ("npy_inductor", "cpu_inductor")),
+)
 
 
 def inductor_steps():
@@ -75,8 +78,10 @@ def measure_group(settings, quick):
                     samples[name + suffix].extend(per_call_us)
     finally:
         process.close()
-    rows = {case: {row: timing_row(samples[f"{case} {row}"], numbers[f"{case} {row}"]) for row in INDUCTOR_VARIANTS}
-            for case in GUARD_CASES}
+    rows = {
+        case: {row: timing_row(samples[f"{case} {row}"], numbers[f"{case} {row}"]) for row in INDUCTOR_VARIANTS}
+        for case in GUARD_CASES
+    }
     return rows, {"guard_calls_per_call": calls}
 
 
@@ -86,6 +91,6 @@ def describe():
         "loss": "the train_step's compiled loss alone: its forward (the result is dropped)",
         "loss_backward": "the train_step without the optimizer's step: loss(x, y).backward(); zero_grad()",
         "guard_in_cpp": "the same in a process that loaded benchmarks/device_guard_in_cpp.cpp before "
-                        "backend_pkg: npy's device guard answers type() in C++, as the change to "
-                        "torch/csrc/acc/Module.cpp proposed on the Limitations page would",
+        "backend_pkg: npy's device guard answers type() in C++, as the change to "
+        "torch/csrc/acc/Module.cpp proposed on the Limitations page would",
     }

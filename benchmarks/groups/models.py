@@ -95,8 +95,9 @@ def describe():
             "step": "block(x).sum().backward() with x requiring grad; zero_grad()",
         },
         "large_mlp_forward": {
-            "model": "Linear({}, {}), ReLU, Linear({}, {}), float32".format(*LARGE_MLP_FEATURES[:2],
-                                                                           *LARGE_MLP_FEATURES[1:]),
+            "model": "Linear({}, {}), ReLU, Linear({}, {}), float32".format(
+                *LARGE_MLP_FEATURES[:2], *LARGE_MLP_FEATURES[1:]
+            ),
             "batch": LARGE_MLP_BATCH,
             "npy_inductor": "torch.compile(model) (Inductor) on npy, under torch.no_grad()",
             "cpu_inductor": "torch.compile(model) (Inductor) on CPU, under torch.no_grad()",

@@ -45,8 +45,10 @@ def measure_cases(cases, settings):
     """Each case on every implementation of :data:`OPERANDS`: case -> implementation -> row."""
     return {
         name: measure(
-            {implementation: as_timer(case.expression, operand_bindings(case, implementation))
-             for implementation in OPERANDS},
+            {
+                implementation: as_timer(case.expression, operand_bindings(case, implementation))
+                for implementation in OPERANDS
+            },
             settings,
         )
         for name, case in cases.items()

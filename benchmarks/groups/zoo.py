@@ -23,8 +23,9 @@ import backend_pkg
 from benchmarks.shared import QUICK_SKIPS_INDUCTOR, ROOT, error_reason
 from benchmarks.timing import Settings, as_timer, measure, unavailable_row
 
-TITLE = ("zoo: each model family's training step, eager and compiled, npy and CPU; "
-         "larger widths, eager; two convolutions")
+TITLE = (
+    "zoo: each model family's training step, eager and compiled, npy and CPU; larger widths, eager; two convolutions"
+)
 # Five repeats a turn, as a CPU step right after npy's NumPy work shares the cores with NumPy's
 # still-spinning BLAS threads for its first repeats (see benchmarks/timing.py).
 OWN_SETTINGS = Settings(rounds=4, repeat=5, seconds=0.02, warmup=2)
@@ -171,20 +172,26 @@ def measure_group(settings, quick):
     compiling processes, whose start would otherwise fall on the first family's timings."""
     cases = zoo_cases()
     with torch._dynamo.config.patch(recompile_limit=ZOO_RECOMPILE_LIMIT):
-        works_by_case = {case: zoo_works(recipe, quick) if compiled else (eager_zoo_works(recipe), {})
-                         for case, (_, recipe, compiled) in cases.items()}
+        works_by_case = {
+            case: zoo_works(recipe, quick) if compiled else (eager_zoo_works(recipe), {})
+            for case, (_, recipe, compiled) in cases.items()
+        }
     timings = {}
     for case, (works, reasons) in works_by_case.items():
         rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
         variants = ZOO_VARIANTS if cases[case][2] else ZOO_EAGER_VARIANTS
         timings[case] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in variants}
     for case in ZOO_CONVOLUTIONS:
-        works = {variant: convolution_step(case, device)
-                 for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))}
+        works = {
+            variant: convolution_step(case, device)
+            for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))
+        }
         timings[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
     devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
-    ops = {case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
-           for case, (_, recipe, _) in cases.items()}
+    ops = {
+        case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
+        for case, (_, recipe, _) in cases.items()
+    }
     return timings, {"zoo_aten_ops_per_step": ops}
 
 
@@ -195,13 +202,19 @@ def describe():
         "cpu_eager": "the same on CPU",
         "npy_inductor": "torch.compile(recipe.step) (Inductor) on npy",
         "cpu_inductor": "torch.compile(recipe.step) (Inductor) on CPU",
-        "widths": {case: {"family": family, "width": zoo_width(recipe)}
-                   for case, (family, recipe, _) in zoo_cases().items()},
+        "widths": {
+            case: {"family": family, "width": zoo_width(recipe)} for case, (family, recipe, _) in zoo_cases().items()
+        },
         "wider": "a family at a larger width (its model's width argument): npy_eager and cpu_eager only",
         "aten_ops_per_step": "zoo_aten_ops_per_step: the aten ops one eager step runs on npy and on CPU, counted "
-                             "by a TorchDispatchMode (after autograd, the backward's ops included), after a first "
-                             "step",
-        **{case: {"layer": repr(make_layer()), "input": list(shape),
-                  "step": "layer(x).sum().backward() with x requiring grad; zero_grad()"}
-           for case, (make_layer, shape) in ZOO_CONVOLUTIONS.items()},
+        "by a TorchDispatchMode (after autograd, the backward's ops included), after a first "
+        "step",
+        **{
+            case: {
+                "layer": repr(make_layer()),
+                "input": list(shape),
+                "step": "layer(x).sum().backward() with x requiring grad; zero_grad()",
+            }
+            for case, (make_layer, shape) in ZOO_CONVOLUTIONS.items()
+        },
     }

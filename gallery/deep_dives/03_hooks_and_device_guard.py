@@ -73,7 +73,7 @@ draw("autograd")
 # rename, methods, device module, device guard and the kernels. Forward
 # works; backward asks the hooks first and fails.
 
-SETUP_WITHOUT = r'''
+SETUP_WITHOUT = r"""
 import os
 os.environ["BACKEND_PKG_NO_SETUP"] = "1"
 import torch
@@ -90,7 +90,7 @@ loss = (x * 2).sum()
 print("forward:", loss.item())
 loss.backward()
 print("backward:", x.grad.cpu().tolist())
-'''
+"""
 
 
 def run_without(registration):
@@ -102,9 +102,7 @@ def run_without(registration):
     return done
 
 
-no_hooks = run_without(
-    "torch._C._acc.register_python_privateuseone_device_guard(backend_pkg.runtime.NpyDeviceGuard())"
-)
+no_hooks = run_without("torch._C._acc.register_python_privateuseone_device_guard(backend_pkg.runtime.NpyDeviceGuard())")
 assert "register PrivateUse1HooksInterface" in no_hooks.stderr
 
 # %%

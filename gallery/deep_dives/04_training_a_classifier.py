@@ -77,8 +77,7 @@ print(f"cpu: final loss {cpu_losses[-1]:.4f}, accuracy {cpu_accuracy:.3f}")
 
 loss_difference = max(abs(a - b) for a, b in zip(npy_losses, cpu_losses))
 weight_difference = max(
-    (p.detach().cpu() - q.detach()).abs().max().item()
-    for p, q in zip(npy_model.parameters(), cpu_model.parameters())
+    (p.detach().cpu() - q.detach()).abs().max().item() for p, q in zip(npy_model.parameters(), cpu_model.parameters())
 )
 print(f"max |loss difference|:   {loss_difference:.2e}")
 print(f"max |weight difference|: {weight_difference:.2e}")

@@ -322,8 +322,9 @@ class Wrapper(torch.Tensor):
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         if func is torch.ops.aten.mul.Tensor:
             return Wrapper(alias(args[0].inner))
-        unwrapped_args, unwrapped_kwargs = tree_map(lambda t: t.inner if isinstance(t, Wrapper) else t,
-                                                    (args, kwargs or {}))
+        unwrapped_args, unwrapped_kwargs = tree_map(
+            lambda t: t.inner if isinstance(t, Wrapper) else t, (args, kwargs or {})
+        )
         return func(*unwrapped_args, **unwrapped_kwargs)
 
 

@@ -31,8 +31,10 @@ results = load_benchmarks()
 timings = results["timings_us"]
 machine, versions = results["machine"], results["versions"]
 print(f"measured {results['date']} with torch {versions['torch']} and NumPy {versions['numpy']}")
-print(f"on {machine['cpu_count']} CPUs ({machine['cpu_model']}), torch using {machine['torch_threads']} threads,"
-      f" load average {machine['load_average_at_start']} at the start")
+print(
+    f"on {machine['cpu_count']} CPUs ({machine['cpu_model']}), torch using {machine['torch_threads']} threads,"
+    f" load average {machine['load_average_at_start']} at the start"
+)
 print(f"NumPy's BLAS: {machine['numpy_blas']}")
 
 # %%
@@ -69,8 +71,10 @@ for case, rows in timings["small"].items():
     floor, numpy, total = rows["floor"]["us"], rows["numpy"]["us"], rows["npy"]["us"]
     result = rows["floor_with_result"]["us"] - floor
     rest = total - floor - result - numpy
-    print(f"{case:7} npy {total:5.1f} µs = floor {floor:4.1f} + result {result:4.1f} + NumPy {numpy:4.1f}"
-          f" + the rest {rest:4.1f}; CPU eager {rows['cpu']['us']:4.1f}")
+    print(
+        f"{case:7} npy {total:5.1f} µs = floor {floor:4.1f} + result {result:4.1f} + NumPy {numpy:4.1f}"
+        f" + the rest {rest:4.1f}; CPU eager {rows['cpu']['us']:4.1f}"
+    )
 
 # %%
 # The floor, the result and NumPy's share are what a Python backend cannot
@@ -149,8 +153,9 @@ from benchmarks.profiling import step_parts
 def training_phases(device, backward=lambda loss: loss.backward()):
     """Forward with the loss, backward, and the optimizer's step, as a training loop runs them."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64),
-                                torch.nn.ReLU(), torch.nn.Linear(64, 10)).to(device)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)
+    ).to(device)
     x, y = torch.randn(16, 32).to(device), torch.randint(0, 10, (16,)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     state = {}
@@ -164,7 +169,9 @@ def training_phases(device, backward=lambda loss: loss.backward()):
 npy_parts, cpu_parts = step_parts(training_phases("npy")), step_parts(training_phases("cpu"))
 print(f"{'µs per step':12}{'npy':>8}{'kernels':>9}{'rest':>7}{'CPU eager':>11}")
 for phase, parts in npy_parts.items():
-    print(f"{phase:12}{parts.total_us:8.1f}{parts.kernels_us:9.1f}{parts.rest_us:7.1f}{cpu_parts[phase].total_us:11.1f}")
+    print(
+        f"{phase:12}{parts.total_us:8.1f}{parts.kernels_us:9.1f}{parts.rest_us:7.1f}{cpu_parts[phase].total_us:11.1f}"
+    )
 npy_step = sum(parts.total_us for parts in npy_parts.values())
 cpu_step = sum(parts.total_us for parts in cpu_parts.values())
 print(f"{'step':12}{npy_step:8.1f}{'':16}{cpu_step:11.1f}  npy / CPU eager {npy_step / cpu_step:.1f}")
@@ -202,8 +209,10 @@ for op in sorted(kernel_us, key=kernel_us.get, reverse=True)[:8]:
 # spell of the machine hits both, and each reports its fastest repeat but one in twenty.
 from benchmarks.timing import Settings, as_timer, measure
 
-backward_calls = {"loss.backward()": lambda loss: loss.backward(),
-                  "torch.autograd.backward(loss)": lambda loss: torch.autograd.backward(loss)}
+backward_calls = {
+    "loss.backward()": lambda loss: loss.backward(),
+    "torch.autograd.backward(loss)": lambda loss: torch.autograd.backward(loss),
+}
 steps = {}
 for name, backward in backward_calls.items():
     phases = training_phases("npy", backward)
@@ -246,8 +255,10 @@ zoo_widths = results["cases"]["zoo"]["widths"]
 # A group measured again alone (``--groups zoo --merge``) notes its own run.
 for note in results["merged_groups"]:
     if note["group"] == "zoo":
-        print(f"the zoo rows: a run of their own, {note['date']}, load average "
-              f"{note['machine']['load_average_at_start']} at its start")
+        print(
+            f"the zoo rows: a run of their own, {note['date']}, load average "
+            f"{note['machine']['load_average_at_start']} at its start"
+        )
 FAMILY_NAMES = {
     "lenet": "LeNet",
     "resnet": "ResNet with batch norm",
@@ -279,9 +290,11 @@ for case, described in zoo_widths.items():
     width = "zoo size" if described["width"] is None else f"width {described['width']}"
     size = f"{width} (zoo)" if at_zoo_size(case) and described["width"] is not None else width
     ops = ops_per_step[case]
-    print(f"{FAMILY_NAMES[described['family']]:28} {size:16} aten ops: CPU {ops['cpu']:3}, npy {ops['npy']:3} | CPU "
-          f"{zoo[case]['cpu_eager']['us'] / 1e3:5.2f} ms, {work_per_op_us(case):5.1f} µs per op | "
-          f"npy / CPU {eager_ratio(case):.2f}")
+    print(
+        f"{FAMILY_NAMES[described['family']]:28} {size:16} aten ops: CPU {ops['cpu']:3}, npy {ops['npy']:3} | CPU "
+        f"{zoo[case]['cpu_eager']['us'] / 1e3:5.2f} ms, {work_per_op_us(case):5.1f} µs per op | "
+        f"npy / CPU {eager_ratio(case):.2f}"
+    )
 
 figure, axes = plt.subplots(figsize=(7, 4.2))
 for family, name in FAMILY_NAMES.items():
@@ -324,14 +337,18 @@ for family, name in FAMILY_NAMES.items():
 
 small_add = timings["small"]["add"]
 small_add_extra_us = small_add["npy"]["us"] - small_add["cpu"]["us"]
-print(f"a small add: npy {small_add['npy']['us']:.1f} µs, CPU {small_add['cpu']['us']:.1f} µs, "
-      f"{small_add_extra_us:.1f} µs more on npy")
+print(
+    f"a small add: npy {small_add['npy']['us']:.1f} µs, CPU {small_add['cpu']['us']:.1f} µs, "
+    f"{small_add_extra_us:.1f} µs more on npy"
+)
 for case in sorted(filter(at_zoo_size, zoo_widths), key=eager_ratio, reverse=True)[:3]:
     extra_us = zoo[case]["npy_eager"]["us"] - zoo[case]["cpu_eager"]["us"]
     ops = ops_per_step[case]
-    print(f"{FAMILY_NAMES[case]}: npy / CPU {eager_ratio(case):.2f}; npy's step {extra_us / 1e3:.2f} ms longer, "
-          f"{extra_us / ops['npy']:.1f} µs per op over its {ops['npy']} ops (CPU runs {ops['cpu']}), "
-          f"{extra_us / ops['npy'] / small_add_extra_us:.1f}x a small add's")
+    print(
+        f"{FAMILY_NAMES[case]}: npy / CPU {eager_ratio(case):.2f}; npy's step {extra_us / 1e3:.2f} ms longer, "
+        f"{extra_us / ops['npy']:.1f} µs per op over its {ops['npy']} ops (CPU runs {ops['cpu']}), "
+        f"{extra_us / ops['npy'] / small_add_extra_us:.1f}x a small add's"
+    )
 
 # %%
 # Each op of these steps costs npy several times what a small add does
@@ -427,10 +444,12 @@ add = timings["small"]["add"]
 unavoidable = add["floor_with_result"]["us"] + add["numpy"]["us"]
 cpu_target = results["ratios"]["small_add_npy_vs_cpu"]["target"]
 floor_target = results["ratios"]["small_add_npy_vs_floor_plus_numpy"]["target"]
-print(f"floor + result + NumPy add: {unavoidable:.1f} µs;"
-      f" {cpu_target} x CPU eager allows {cpu_target * add['cpu']['us']:.1f} µs,"
-      f" {floor_target} x (floor + NumPy) allows"
-      f" {floor_target * (add['floor']['us'] + add['numpy']['us']):.1f} µs")
+print(
+    f"floor + result + NumPy add: {unavoidable:.1f} µs;"
+    f" {cpu_target} x CPU eager allows {cpu_target * add['cpu']['us']:.1f} µs,"
+    f" {floor_target} x (floor + NumPy) allows"
+    f" {floor_target * (add['floor']['us'] + add['numpy']['us']):.1f} µs"
+)
 
 # %%
 # And a compiled forward cannot be cheaper than ``torch.compile``'s own
@@ -438,8 +457,10 @@ print(f"floor + result + NumPy add: {unavoidable:.1f} µs;"
 # forward:
 
 forward = timings["mlp"]["forward"]
-print(f"CPU eager forward {forward['cpu_eager']['us']:.1f} µs;"
-      f" the same model compiled with a do-nothing backend {forward['cpu_dynamo_only']['us']:.1f} µs")
+print(
+    f"CPU eager forward {forward['cpu_eager']['us']:.1f} µs;"
+    f" the same model compiled with a do-nothing backend {forward['cpu_dynamo_only']['us']:.1f} µs"
+)
 
 # %%
 # The same cost weighs on the compute-bound MLP's target, a forward compiled
@@ -485,13 +506,20 @@ def phase(values, name):
 
 
 calls = results["guard_calls_per_call"]
-print(f"{'µs per step':12}{'guard calls':>12}" + "".join(f"{'npy':>8}{'CPU':>8}{'extra':>7}" for _ in range(2))
-      + "\n" + " " * 24 + f"{'guard in Python':^23}{'guard in C++':^23}")
+print(
+    f"{'µs per step':12}{'guard calls':>12}"
+    + "".join(f"{'npy':>8}{'CPU':>8}{'extra':>7}" for _ in range(2))
+    + "\n"
+    + " " * 24
+    + f"{'guard in Python':^23}{'guard in C++':^23}"
+)
 for name in PHASES:
     line = f"{name:12}{phase(calls, name):12}"
     for suffix in ("", "_guard_in_cpp"):
-        npy_us, cpu_us = (phase({case: rows[variant + suffix]["us"] for case, rows in timings["guard"].items()}, name)
-                          for variant in ("npy_inductor", "cpu_inductor"))
+        npy_us, cpu_us = (
+            phase({case: rows[variant + suffix]["us"] for case, rows in timings["guard"].items()}, name)
+            for variant in ("npy_inductor", "cpu_inductor")
+        )
         line += f"{npy_us:8.1f}{cpu_us:8.1f}{npy_us - cpu_us:7.1f}"
     print(line)
 

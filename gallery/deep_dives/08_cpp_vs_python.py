@@ -169,8 +169,11 @@ def facts_of(backend):
 
 
 def private_names(files):
-    return {match.group(0).removeprefix("import ") for file in files
-            for match in PRIVATE_NAME.finditer((CHECKOUT / file).read_text())}
+    return {
+        match.group(0).removeprefix("import ")
+        for file in files
+        for match in PRIVATE_NAME.finditer((CHECKOUT / file).read_text())
+    }
 
 
 facts = {backend: facts_of(backend) for backend in BACKENDS}
@@ -181,18 +184,30 @@ print(f"this build: torch {torch.__version__}")
 
 table = Table(["C++ twin", "minimal Python", "backend_pkg"])
 for case, rows in timings.items():
-    table.add(f"{case}, µs per call (CPU eager {rows['cpu']['us']:,.1f})",
-              *(f"{rows[name]['us']:,.1f}" for name in BACKENDS.values()))
+    table.add(
+        f"{case}, µs per call (CPU eager {rows['cpu']['us']:,.1f})",
+        *(f"{rows[name]['us']:,.1f}" for name in BACKENDS.values()),
+    )
 compiled = [path for path in (CHECKOUT / "backend_pkg").rglob("*") if path.suffix in (".so", ".pyd", ".dll")]
-table.add("build step",
-          f"{cpp_vs_python['twin_build_seconds']['cold']:.1f} s cold, "
-          f"{cpp_vs_python['twin_build_seconds']['cached']:.2f} s from _build/ (make bench)",
-          "none: one Python file",
-          f"none: {len(SOURCES['backend_pkg'])} Python files, {len(compiled)} compiled")
-table.add("first import, new process (make bench)",
-          *(f"{cpp_vs_python['first_import_seconds'][name] * 1000:,.0f} ms" for name in BACKENDS.values()))
-table.add("lines of code", *(f"{sum(len((CHECKOUT / file).read_text().splitlines()) for file in SOURCES[backend]):,}"
-                             f" in {len(SOURCES[backend])} file(s)" for backend in BACKENDS))
+table.add(
+    "build step",
+    f"{cpp_vs_python['twin_build_seconds']['cold']:.1f} s cold, "
+    f"{cpp_vs_python['twin_build_seconds']['cached']:.2f} s from _build/ (make bench)",
+    "none: one Python file",
+    f"none: {len(SOURCES['backend_pkg'])} Python files, {len(compiled)} compiled",
+)
+table.add(
+    "first import, new process (make bench)",
+    *(f"{cpp_vs_python['first_import_seconds'][name] * 1000:,.0f} ms" for name in BACKENDS.values()),
+)
+table.add(
+    "lines of code",
+    *(
+        f"{sum(len((CHECKOUT / file).read_text().splitlines()) for file in SOURCES[backend]):,}"
+        f" in {len(SOURCES[backend])} file(s)"
+        for backend in BACKENDS
+    ),
+)
 table.add("private torch names used", *(len(private_names(SOURCES[backend])) for backend in BACKENDS))
 for section, aspects in facts["cpp"].items():
     for aspect in aspects:

@@ -64,9 +64,16 @@ print("train:", tuple(train_set.tensors[0].shape), "test:", tuple(test_images.sh
 def make_classifier():
     torch.manual_seed(0)
     return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 2 * 2, 10),
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.BatchNorm2d(32),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 2 * 2, 10),
     )
 
 
@@ -185,8 +192,10 @@ def train_language_model(device):
 
 npy_lstm, npy_text_losses = train_language_model(device)
 cpu_lstm, cpu_text_losses = train_language_model("cpu")
-print(f"loss: {npy_text_losses[0]:.3f} -> {npy_text_losses[-1]:.3f} on npy, "
-      f"{cpu_text_losses[0]:.3f} -> {cpu_text_losses[-1]:.3f} on cpu")
+print(
+    f"loss: {npy_text_losses[0]:.3f} -> {npy_text_losses[-1]:.3f} on npy, "
+    f"{cpu_text_losses[0]:.3f} -> {cpu_text_losses[-1]:.3f} on cpu"
+)
 
 # %%
 # The model continues a prompt, one most likely character at a time:

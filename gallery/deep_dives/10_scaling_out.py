@@ -115,8 +115,11 @@ STEPS = 5
 ranks = launch(workloads.train_ddp, "npy", STEPS)
 reference = workloads.train_single_process(STEPS)
 for rank, result in enumerate(ranks):
-    print(f"rank {rank} losses:", " ".join(f"{loss:.4f}" for loss in result["losses"]),
-          f"({result['buckets']} gradient buckets)")
+    print(
+        f"rank {rank} losses:",
+        " ".join(f"{loss:.4f}" for loss in result["losses"]),
+        f"({result['buckets']} gradient buckets)",
+    )
 print("one CPU process, whole batches:", " ".join(f"{loss:.4f}" for loss in reference["losses"]))
 
 # %%
@@ -131,8 +134,10 @@ for name, expected in reference["state"].items():
     same_on_ranks = torch.equal(ranks[0]["state"][name], ranks[1]["state"][name])
     largest_difference = (ranks[0]["state"][name] - expected).abs().max().item()
     reloaded = all(torch.equal(rank["reloaded"][name], ranks[0]["state"][name]) for rank in ranks)
-    print(f"{name:9} ranks identical: {same_on_ranks}, vs one CPU process: {largest_difference:.1e}, "
-          f"checkpoint reloaded on every rank: {reloaded}")
+    print(
+        f"{name:9} ranks identical: {same_on_ranks}, vs one CPU process: {largest_difference:.1e}, "
+        f"checkpoint reloaded on every rank: {reloaded}"
+    )
 
 # %%
 # Where PyTorch stops npy
@@ -140,8 +145,7 @@ for name, expected in reference["state"].items():
 # Two DDP options fail in the first backward pass, in a group of one
 # process as in a group of two, so this process shows it alone:
 
-options = {"find_unused_parameters=True": {"find_unused_parameters": True},
-           "static_graph=True": {"static_graph": True}}
+options = {"find_unused_parameters=True": {"find_unused_parameters": True}, "static_graph=True": {"static_graph": True}}
 with process_group_of_one():
     for option, outcome in workloads.try_ddp_options(rank=0, world_size=1, options=options).items():
         print(f"{option}: {outcome}")

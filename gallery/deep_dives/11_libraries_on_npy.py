@@ -51,8 +51,16 @@ VOCAB = 64
 def gpt2(device):
     torch.manual_seed(0)
     config = transformers.GPT2Config(
-        n_layer=2, n_head=2, n_embd=32, vocab_size=VOCAB, n_positions=32, bos_token_id=0, eos_token_id=VOCAB - 1,
-        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+        n_layer=2,
+        n_head=2,
+        n_embd=32,
+        vocab_size=VOCAB,
+        n_positions=32,
+        bos_token_id=0,
+        eos_token_id=VOCAB - 1,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
     )
     return transformers.GPT2LMHeadModel(config).to(device)
 
@@ -113,8 +121,11 @@ def training_losses(model, device, steps=8):
 
 untied = gpt2("npy")
 untied.lm_head.weight = torch.nn.Parameter(untied.lm_head.weight.detach().clone())
-curves = {"CPU": training_losses(gpt2("cpu"), "cpu"), "npy, tie kept by .to()": training_losses(gpt2("npy"), "npy"),
-          "npy, untied": training_losses(untied, "npy")}
+curves = {
+    "CPU": training_losses(gpt2("cpu"), "cpu"),
+    "npy, tie kept by .to()": training_losses(gpt2("npy"), "npy"),
+    "npy, untied": training_losses(untied, "npy"),
+}
 figure, axes = plt.subplots(figsize=(6, 3.5))
 for (label, losses), style in zip(curves.items(), ("-", "--", ":")):
     axes.plot(range(1, len(losses) + 1), losses, style, marker="o", label=label)
@@ -138,11 +149,19 @@ for beams in (1, 3):
     for device, model in models.items():
         model.eval()
         written[device] = model.generate(
-            prompt.to(device), attention_mask=torch.ones_like(prompt).to(device), max_new_tokens=6,
-            num_beams=beams, do_sample=False, pad_token_id=0,
+            prompt.to(device),
+            attention_mask=torch.ones_like(prompt).to(device),
+            max_new_tokens=6,
+            num_beams=beams,
+            do_sample=False,
+            pad_token_id=0,
         ).cpu()
-    print(f"num_beams={beams}:", written["npy"][:, 4:].tolist(), "- same as CPU:",
-          torch.equal(written["npy"], written["cpu"]))
+    print(
+        f"num_beams={beams}:",
+        written["npy"][:, 4:].tolist(),
+        "- same as CPU:",
+        torch.equal(written["npy"], written["cpu"]),
+    )
     assert torch.equal(written["npy"], written["cpu"])
 
 # %%
@@ -159,8 +178,10 @@ for beams in (1, 3):
 # swaps the objects' contents instead, whatever the answer.
 
 cpu_weight = torch.nn.Parameter(torch.ones(2))
-print("_has_compatible_shallow_copy_type(cpu parameter, npy tensor):",
-      torch._has_compatible_shallow_copy_type(cpu_weight, torch.ones(2, device="npy")))
+print(
+    "_has_compatible_shallow_copy_type(cpu parameter, npy tensor):",
+    torch._has_compatible_shallow_copy_type(cpu_weight, torch.ones(2, device="npy")),
+)
 print("swap_module_params_on_conversion:", torch.__future__.get_swap_module_params_on_conversion())
 
 # %%
@@ -237,8 +258,14 @@ data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, ke
 def fit(**trainer_arguments):
     torch.manual_seed(0)
     module = Regression()
-    trainer = pl.Trainer(max_epochs=2, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                         enable_model_summary=False, **trainer_arguments)
+    trainer = pl.Trainer(
+        max_epochs=2,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        **trainer_arguments,
+    )
     trainer.fit(module, data)
     print(f"{trainer_arguments}: trained on {trainer.strategy.root_device}")
     return [p.detach().cpu() for p in module.parameters()]
@@ -263,7 +290,7 @@ import textwrap  # noqa: E402
 from lightning.pytorch.trainer.connectors.accelerator_connector import _AcceleratorConnector  # noqa: E402
 
 chooser = inspect.getsource(_AcceleratorConnector._choose_strategy)
-branch = chooser[chooser.index("        if len(self._parallel_devices) <= 1:"):]
+branch = chooser[chooser.index("        if len(self._parallel_devices) <= 1:") :]
 decision = "return SingleDeviceStrategy(device=device)"
 print(f"lightning {lightning.__version__}:\n" + textwrap.dedent(branch[: branch.index(decision) + len(decision)]))
 

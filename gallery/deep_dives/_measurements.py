@@ -34,8 +34,9 @@ LABELS = {
     "minimal_python": "minimal Python",
     "backend_pkg": "backend_pkg",
 }
-COLORS = dict(zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C8", "C9", "C7", "C8",
-                           "C0"]))
+COLORS = dict(
+    zip(LABELS, ["C0", "C1", "C5", "C2", "C3", "C0", "C4", "C8", "C3", "C9", "C6", "C8", "C9", "C7", "C8", "C0"])
+)
 
 
 def load_benchmarks():
@@ -62,12 +63,19 @@ def grouped_bars(axes, timings, group, ylabel):
         offset = (index - (len(names) - 1) / 2) * width
         values = {position: rows[name]["us"] for position, rows in enumerate(cases.values())}
         measured = {position: value for position, value in values.items() if value is not None}
-        bars = axes.bar([position + offset for position in measured], list(measured.values()), width,
-                        color=COLORS[name])
+        bars = axes.bar(
+            [position + offset for position in measured], list(measured.values()), width, color=COLORS[name]
+        )
         axes.bar_label(bars, [f"{value:,.1f}" for value in measured.values()], fontsize=7)
         for position in values.keys() - measured.keys():
-            axes.annotate("n/a", (position + offset, 0.02), xycoords=("data", "axes fraction"), ha="center",
-                          fontsize=7, color=COLORS[name])
+            axes.annotate(
+                "n/a",
+                (position + offset, 0.02),
+                xycoords=("data", "axes fraction"),
+                ha="center",
+                fontsize=7,
+                color=COLORS[name],
+            )
     axes.set_xticks(range(len(cases)), list(cases))
     axes.set_ylabel(ylabel)
     # Handles of their own: an implementation with no bar at all still gets its colour.
@@ -81,8 +89,9 @@ def speed_bars(axes, results, group, names, baseline):
     for index, name in enumerate(names):
         speed = [rows[baseline]["us"] / rows[name]["us"] for rows in cases.values()]
         offset = (index - (len(names) - 1) / 2) * width
-        bars = axes.bar([position + offset for position in range(len(cases))], speed, width,
-                        label=LABELS[name], color=COLORS[name])
+        bars = axes.bar(
+            [position + offset for position in range(len(cases))], speed, width, label=LABELS[name], color=COLORS[name]
+        )
         axes.bar_label(bars, [f"{value:.2f}" for value in speed], fontsize=7)
     axes.axhline(1, color=COLORS[baseline], linestyle="--", label=LABELS[baseline])
     shapes = {case: " x ".join(f"{size:,}" for size in results["cases"][group][case]["shape"]) for case in cases}
@@ -103,8 +112,10 @@ class Table:
 
     def _repr_html_(self):
         head = "".join(f"<th>{html.escape(str(title))}</th>" for title in ("", *self.columns))
-        body = "".join("<tr>" + "".join(f'<td style="text-align: left">{html.escape(str(cell))}</td>' for cell in row)
-                       + "</tr>" for row in self.rows)
+        body = "".join(
+            "<tr>" + "".join(f'<td style="text-align: left">{html.escape(str(cell))}</td>' for cell in row) + "</tr>"
+            for row in self.rows
+        )
         return f'<table class="table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
     def __repr__(self):  # where no HTML is shown: one line per row

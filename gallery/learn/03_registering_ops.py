@@ -109,7 +109,7 @@ print(torch._C._dispatch_key_for_device("npy"))
 # for the copies, the decorator form for the addition, each exactly as
 # written here.
 
-TWO_FORMS = r'''
+TWO_FORMS = r"""
 import os
 os.environ["BACKEND_PKG_NO_SETUP"] = "1"
 import torch
@@ -132,7 +132,7 @@ def add(self, other, alpha=1):
 
 x = torch.tensor([1.0, 2.0]).to("npy")
 print(x + x)
-'''
+"""
 print(run_code(TWO_FORMS, check=True).stdout)
 
 # %%
@@ -189,7 +189,7 @@ else:
 # fresh one (``BACKEND_PKG_NO_SETUP=1`` imports the package without
 # registering anything).
 
-EXPERIMENT = r'''
+EXPERIMENT = r"""
 import contextlib, json, os, re
 os.environ["BACKEND_PKG_NO_SETUP"] = "1"
 import torch
@@ -240,7 +240,7 @@ steps = {
 # A dispatch mode in the autograd engine's thread aborts the process when a kernel is missing, so
 # backward runs unwatched.
 print(json.dumps({name: kernels_needed(step, traced="backward" not in name) for name, step in steps.items()}))
-'''
+"""
 
 run = run_code(EXPERIMENT, check=True)
 found = json.loads(run.stdout)
@@ -281,8 +281,10 @@ for step, needed in found.items():
 # :doc:`../../op_coverage` page lists every kernel, by family.
 
 assert found == {
-    "x = torch.ones(2, 3).to('npy')": [["aten::empty_strided", "aten::_to_copy"],
-                                       ["aten::_copy_from", "aten::_to_copy"]],
+    "x = torch.ones(2, 3).to('npy')": [
+        ["aten::empty_strided", "aten::_to_copy"],
+        ["aten::_copy_from", "aten::_to_copy"],
+    ],
     "x.cpu()": [],
     "x + x": [["aten::empty.memory_format", "aten::add.Tensor"], ["aten::add.out", "aten::add.Tensor"]],
     "x * 2": [["aten::mul.out", "aten::mul.Tensor"]],

@@ -168,9 +168,7 @@ w, b, loss = fit(
     x,
     y,
 )
-w_cpu, b_cpu, loss_cpu = fit(
-    torch.zeros((), requires_grad=True), torch.zeros((), requires_grad=True), x_cpu, y_cpu
-)
+w_cpu, b_cpu, loss_cpu = fit(torch.zeros((), requires_grad=True), torch.zeros((), requires_grad=True), x_cpu, y_cpu)
 print(f"npy: w={w.item():.4f} b={b.item():.4f} loss={loss.item():.5f}")
 print(f"cpu: w={w_cpu.item():.4f} b={b_cpu.item():.4f} loss={loss_cpu.item():.5f}")
 torch.testing.assert_close(w.cpu(), w_cpu.detach())

@@ -58,9 +58,11 @@ torch.npy.synchronize()
 BENCHMARKS = Path(backend_pkg.__file__).resolve().parents[1] / "source" / "benchmarks.json"
 
 add = json.loads(BENCHMARKS.read_text())["timings_us"]["small"]["add"]
-print(f"a small add costs {add['npy']['us']:.1f} µs on npy vs {add['cpu']['us']:.1f} µs on CPU;"
-      f" the no-op floor is {add['floor']['us']:.1f} µs, {add['floor_with_result']['us']:.1f} µs with a new"
-      f" result, NumPy's add alone {add['numpy']['us']:.1f} µs (source/benchmarks.json, make bench)")
+print(
+    f"a small add costs {add['npy']['us']:.1f} µs on npy vs {add['cpu']['us']:.1f} µs on CPU;"
+    f" the no-op floor is {add['floor']['us']:.1f} µs, {add['floor_with_result']['us']:.1f} µs with a new"
+    f" result, NumPy's add alone {add['numpy']['us']:.1f} µs (source/benchmarks.json, make bench)"
+)
 
 # %%
 # An experimental, private API

@@ -53,8 +53,10 @@ try:
     print("moved with swapping on:", is_tied(tied_language_model().to("npy")))
 finally:
     torch.__future__.set_swap_module_params_on_conversion(False)
-print("npy's answer for a CPU and an npy tensor:",
-      torch._has_compatible_shallow_copy_type(torch.ones(1), torch.ones(1, device="npy")))
+print(
+    "npy's answer for a CPU and an npy tensor:",
+    torch._has_compatible_shallow_copy_type(torch.ones(1), torch.ones(1, device="npy")),
+)
 
 # %%
 # The moved object becomes an :class:`~backend_pkg.NpyTensor` marked
@@ -77,8 +79,8 @@ print("npy's answer for a CPU and an npy tensor:",
 for name, make in {
     "Tensor._make_subclass(nn.Parameter, x)": lambda x: torch.Tensor._make_subclass(torch.nn.Parameter, x, True),
     "x.as_subclass(nn.Parameter)": lambda x: x.as_subclass(torch.nn.Parameter),
-    'UninitializedParameter(device=...)': lambda x: torch.nn.UninitializedParameter(device=x.device),
-    'LazyLinear(3, device=...).weight': lambda x: torch.nn.LazyLinear(3, device=x.device).weight,
+    "UninitializedParameter(device=...)": lambda x: torch.nn.UninitializedParameter(device=x.device),
+    "LazyLinear(3, device=...).weight": lambda x: torch.nn.LazyLinear(3, device=x.device).weight,
 }.items():
     made = {device: make(torch.ones(2, device=device)) for device in ("cpu", "npy")}
     print(f"{name:40}", "  ".join(f"{device}: {type(t).__name__} on {t.device}" for device, t in made.items()))

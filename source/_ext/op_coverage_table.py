@@ -136,29 +136,38 @@ def chart_svg(grouped):
     longest = max(len(rows) for _, rows in grouped)
     totals = collections.Counter(outcome(row) for _, rows in grouped for row in rows)
     height = top + row_height * len(grouped)
-    parts = [f'<svg class="op-coverage-chart" viewBox="0 0 {CHART_WIDTH} {height}" role="img" '
-             f'aria-label="OpInfos per family: native, fallback, differing from CPU" '
-             f'font-size="13" fill="currentColor">']
+    parts = [
+        f'<svg class="op-coverage-chart" viewBox="0 0 {CHART_WIDTH} {height}" role="img" '
+        f'aria-label="OpInfos per family: native, fallback, differing from CPU" '
+        f'font-size="13" fill="currentColor">'
+    ]
     x = 0
     for key, (label, _, colour) in OUTCOMES.items():
-        parts.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{colour}"/>'
-                     f'<text x="{x + 17}" y="17">{html.escape(label)}: {totals[key]}</text>')
+        parts.append(
+            f'<rect x="{x}" y="6" width="12" height="12" fill="{colour}"/>'
+            f'<text x="{x + 17}" y="17">{html.escape(label)}: {totals[key]}</text>'
+        )
         x += 180
     for index, (family, rows) in enumerate(grouped):
         y = top + index * row_height
         counts = collections.Counter(outcome(row) for row in rows)
-        parts.append(f'<a href="#{family_id(family)}"><text x="{label_width - 8}" y="{y + 16}" '
-                     f'text-anchor="end">{html.escape(family)}</text></a>')
+        parts.append(
+            f'<a href="#{family_id(family)}"><text x="{label_width - 8}" y="{y + 16}" '
+            f'text-anchor="end">{html.escape(family)}</text></a>'
+        )
         x = label_width
         for key, (label, _, colour) in OUTCOMES.items():
             if counts[key]:
                 width = bar_width * counts[key] / longest
                 tooltip = html.escape(f"{family}: {counts[key]} {label}")
-                parts.append(f'<rect x="{x:.1f}" y="{y + 4}" width="{width:.1f}" height="16" fill="{colour}">'
-                             f'<title>{tooltip}</title></rect>')
+                parts.append(
+                    f'<rect x="{x:.1f}" y="{y + 4}" width="{width:.1f}" height="16" fill="{colour}">'
+                    f"<title>{tooltip}</title></rect>"
+                )
                 x += width
-        not_native = "".join(f", {counts[key]} {short}" for key, (_, short, _) in OUTCOMES.items()
-                             if counts[key] and key != "native")
+        not_native = "".join(
+            f", {counts[key]} {short}" for key, (_, short, _) in OUTCOMES.items() if counts[key] and key != "native"
+        )
         parts.append(f'<text x="{x + 6:.1f}" y="{y + 16}">{len(rows)}{not_native}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -201,7 +210,9 @@ class OpCoverage(SphinxDirective):
             f"{totals['skipped']} skipped"
         )
         facts += _item(
-            "dtypes: " + ", ".join(data["dtypes"]) + "; "
+            "dtypes: "
+            + ", ".join(data["dtypes"])
+            + "; "
             + (f"at most {limit} samples per dtype and OpInfo" if limit else "every sample")
             + f", and none after {data['seconds_per_opinfo']:g} s on one OpInfo (less if the run would"
             f" exceed {data['total_seconds_target']:g} s)"
@@ -228,9 +239,13 @@ class OpCoverage(SphinxDirective):
                 differs = nodes.paragraph(text=", ".join(row["failures"]))
                 if row["failures"]:
                     footnotes += 1
-                    notes.append(_footnote(differs, footnotes, [
-                        f"{row['name']}, {dtype}: {message}" for dtype, message in row["failures"].items()
-                    ]))
+                    notes.append(
+                        _footnote(
+                            differs,
+                            footnotes,
+                            [f"{row['name']}, {dtype}: {message}" for dtype, message in row["failures"].items()],
+                        )
+                    )
                 name = row["name"].removeprefix(namespace)
                 table_rows.append([_code(name), _ran(row), _passed(row), differs])
             section += _table(["OpInfo", "ran", "passed", "differs in"], table_rows, [32, 30, 16, 22])
@@ -246,25 +261,27 @@ class OpCoverage(SphinxDirective):
         return [_table(["aten op", "fallback calls"], rows, [30, 10])]
 
     def _expected(self, data):
-        cases = [(f"{entry['opinfo']} ({entry['dtype']})", entry["reason"])
-                 for entry in data["expected_failures"]]
-        cases += [(name, f"not compared, random: {reason}")
-                  for name, reason in data["random_samples"].items()]
+        cases = [(f"{entry['opinfo']} ({entry['dtype']})", entry["reason"]) for entry in data["expected_failures"]]
+        cases += [(name, f"not compared, random: {reason}") for name, reason in data["random_samples"].items()]
         summed = data["summation_tolerance"]
-        tolerance = nodes.paragraph(text=(
-            f"Compared within rtol {summed['rtol']:g} and atol {summed['atol']:g} in "
-            f"{' and '.join(summed['dtypes'])}, since they sum products in another order than the CPU "
-            f"(NumPy's BLAS), which changes the last bits by machine: {', '.join(summed['opinfos'])}."
-        ))
+        tolerance = nodes.paragraph(
+            text=(
+                f"Compared within rtol {summed['rtol']:g} and atol {summed['atol']:g} in "
+                f"{' and '.join(summed['dtypes'])}, since they sum products in another order than the CPU "
+                f"(NumPy's BLAS), which changes the last bits by machine: {', '.join(summed['opinfos'])}."
+            )
+        )
         return [_table(["OpInfo (dtype)", "why npy differs"], _by_reason(cases), [35, 65]), tolerance]
 
     def _errors(self, data):
         errors = data["error_inputs"]
-        summary = nodes.paragraph(text=(
-            f"{errors['matched']} of the {errors['expected']} error inputs the CPU answers as PyTorch "
-            f"expects are answered the same way on npy ({errors['cases']} cases of {errors['opinfos']} "
-            f"OpInfos; the CPU itself answers {errors['cpu_differs']} otherwise). The others:"
-        ))
+        summary = nodes.paragraph(
+            text=(
+                f"{errors['matched']} of the {errors['expected']} error inputs the CPU answers as PyTorch "
+                f"expects are answered the same way on npy ({errors['cases']} cases of {errors['opinfos']} "
+                f"OpInfos; the CPU itself answers {errors['cpu_differs']} otherwise). The others:"
+            )
+        )
         rows = _by_reason(errors["expected_failures"].items())
         return [summary, _table(["error input", "why npy answers otherwise"], rows, [35, 65])]
 
@@ -275,15 +292,19 @@ class OpCoverage(SphinxDirective):
         checked = grads["passed"] + grads["failed"]
         skipped = "".join(f"; {count} skipped: {reason}" for reason, count in grads["skip_reasons"].items())
         fell_back = ", ".join(op.removeprefix("aten::") for op in grads["fallback_ops"])
-        summary = nodes.paragraph(text=(
-            f"{grads['passed']} of the {checked} {grads['dtype']} samples checked pass gradcheck on npy "
-            f"({grads['native_samples']} natively, {grads['fallback_samples']} with the fallback), from "
-            f"{grads['opinfos']} differentiable OpInfos, in {grads['seconds']:g} s{skipped}."
-            + (f" Ops that fell back during the checks: {fell_back}." if fell_back else "")
-        ))
+        summary = nodes.paragraph(
+            text=(
+                f"{grads['passed']} of the {checked} {grads['dtype']} samples checked pass gradcheck on npy "
+                f"({grads['native_samples']} natively, {grads['fallback_samples']} with the fallback), from "
+                f"{grads['opinfos']} differentiable OpInfos, in {grads['seconds']:g} s{skipped}."
+                + (f" Ops that fell back during the checks: {fell_back}." if fell_back else "")
+            )
+        )
         rows = [[_code(name), "every sample", reason] for name, reason in grads["expected_failures"].items()]
-        rows += [[_code(name), sum(reasons.values()), "not checked: " + "; ".join(reasons)]
-                 for name, reasons in grads["opinfos_skipped"].items()]
+        rows += [
+            [_code(name), sum(reasons.values()), "not checked: " + "; ".join(reasons)]
+            for name, reasons in grads["opinfos_skipped"].items()
+        ]
         return [summary, _table(["OpInfo", "samples", "why"], rows, [20, 8, 50])]
 
     def _skips(self, data):

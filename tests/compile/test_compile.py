@@ -177,22 +177,69 @@ def test_results_keep_pytorch_dtypes(compiled_graphs):
 def lowered_ops(a, b, m, i, c):
     """One expression (at least) per lowering of the table, in one graph."""
     return (
-        torch.add(a, b, alpha=-0.5), torch.sub(a, b, alpha=2), a * b, a / b, a**2, torch.pow(a.abs(), b),
-        torch.maximum(a, b), torch.minimum(a, b), torch.clamp(a, -0.5, 0.5),
-        torch.addcmul(a, a, b, value=0.3), torch.addcdiv(a, a, b, value=0.3),
-        -a, a.exp(), a.abs().log(), a.abs().sqrt(), a.abs(), a.tanh(), a.reciprocal(), a.abs().rsqrt(),
-        a.sigmoid(), a.relu(), torch.where(a > b, a, b),
+        torch.add(a, b, alpha=-0.5),
+        torch.sub(a, b, alpha=2),
+        a * b,
+        a / b,
+        a**2,
+        torch.pow(a.abs(), b),
+        torch.maximum(a, b),
+        torch.minimum(a, b),
+        torch.clamp(a, -0.5, 0.5),
+        torch.addcmul(a, a, b, value=0.3),
+        torch.addcdiv(a, a, b, value=0.3),
+        -a,
+        a.exp(),
+        a.abs().log(),
+        a.abs().sqrt(),
+        a.abs(),
+        a.tanh(),
+        a.reciprocal(),
+        a.abs().rsqrt(),
+        a.sigmoid(),
+        a.relu(),
+        torch.where(a > b, a, b),
         # Comparisons as functions: returned straight from the compiled function, ``a >= 0``
         # on an input hits a Dynamo bug for tensor subclasses (see the gallery's last section).
-        torch.eq(a, b), torch.ne(a, 1), torch.lt(a, b), torch.le(a, 0), torch.gt(a, b), torch.ge(a, 0),
-        torch.logical_not(a.gt(0)), a.gt(0).any(), a.gt(0).any(1),
-        a.sum(), a.sum(1, keepdim=True), a.mean(), a.mean(0), a.amax(1), a.amin(0), i.sum(), c.sum(),
-        a.log_softmax(1), a.softmax(0),
-        m @ m.t(), torch.bmm(m[None], m.t()[None]), torch.addmm(a[0, :3], m, m.t(), beta=0.5, alpha=2),
-        a.reshape(-1), a.permute(1, 0), a.t(), a.transpose(0, 1), a[:1].expand(3, 4), a.unsqueeze(1),
-        a[:1].squeeze(0), a[1:, ::2], a[1], a.clone(), a.to(torch.float64), i.to(torch.float32),
-        a.gather(1, i.clamp(0, 3)), a.scatter(1, i[:, :2].clamp(0, 3), 2.0),
-        torch.zeros(3, device="npy"), torch.ones_like(a), torch.full((2,), 3, device="npy"),
+        torch.eq(a, b),
+        torch.ne(a, 1),
+        torch.lt(a, b),
+        torch.le(a, 0),
+        torch.gt(a, b),
+        torch.ge(a, 0),
+        torch.logical_not(a.gt(0)),
+        a.gt(0).any(),
+        a.gt(0).any(1),
+        a.sum(),
+        a.sum(1, keepdim=True),
+        a.mean(),
+        a.mean(0),
+        a.amax(1),
+        a.amin(0),
+        i.sum(),
+        c.sum(),
+        a.log_softmax(1),
+        a.softmax(0),
+        m @ m.t(),
+        torch.bmm(m[None], m.t()[None]),
+        torch.addmm(a[0, :3], m, m.t(), beta=0.5, alpha=2),
+        a.reshape(-1),
+        a.permute(1, 0),
+        a.t(),
+        a.transpose(0, 1),
+        a[:1].expand(3, 4),
+        a.unsqueeze(1),
+        a[:1].squeeze(0),
+        a[1:, ::2],
+        a[1],
+        a.clone(),
+        a.to(torch.float64),
+        i.to(torch.float32),
+        a.gather(1, i.clamp(0, 3)),
+        a.scatter(1, i[:, :2].clamp(0, 3), 2.0),
+        torch.zeros(3, device="npy"),
+        torch.ones_like(a),
+        torch.full((2,), 3, device="npy"),
         torch.arange(5, device="npy"),
     )
 
@@ -285,12 +332,16 @@ def _linear_over_sequences(sequences, weight, bias):
     return torch.nn.functional.linear(sequences, weight, bias)
 
 
-@pytest.mark.parametrize("function, shapes", [
-    (_doubled_and_flattened, [(2, 3)]),
-    (_two_views_of_one_intermediate, [(2, 3)]),
-    (_an_intermediate_and_its_view, [(2, 3)]),
-    (_linear_over_sequences, [(2, 5, 4), (3, 4), (3,)]),
-], ids=lambda case: getattr(case, "__name__", ""))
+@pytest.mark.parametrize(
+    "function, shapes",
+    [
+        (_doubled_and_flattened, [(2, 3)]),
+        (_two_views_of_one_intermediate, [(2, 3)]),
+        (_an_intermediate_and_its_view, [(2, 3)]),
+        (_linear_over_sequences, [(2, 5, 4), (3, 4), (3,)]),
+    ],
+    ids=lambda case: getattr(case, "__name__", ""),
+)
 def test_outputs_that_view_an_intermediate_under_autograd_work_from_the_first_call(function, shapes):
     """AOTAutograd remakes an output that views an intermediate with ``_unsafe_view``, under its
     first-call check of custom ops, which refuses every tensor subclass: the graph hands it a
@@ -345,8 +396,9 @@ def test_a_gan_step_compiled_whole_trains_like_cpu_from_the_first_call():
         model = recipe.build().to(device)
         optimizers = recipe.optimizers(model)
         batches = recipe.batches(device)[:2]
-        losses = [step(model, optimizers, tuple(value.to(device) for value in batch)).detach().cpu()
-                  for batch in batches]
+        losses = [
+            step(model, optimizers, tuple(value.to(device) for value in batch)).detach().cpu() for batch in batches
+        ]
         runs[device] = torch.stack(losses), {name: value.cpu() for name, value in model.state_dict().items()}
     torch.testing.assert_close(runs["npy"], runs["cpu"], rtol=1e-4, atol=1e-5)
 
@@ -586,7 +638,7 @@ def test_import_replaces_no_object_of_pytorch():
         before = pytorch_objects()
         torch.utils.rename_privateuse1_backend("npy")
         print(replaced(before, pytorch_objects()))
-        """
+        """,
     )
     package = run_fresh(
         PYTORCH_OBJECTS,
@@ -606,7 +658,7 @@ def test_import_replaces_no_object_of_pytorch():
             ("torch._subclasses.fake_tensor", "FakeTensor", "__new__"),
             ("torch", "_TorchCompileInductorWrapper", "__call__"),
         ]))
-        """
+        """,
     )
     assert renaming_only.returncode == 0 and package.returncode == 0, renaming_only.stderr + package.stderr
     replaced_by_renaming = renaming_only.stdout.splitlines()[0]

@@ -69,7 +69,10 @@ def assert_same_views(npy_results, cpu_results):
             warnings.simplefilter("error")
             host = got.cpu()
         assert (got.dtype, got.shape, got.stride(), got.storage_offset()) == (
-            want.dtype, want.shape, want.stride(), want.storage_offset()
+            want.dtype,
+            want.shape,
+            want.stride(),
+            want.storage_offset(),
         )
         torch.testing.assert_close(host, want, rtol=0, atol=0)
 

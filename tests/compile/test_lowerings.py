@@ -30,6 +30,7 @@ NUMERIC = (torch.float32, torch.float64, torch.int64)
 FLOATS = (torch.float32, torch.float64)
 aten = torch.ops.aten
 
+
 def _batch_norm_updating(x, y):
     """A training batch norm's result, and the running statistics it updated."""
     running_mean, running_var = torch.zeros_like(x[0]), torch.ones_like(x[0])
@@ -71,8 +72,16 @@ CASES = {
     "where.bool": (lambda x, y, i: (torch.where(x, y, x),), (torch.bool,)),
     "comparisons": (
         lambda x, y, i: (
-            torch.eq(x, y), torch.ne(x, 1), torch.lt(x, y), torch.le(x, 0), torch.gt(x, 0.5), torch.ge(x, y),
-            torch.logical_not(x), x.any(), x.any(1), x.any((0, 1), keepdim=True),
+            torch.eq(x, y),
+            torch.ne(x, 1),
+            torch.lt(x, y),
+            torch.le(x, 0),
+            torch.gt(x, 0.5),
+            torch.ge(x, y),
+            torch.logical_not(x),
+            x.any(),
+            x.any(1),
+            x.any((0, 1), keepdim=True),
         ),
         ALL,
     ),
@@ -83,73 +92,126 @@ CASES = {
     "argmax": (lambda x, y, i: (x.argmax(), x.argmax(1), x.argmin(0, keepdim=True)), NUMERIC),
     "var": (
         lambda x, y, i: (
-            x.var(1), x.var((0, 1), correction=0), *torch.var_mean(x, 0, keepdim=True), torch.linalg.vector_norm(x),
-            torch.linalg.vector_norm(x, 1, dim=1), torch.linalg.vector_norm(x, float("inf"), dim=0, keepdim=True),
+            x.var(1),
+            x.var((0, 1), correction=0),
+            *torch.var_mean(x, 0, keepdim=True),
+            torch.linalg.vector_norm(x),
+            torch.linalg.vector_norm(x, 1, dim=1),
+            torch.linalg.vector_norm(x, float("inf"), dim=0, keepdim=True),
         ),
         FLOATS,
     ),
     "softmax": (lambda x, y, i: (x.softmax(0), x.log_softmax(1)), FLOATS),
     "activations": (
-        lambda x, y, i: (F.leaky_relu(x, 0.1), F.elu(x, 0.5), F.hardtanh(x, -0.5, 0.5), F.gelu(x),
-                         F.gelu(x, approximate="tanh")),
+        lambda x, y, i: (
+            F.leaky_relu(x, 0.1),
+            F.elu(x, 0.5),
+            F.hardtanh(x, -0.5, 0.5),
+            F.gelu(x),
+            F.gelu(x, approximate="tanh"),
+        ),
         FLOATS,
     ),
     "hardtanh.int": (lambda x, y, i: (F.hardtanh(x, -1, 2),), (torch.int64,)),
-    "products": (lambda x, y, i: (x[:, :3] @ y[:3], torch.bmm(x[None], y.t()[None]),
-                                  torch.addmm(x[0, :3], x[:, :2], y[:2, :3], beta=2, alpha=3)), NUMERIC),
+    "products": (
+        lambda x, y, i: (
+            x[:, :3] @ y[:3],
+            torch.bmm(x[None], y.t()[None]),
+            torch.addmm(x[0, :3], x[:, :2], y[:2, :3], beta=2, alpha=3),
+        ),
+        NUMERIC,
+    ),
     "views": (
         lambda x, y, i: (
-            x.reshape(-1), x.permute(1, 0), x.t(), x.transpose(0, 1), x[:1].expand(3, 4), x.unsqueeze(1),
-            x[:1].squeeze(0), x[:1].squeeze(), x[1:, ::2], x[1], x.clone(), aten.alias.default(x),
+            x.reshape(-1),
+            x.permute(1, 0),
+            x.t(),
+            x.transpose(0, 1),
+            x[:1].expand(3, 4),
+            x.unsqueeze(1),
+            x[:1].squeeze(0),
+            x[:1].squeeze(),
+            x[1:, ::2],
+            x[1],
+            x.clone(),
+            aten.alias.default(x),
         ),
         ALL,
     ),
     "copies": (
-        lambda x, y, i: (x.to(torch.float64), x.to(torch.int64), x.to(torch.bool), aten.copy.default(x, y)), ALL
+        lambda x, y, i: (x.to(torch.float64), x.to(torch.int64), x.to(torch.bool), aten.copy.default(x, y)),
+        ALL,
     ),
     "gather": (lambda x, y, i: (x.gather(1, i), x.scatter(1, i[:, :2], y[:, :2]), x.scatter(0, i[:2] % 3, 1)), ALL),
     "scatter_add": (lambda x, y, i: (x.scatter_add(1, i, y), x.scatter_reduce(0, i % 3, y, "amax")), NUMERIC),
     "indexing": (
         lambda x, y, i: (
-            x[i[0] % 3], x[:, i[0]], x[i % 3, i], torch.index_select(x, 1, i[0]), x.index_put((i[0, :1] % 3,), y[:1]),
+            x[i[0] % 3],
+            x[:, i[0]],
+            x[i % 3, i],
+            torch.index_select(x, 1, i[0]),
+            x.index_put((i[0, :1] % 3,), y[:1]),
             x.put(i[0, :1], y[0, :1]),
         ),
         ALL,
     ),
     "index_put.accumulate": (
-        lambda x, y, i: (x.index_put((i[0] % 3,), y[:1], accumulate=True), x.put(i, y, accumulate=True)), NUMERIC
+        lambda x, y, i: (x.index_put((i[0] % 3,), y[:1], accumulate=True), x.put(i, y, accumulate=True)),
+        NUMERIC,
     ),
-    "cat": (lambda x, y, i: (torch.cat([x, y]), torch.cat([x, y[:, :1]], 1), torch.stack([x, y]), torch.cat([x, i])),
-            ALL),
+    "cat": (
+        lambda x, y, i: (torch.cat([x, y]), torch.cat([x, y[:, :1]], 1), torch.stack([x, y]), torch.cat([x, i])),
+        ALL,
+    ),
     "embedding": (lambda x, y, i: (F.embedding(i % 3, x), F.embedding(i[0] % 3, y, padding_idx=1)), ALL),
-    "batch_norm": (lambda x, y, i: (*_batch_norm_updating(x, y), F.batch_norm(x[None], None, None, training=True)),
-                   FLOATS),
+    "batch_norm": (
+        lambda x, y, i: (*_batch_norm_updating(x, y), F.batch_norm(x[None], None, None, training=True)),
+        FLOATS,
+    ),
     "grad scaler": (lambda x, y, i: _grad_scaler_steps(x, y), FLOATS),
     "scalar overloads": (
         lambda x, y, i: (
-            aten.add.Scalar(x, 2), aten.sub.Scalar(x, 1), aten.mul.Scalar(x, 3), aten.div.Scalar(x, 2),
-            aten.eq.Scalar(x, 1), aten.lt.Scalar(x, 1), aten.le.Tensor(x, y), aten.ne.Tensor(x, y),
-            aten.true_divide.Tensor(x, y), aten.pow.Scalar(2, x),
+            aten.add.Scalar(x, 2),
+            aten.sub.Scalar(x, 1),
+            aten.mul.Scalar(x, 3),
+            aten.div.Scalar(x, 2),
+            aten.eq.Scalar(x, 1),
+            aten.lt.Scalar(x, 1),
+            aten.le.Tensor(x, y),
+            aten.ne.Tensor(x, y),
+            aten.true_divide.Tensor(x, y),
+            aten.pow.Scalar(2, x),
         ),
         NUMERIC,
     ),
     "fused": (
         lambda x, y, i: (
-            aten.addcmul.default(x, x, y, value=0.5), aten.addcdiv.default(x, x, y, value=0.5),
-            aten.lerp.Scalar(x, y, 0.3), aten.lerp.Tensor(x, y, y.sigmoid()),
+            aten.addcmul.default(x, x, y, value=0.5),
+            aten.addcdiv.default(x, x, y, value=0.5),
+            aten.lerp.Scalar(x, y, 0.3),
+            aten.lerp.Tensor(x, y, y.sigmoid()),
             aten.threshold_backward.default(y, x, 0.5),
         ),
         FLOATS,
     ),
     "foreach": (
         lambda x, y, i: (
-            *torch._foreach_add([x, y], [y, x]), *torch._foreach_add([x, y], 2), *torch._foreach_mul([x, y], [2, 3]),
-            *torch._foreach_div([x, y], y.sum()), *torch._foreach_pow([x, y], 2), *torch._foreach_maximum([x, y], 0.5),
-            *torch._foreach_minimum([x, y], [x, x]), *torch._foreach_lerp([x, y], [y, x], 0.3),
+            *torch._foreach_add([x, y], [y, x]),
+            *torch._foreach_add([x, y], 2),
+            *torch._foreach_mul([x, y], [2, 3]),
+            *torch._foreach_div([x, y], y.sum()),
+            *torch._foreach_pow([x, y], 2),
+            *torch._foreach_maximum([x, y], 0.5),
+            *torch._foreach_minimum([x, y], [x, x]),
+            *torch._foreach_lerp([x, y], [y, x], 0.3),
             *torch._foreach_addcmul([x, y], [x, y], [y, x], 0.5),
             *torch._foreach_addcdiv([x, y], [x, y], [y, x], [0.5, 2]),
-            *torch._foreach_neg([x, y]), *torch._foreach_exp([x]), *torch._foreach_sqrt([x.abs()]),
-            *torch._foreach_abs([x]), *torch._foreach_reciprocal([y]), *torch._foreach_sub([x, y], 1),
+            *torch._foreach_neg([x, y]),
+            *torch._foreach_exp([x]),
+            *torch._foreach_sqrt([x.abs()]),
+            *torch._foreach_abs([x]),
+            *torch._foreach_reciprocal([y]),
+            *torch._foreach_sub([x, y], 1),
         ),
         FLOATS,
     ),
@@ -164,25 +226,35 @@ CASES = {
     ),
     "normalization": (
         lambda x, y, i: (
-            F.layer_norm(x, (4,), y[0], y[1]), F.layer_norm(x, (3, 4)),
-            F.group_norm(x[None], 3, y[0, :3], y[1, :3]), F.group_norm(x.reshape(2, 6, 1), 2),
+            F.layer_norm(x, (4,), y[0], y[1]),
+            F.layer_norm(x, (3, 4)),
+            F.group_norm(x[None], 3, y[0, :3], y[1, :3]),
+            F.group_norm(x.reshape(2, 6, 1), 2),
         ),
         FLOATS,
     ),
     "pooling": (
         lambda x, y, i: (
-            F.max_pool2d(x[None], 2), F.max_pool2d(x[None], (2, 3), stride=1, padding=1, ceil_mode=True),
-            F.avg_pool2d(x[None], 2), F.avg_pool2d(x[None], 3, stride=2, padding=1, count_include_pad=False),
-            F.max_pool3d(x[None, None], (1, 2, 2)), F.avg_pool3d(x[None, None], (1, 2, 2), divisor_override=3),
+            F.max_pool2d(x[None], 2),
+            F.max_pool2d(x[None], (2, 3), stride=1, padding=1, ceil_mode=True),
+            F.avg_pool2d(x[None], 2),
+            F.avg_pool2d(x[None], 3, stride=2, padding=1, count_include_pad=False),
+            F.max_pool3d(x[None, None], (1, 2, 2)),
+            F.avg_pool3d(x[None, None], (1, 2, 2), divisor_override=3),
         ),
         NUMERIC,
     ),
     "factories": (
         lambda x, y, i: (
-            torch.zeros(3, dtype=x.dtype, device=x.device), torch.ones_like(x), torch.zeros_like(x),
-            torch.full((2,), 3, dtype=x.dtype, device=x.device), torch.full_like(x, 1),
-            torch.arange(5, device=x.device), torch.ones(2, 3, dtype=x.dtype, device=x.device),
-            torch.empty_like(x).copy_(y), torch.empty(3, 4, dtype=x.dtype, device=x.device).copy_(y),
+            torch.zeros(3, dtype=x.dtype, device=x.device),
+            torch.ones_like(x),
+            torch.zeros_like(x),
+            torch.full((2,), 3, dtype=x.dtype, device=x.device),
+            torch.full_like(x, 1),
+            torch.arange(5, device=x.device),
+            torch.ones(2, 3, dtype=x.dtype, device=x.device),
+            torch.empty_like(x).copy_(y),
+            torch.empty(3, 4, dtype=x.dtype, device=x.device).copy_(y),
             torch.scalar_tensor(2, dtype=x.dtype, device=x.device),
         ),
         ALL,
@@ -204,31 +276,43 @@ DIRECT = {
     aten.hardshrink_backward.default: (lambda x, y, i: ((y, x, 0.5), {}), FLOATS),
     aten.multi_margin_loss_backward.default: (lambda x, y, i: ((y.sum(), x, i[:, 0], 1, 1.0, None, 1), {}), FLOATS),
     aten.multilabel_margin_loss_backward.default: (
-        lambda x, y, i: ((y.sum(), x, i, 1, aten.multilabel_margin_loss_forward.default(x, i, 1)[1]), {}), FLOATS
+        lambda x, y, i: ((y.sum(), x, i, 1, aten.multilabel_margin_loss_forward.default(x, i, 1)[1]), {}),
+        FLOATS,
     ),
     aten.true_divide.Tensor: (lambda x, y, i: ((x, y), {}), ALL),
     aten.convolution_backward.default: (
         lambda x, y, i: (
-            (x[None, :2, :2], y[None], y.reshape(2, 3, 2), [2], [1], [0], [2], False, [0], 1, [True, True, True]), {}
+            (x[None, :2, :2], y[None], y.reshape(2, 3, 2), [2], [1], [0], [2], False, [0], 1, [True, True, True]),
+            {},
         ),
         FLOATS,
     ),
     aten.max_pool2d_with_indices_backward.default: (
         lambda x, y, i: (
-            (y[None, :1, :2], x[None], [2], [2], [0], [1], False, aten.max_pool2d_with_indices(x[None], [2])[1]), {}
+            (y[None, :1, :2], x[None], [2], [2], [0], [1], False, aten.max_pool2d_with_indices(x[None], [2])[1]),
+            {},
         ),
         FLOATS,
     ),
     aten.max_pool3d_with_indices_backward.default: (
         lambda x, y, i: (
-            (y[None, None, :1, :2], x[None, None], [1, 2, 2], [1, 2, 2], [0], [1], False,
-             aten.max_pool3d_with_indices(x[None, None], [1, 2, 2])[1]),
+            (
+                y[None, None, :1, :2],
+                x[None, None],
+                [1, 2, 2],
+                [1, 2, 2],
+                [0],
+                [1],
+                False,
+                aten.max_pool3d_with_indices(x[None, None], [1, 2, 2])[1],
+            ),
             {},
         ),
         FLOATS,
     ),
     aten.avg_pool2d_backward.default: (
-        lambda x, y, i: ((y[None, :1, :2], x[None], [2], [2], [0], False, True, None), {}), FLOATS
+        lambda x, y, i: ((y[None, :1, :2], x[None], [2], [2], [0], False, True, None), {}),
+        FLOATS,
     ),
     aten.avg_pool3d_backward.default: (
         lambda x, y, i: ((y[None, None, :1, :2], x[None, None], [1, 2, 2], [1, 2, 2], [0], False, True, None), {}),
@@ -250,7 +334,9 @@ DIRECT = {
     aten.zeros_like.default: (lambda x, y, i: ((x,), {}), ALL),
     aten.empty_like.default: (lambda x, y, i: ((x,), {}), ALL, False),
     aten.empty_strided.default: (
-        lambda x, y, i: (([2, 3], [3, 1]), {"dtype": x.dtype, "device": x.device}), ALL, False
+        lambda x, y, i: (([2, 3], [3, 1]), {"dtype": x.dtype, "device": x.device}),
+        ALL,
+        False,
     ),
     aten.sym_size.int: (lambda x, y, i: ((x, 1), {}), ALL),
     aten.sym_numel.default: (lambda x, y, i: ((x,), {}), ALL),
@@ -261,15 +347,26 @@ DIRECT = {
 def random_draws(x):
     """Every random lowering, reached: each draws from torch.npy's generator."""
     return (
-        F.dropout(x, 0.5, training=True), torch.rand(3, device=x.device),
-        torch.randn(2, 2, dtype=torch.float64, device=x.device), torch.rand_like(x), torch.randn_like(x),
-        torch.empty_like(x).uniform_(-1, 1), torch.empty_like(x).normal_(2, 3), torch.bernoulli(x, 0.3),
+        F.dropout(x, 0.5, training=True),
+        torch.rand(3, device=x.device),
+        torch.randn(2, 2, dtype=torch.float64, device=x.device),
+        torch.rand_like(x),
+        torch.randn_like(x),
+        torch.empty_like(x).uniform_(-1, 1),
+        torch.empty_like(x).normal_(2, 3),
+        torch.bernoulli(x, 0.3),
     )
 
 
 RANDOM = {
-    aten.native_dropout.default, aten.rand.default, aten.randn.default, aten.rand_like.default,
-    aten.randn_like.default, aten.uniform.default, aten.normal_functional.default, aten.bernoulli.p,
+    aten.native_dropout.default,
+    aten.rand.default,
+    aten.randn.default,
+    aten.rand_like.default,
+    aten.randn_like.default,
+    aten.uniform.default,
+    aten.normal_functional.default,
+    aten.bernoulli.p,
 }
 
 
@@ -279,8 +376,12 @@ def _foreach_arguments(op):
 
     def arguments(x, y, i):
         lists = iter([[x, y], [y, x], [x.sigmoid(), y.sigmoid()]])
-        values = {"List[Tensor]": lambda: next(lists), "number": lambda: 0.5, "List[number]": lambda: [0.5, 2],
-                  "Tensor": y.sum}
+        values = {
+            "List[Tensor]": lambda: next(lists),
+            "number": lambda: 0.5,
+            "List[number]": lambda: [0.5, 2],
+            "Tensor": y.sum,
+        }
         return tuple(values[str(argument.type)]() for argument in op._schema.arguments if not argument.kwarg_only), {}
 
     return arguments

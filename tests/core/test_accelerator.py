@@ -20,9 +20,7 @@ from backend_pkg import autocast
 
 def run_fresh(code):
     """Run ``code`` in a new interpreter; returns its stdout, failing on a non-zero exit."""
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=240
-    )
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 

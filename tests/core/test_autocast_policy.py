@@ -115,8 +115,7 @@ def test_the_probe_sees_a_cast_of_each_op_on_cpu(op):
 def test_the_probe_tells_the_three_policies_apart():
     """What the test above compares: the casts of one op of each policy on CPU."""
     signatures = {
-        name: [casts(_overload(name), "cpu", inputs) for inputs in INPUT_DTYPES]
-        for name in ("mm", "mse_loss", "cat")
+        name: [casts(_overload(name), "cpu", inputs) for inputs in INPUT_DTYPES] for name in ("mm", "mse_loss", "cat")
     }
     f16, f32 = torch.float16, torch.float32
     assert signatures == {"mm": [[f16, f16], [], [f16]], "mse_loss": [[], [f32, f32], [f32]], "cat": [[], [], [f32]]}

@@ -101,7 +101,8 @@ def test_retain_grad_and_hooks_like_cpu():
         h.register_hook(lambda grad: seen.append(("h", grad.device.type, grad.clone())) or grad * 2)
         x.register_hook(lambda grad: seen.append(("x", grad.device.type, grad.clone())))
         x.register_post_accumulate_grad_hook(
-            lambda leaf: seen.append(("accumulated", leaf.grad.device.type, leaf.grad.clone())))
+            lambda leaf: seen.append(("accumulated", leaf.grad.device.type, leaf.grad.clone()))
+        )
         (h * h * w).sum().backward()
         return h.grad, x.grad, seen
 

@@ -14,9 +14,7 @@ import backend_pkg
 
 def run_fresh(code):
     """Run ``code`` in a new interpreter, where nothing is registered yet."""
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
 
 
 def test_device_module_is_torch_npy():

@@ -28,8 +28,10 @@ SHAPE = (2, 3)
 
 def ddp_and_collectives(rank, world_size):
     """Both checks in one launch: starting two processes costs more than either check."""
-    return {"ddp": workloads.train_ddp(rank, world_size, "npy", STEPS),
-            "collective mismatches": compare_collectives(rank, world_size)}
+    return {
+        "ddp": workloads.train_ddp(rank, world_size, "npy", STEPS),
+        "collective mismatches": compare_collectives(rank, world_size),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +53,7 @@ def test_ddp_on_npy_trains_like_one_cpu_process_on_the_whole_batch(ranks):
 # Each collective as a function of (rank, world_size, the tensor maker, the group, async_op), returning the
 # tensors it wrote. ``make(values)`` puts a CPU tensor on the device under test, in the layout under test.
 
+
 def rank_values(rank, dtype=torch.float32):
     return (torch.arange(6, dtype=dtype).reshape(SHAPE) + 1) * (rank + 2)
 
@@ -65,6 +68,7 @@ def all_reduce(op, dtype=torch.float32):
     def run(rank, world_size, make, group, async_op):
         tensor = make(rank_values(rank, dtype))
         return finish(dist.all_reduce(tensor, op=op, group=group, async_op=async_op), [tensor])
+
     return run
 
 
@@ -86,10 +90,12 @@ def all_gather(rank, world_size, make, group, async_op):
 
 def deprecated(new_name):
     """The collective under its name before torch 2.13 (an alias that warns), without the warning."""
+
     def run(*args):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             return new_name(*args)
+
     return run
 
 
@@ -157,31 +163,41 @@ def functional_all_gather_single(rank, world_size, make, group, async_op, gather
     return [gather(make(rank_values(rank)), 0, group).wait()]
 
 
-def functional_reduce_scatter_single(rank, world_size, make, group, async_op,
-                                     reduce_scatter=functional.reduce_scatter_single):
+def functional_reduce_scatter_single(
+    rank, world_size, make, group, async_op, reduce_scatter=functional.reduce_scatter_single
+):
     whole = make(torch.cat([rank_values(rank) * (index + 1) for index in range(world_size)]))
     return [reduce_scatter(whole, "sum", 0, group).wait()]
 
 
 COLLECTIVES = {
-    **{f"all_reduce {op}": all_reduce(getattr(dist.ReduceOp, op))
-       for op in ("SUM", "PRODUCT", "MIN", "MAX", "AVG")},
+    **{f"all_reduce {op}": all_reduce(getattr(dist.ReduceOp, op)) for op in ("SUM", "PRODUCT", "MIN", "MAX", "AVG")},
     **{f"all_reduce {op} int": all_reduce(getattr(dist.ReduceOp, op), torch.int32) for op in ("BAND", "BOR", "BXOR")},
-    "broadcast": broadcast, "reduce": reduce, "all_gather": all_gather,
+    "broadcast": broadcast,
+    "reduce": reduce,
+    "all_gather": all_gather,
     "all_gather_single": all_gather_single,
     "all_gather_into_tensor": deprecated(functools.partial(all_gather_single, gather=dist.all_gather_into_tensor)),
-    "reduce_scatter": reduce_scatter, "reduce_scatter_single": reduce_scatter_single,
+    "reduce_scatter": reduce_scatter,
+    "reduce_scatter_single": reduce_scatter_single,
     "reduce_scatter_tensor": deprecated(
-        functools.partial(reduce_scatter_single, reduce_scatter=dist.reduce_scatter_tensor)),
-    "gather": gather, "scatter": scatter,
-    "all_to_all": all_to_all, "all_to_all_single": all_to_all_single, "barrier": barrier, "send/recv": send_recv,
+        functools.partial(reduce_scatter_single, reduce_scatter=dist.reduce_scatter_tensor)
+    ),
+    "gather": gather,
+    "scatter": scatter,
+    "all_to_all": all_to_all,
+    "all_to_all_single": all_to_all_single,
+    "barrier": barrier,
+    "send/recv": send_recv,
     "functional all_reduce": functional_all_reduce,
     "functional all_gather_single": functional_all_gather_single,
     "functional all_gather_tensor": deprecated(
-        functools.partial(functional_all_gather_single, gather=functional.all_gather_tensor)),
+        functools.partial(functional_all_gather_single, gather=functional.all_gather_tensor)
+    ),
     "functional reduce_scatter_single": functional_reduce_scatter_single,
     "functional reduce_scatter_tensor": deprecated(
-        functools.partial(functional_reduce_scatter_single, reduce_scatter=functional.reduce_scatter_tensor)),
+        functools.partial(functional_reduce_scatter_single, reduce_scatter=functional.reduce_scatter_tensor)
+    ),
 }
 
 
@@ -191,6 +207,7 @@ def maker(device, contiguous):
             return values.to(device)
         # The same values in a transposed layout: strides (1, rows).
         return values.t().contiguous().to(device).t()
+
     return make
 
 
@@ -252,7 +269,8 @@ def test_ranks_import_ddp_demo_when_the_callers_sys_path_no_longer_names_it(tmp_
         print(launch(workloads.gloo_on_npy, backend="cpu:gloo,npy:npy_gloo")[0])
     """)
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                            cwd=tmp_path, env=environment)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=environment
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "gloo" in result.stdout

@@ -61,7 +61,6 @@ def test_mixing_a_cpu_tensor_is_a_device_error():
         torch.special.xlogy(npy(torch.ones(3)), torch.ones(3))
 
 
-
 @pytest.mark.parametrize(
     "convert, layout",
     [(torch.Tensor.to_sparse, "torch.sparse_coo"), (torch.Tensor.to_sparse_csr, "torch.sparse_csr")],
@@ -73,6 +72,7 @@ def test_a_sparse_result_is_refused_by_name(convert, layout):
     message = f"gives a tensor of layout {layout}, and npy tensors are strided only"
     with pytest.raises(NotImplementedError, match=message):
         convert(npy(torch.eye(3)))
+
 
 def test_warns_once_per_op_and_counts_calls():
     x = npy(torch.rand(4))
@@ -101,6 +101,7 @@ def test_native_ops_do_not_fall_back():
 
 
 # Ops that return several tensors, and out= tensors, take their own paths through the fallback.
+
 
 def _tied():
     """Values with a repeat in each row, so mode and unique have something to find."""
@@ -132,11 +133,13 @@ def test_ops_returning_several_tensors_match_cpu(name, monkeypatch):
 
 def _kthvalue_into(values, indices):
     """kthvalue with out=: the fallback's path for several out= tensors; what the test compares."""
+
     def run(t):
         v, i = values(t.device), indices(t.device)
         result = torch.kthvalue(t, 2, 1, out=(v, i))
         assert result[0] is v and result[1] is i
         return v, i, torch.tensor(v.stride() + i.stride(), device=t.device)
+
     return run
 
 
@@ -148,8 +151,10 @@ OUTS = {
         lambda d: torch.zeros(3, 2, device=d)[:, 1],
         lambda d: torch.zeros(2, 6, dtype=torch.int64, device=d)[1, ::2],
     ),
-    "wrong dtype": (lambda d: torch.zeros(3, dtype=torch.float64, device=d),
-                    lambda d: torch.zeros(3, dtype=torch.int64, device=d)),
+    "wrong dtype": (
+        lambda d: torch.zeros(3, dtype=torch.float64, device=d),
+        lambda d: torch.zeros(3, dtype=torch.int64, device=d),
+    ),
 }
 
 

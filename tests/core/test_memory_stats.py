@@ -6,7 +6,6 @@ npy counts the exact bytes of each storage (CUDA rounds to its blocks), so each 
 the sum of the tensors' ``nbytes``.
 """
 
-
 import pytest
 import torch
 

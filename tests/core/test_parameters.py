@@ -255,8 +255,9 @@ def test_a_lazy_module_built_on_npy_trains_like_cpu():
     materialized by the first call, as on CPU."""
     results = {}
     for device in ("cpu", "npy"):
-        model = torch.nn.Sequential(torch.nn.LazyLinear(4, device=device), torch.nn.Tanh(),
-                                    torch.nn.LazyLinear(2, device=device))
+        model = torch.nn.Sequential(
+            torch.nn.LazyLinear(4, device=device), torch.nn.Tanh(), torch.nn.LazyLinear(2, device=device)
+        )
         assert all(type(parameter) is torch.nn.UninitializedParameter for parameter in model.parameters())
         inputs = torch.arange(6.0).reshape(2, 3).to(device)
         model(inputs)

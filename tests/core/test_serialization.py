@@ -49,7 +49,6 @@ def test_deepcopy_makes_new_memory():
     assert model.weight.device.type == "npy" and isinstance(model.weight, torch.nn.Parameter)
 
 
-
 def test_pickle_and_legacy_save_round_trip_views_and_models():
     """``pickle`` (multiprocessing, caches, experiment trackers) and the legacy ``torch.save``
     format write each storage through PyTorch's C++, which copies it to the CPU from a tensor
@@ -65,6 +64,7 @@ def test_pickle_and_legacy_save_round_trip_views_and_models():
     loaded = torch.load(buffer, weights_only=False)
     assert loaded.weight.device.type == "npy"
     torch.testing.assert_close(loaded.weight.detach().cpu(), model.weight.detach().cpu())
+
 
 class Net(torch.nn.Module):
     """A model class of the program's own, as torch.load(weights_only=True) meets them."""

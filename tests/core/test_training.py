@@ -32,7 +32,8 @@ BACKWARD = {
     ),
     "nll_loss": lambda a: F.nll_loss(F.log_softmax(a, 1), TARGET.to(a.device), weight=WEIGHTS.to(a)),
     "mse_loss": lambda a: F.mse_loss(
-        a, a.detach().flip(1) if a.device.type == "cpu" else npy(a.detach().cpu().flip(1))),
+        a, a.detach().flip(1) if a.device.type == "cpu" else npy(a.detach().cpu().flip(1))
+    ),
     "mse_loss_sum": lambda a: F.mse_loss(a, torch.ones(4, 5).to(a.device), reduction="sum"),
     "relu": lambda a: (F.relu(a) * a.detach()).sum(),
     "gelu": lambda a: (F.gelu(a) * a.detach()).sum(),
@@ -89,10 +90,21 @@ def test_mlp_trains_like_cpu(loss):
 def test_kernels_are_registered():
     registered = set(backend_pkg.registered_ops())
     for name in (
-        "aten::mean.dim", "aten::max.dim", "aten::var.correction", "aten::logsumexp",
-        "aten::linalg_vector_norm", "aten::mm", "aten::addmm", "aten::bmm", "aten::dot",
-        "aten::_log_softmax", "aten::nll_loss_forward", "aten::nll_loss_backward",
-        "aten::threshold_backward", "aten::mse_loss_backward", "aten::gelu_backward",
+        "aten::mean.dim",
+        "aten::max.dim",
+        "aten::var.correction",
+        "aten::logsumexp",
+        "aten::linalg_vector_norm",
+        "aten::mm",
+        "aten::addmm",
+        "aten::bmm",
+        "aten::dot",
+        "aten::_log_softmax",
+        "aten::nll_loss_forward",
+        "aten::nll_loss_backward",
+        "aten::threshold_backward",
+        "aten::mse_loss_backward",
+        "aten::gelu_backward",
     ):
         assert name in registered
 

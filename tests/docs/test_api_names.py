@@ -23,8 +23,9 @@ SOURCES = [
 ]
 # The package files the gallery shows with ``.. literalinclude::``: their comments are on the site too.
 INCLUDED = re.compile(r"literalinclude:: (?:\.\./)+(\S+)")  # from a section's page: ../../../
-SOURCES += sorted({ROOT / shown for path in ROOT.glob("gallery/**/*.py")
-                   for shown in INCLUDED.findall(path.read_text())})
+SOURCES += sorted(
+    {ROOT / shown for path in ROOT.glob("gallery/**/*.py") for shown in INCLUDED.findall(path.read_text())}
+)
 DOTTED_NAME = re.compile(r"(?<![\w./])torch(?:\.\w+)+")
 # "Since PyTorch 2.10", "first shipped in PyTorch 2.10.0": claims that a feature exists from a release on.
 VERSION_CLAIM = re.compile(
@@ -74,9 +75,12 @@ def test_version_claims_are_not_newer_than_the_installed_torch():
 
 def first_release_found():
     """The first release ``tools/check_first_release.py`` found the API in, and the releases it looked in."""
-    checked = re.findall(r"^torch (\S+) \(.*setup_privateuseone_for_python_backend (True|False), "
-                         r"torch\._C\._acc (True|False)",
-                         (ROOT / "source" / "first_release.txt").read_text(), re.MULTILINE)
+    checked = re.findall(
+        r"^torch (\S+) \(.*setup_privateuseone_for_python_backend (True|False), "
+        r"torch\._C\._acc (True|False)",
+        (ROOT / "source" / "first_release.txt").read_text(),
+        re.MULTILINE,
+    )
     assert all(python == cpp for _, python, cpp in checked), "a wheel has one half of the API without the other"
     with_api = [version for version, python, _ in checked if python == "True"]
     return min(with_api, key=version_tuple), [version for version, _, _ in checked]

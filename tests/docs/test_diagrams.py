@@ -68,6 +68,7 @@ def test_every_arrow_joins_two_boxes():
 
 # --- The dispatch path -------------------------------------------------------------------------
 
+
 def npy_operands():
     return (torch.ones(3, device="npy", requires_grad=True), torch.ones(3, device="npy", requires_grad=True))
 
@@ -91,8 +92,9 @@ def test_dispatch_keys_drawn_are_those_of_x_plus_y():
 
 
 def test_what_add_has_at_each_key_drawn():
-    table = dict(line.split(": ", 1) for line in torch._C._dispatch_dump_table("aten::add.Tensor").splitlines()
-                 if ": " in line)
+    table = dict(
+        line.split(": ", 1) for line in torch._C._dispatch_dump_table("aten::add.Tensor").splitlines() if ": " in line
+    )
     for key, kind in _diagrams.ADD_DISPATCH_KEYS:
         entry = table[key]
         if kind == "fallthrough":
@@ -116,6 +118,7 @@ def test_the_kernel_drawn_is_the_one_registered_and_calls_the_numpy_functions_dr
 
 # --- Tensor, storage and memory -----------------------------------------------------------------
 
+
 def test_tensors_drawn_have_the_metadata_and_memory_drawn():
     made = {}
     for name, code, size, stride, storage_offset in _diagrams.MEMORY_TENSORS:
@@ -136,6 +139,7 @@ def test_tensors_drawn_have_the_metadata_and_memory_drawn():
 
 
 # --- Autograd, the hooks and the guard ----------------------------------------------------------
+
 
 def test_hooks_methods_drawn_are_npy_hooks_that_cpp_asks():
     for method in _diagrams.HOOKS_METHODS:
@@ -171,8 +175,9 @@ def guard_calls_of(action):
 
 
 # Each MulBackward0 hands on a gradient to the next node, and to the factor too when it requires grad.
-@pytest.mark.parametrize(("factor_requires_grad", "gradients_per_node"), [(False, 1), (True, 2)],
-                         ids=["constant-factor", "leaf-factor"])
+@pytest.mark.parametrize(
+    ("factor_requires_grad", "gradients_per_node"), [(False, 1), (True, 2)], ids=["constant-factor", "leaf-factor"]
+)
 def test_guard_calls_drawn_per_gradient_a_node_hands_on(factor_requires_grad, gradients_per_node):
     w = torch.ones(3, device="npy", requires_grad=True)
     factor = torch.full((3,), 2.0, device="npy", requires_grad=factor_requires_grad)
@@ -216,6 +221,7 @@ def test_loss_backward_runs_on_the_calling_thread_grad_on_the_engines():
 
 # --- The compile routes -----------------------------------------------------------------------
 
+
 def test_compile_backends_drawn_are_registered_and_inductor_is_the_default():
     import torch._dynamo
 
@@ -241,6 +247,7 @@ def test_inductor_registers_npy_codegen_as_drawn():
 
 
 # --- The setup and scaling out ----------------------------------------------------------------
+
 
 def test_setup_steps_drawn_are_the_setup_functions_calls_in_order():
     from torch.utils.backend_registration import _setup_privateuseone_for_python_backend

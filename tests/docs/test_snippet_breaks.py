@@ -42,8 +42,10 @@ SPELLINGS = {
 def document(tmp_path, spelling, code, doctest):
     suffix, template = SPELLINGS[spelling]
     block = template.format(
-        code=code, code_indented=textwrap.indent(code, "   "),
-        doctest=doctest, doctest_indented=textwrap.indent(doctest, "   "),
+        code=code,
+        code_indented=textwrap.indent(code, "   "),
+        doctest=doctest,
+        doctest_indented=textwrap.indent(doctest, "   "),
     )
     path = tmp_path / f"page{suffix}"
     path.write_text(f"Title\n=====\n\n{SETUP[suffix]}\nText.\n\n{block}\nMore text.\n")
@@ -84,8 +86,9 @@ def test_example_outside_any_block_fails(tmp_path):
         snippets.check(path)
 
 
-@pytest.mark.parametrize("suffix, block", [(".md", "```pyodide\nx = 1\n```\n"),
-                                           (".rst", ".. code-block:: jupyter\n\n   x = 1\n")])
+@pytest.mark.parametrize(
+    "suffix, block", [(".md", "```pyodide\nx = 1\n```\n"), (".rst", ".. code-block:: jupyter\n\n   x = 1\n")]
+)
 def test_unknown_language_fails(tmp_path, suffix, block):
     path = tmp_path / f"page{suffix}"
     path.write_text(f"Title\n=====\n\n{block}")

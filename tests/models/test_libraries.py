@@ -28,8 +28,16 @@ VOCAB = 64
 def gpt2(device):
     torch.manual_seed(0)
     config = transformers.GPT2Config(
-        n_layer=2, n_head=2, n_embd=32, vocab_size=VOCAB, n_positions=32, bos_token_id=0, eos_token_id=VOCAB - 1,
-        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,  # dropout draws from each device's own generator
+        n_layer=2,
+        n_head=2,
+        n_embd=32,
+        vocab_size=VOCAB,
+        n_positions=32,
+        bos_token_id=0,
+        eos_token_id=VOCAB - 1,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,  # dropout draws from each device's own generator
     )
     return transformers.GPT2LMHeadModel(config).to(device)
 
@@ -74,10 +82,17 @@ def test_gpt2_trains_on_npy_like_cpu():
 def test_gpt2_generates_on_npy_what_it_generates_on_cpu(beams):
     prompts = {device: tokens(device)[:, :4] for device in ("cpu", "npy")}
     generated = {
-        device: gpt2(device).eval().generate(
-            prompts[device], max_new_tokens=6, num_beams=beams, do_sample=False, pad_token_id=0,
+        device: gpt2(device)
+        .eval()
+        .generate(
+            prompts[device],
+            max_new_tokens=6,
+            num_beams=beams,
+            do_sample=False,
+            pad_token_id=0,
             attention_mask=torch.ones_like(prompts[device]),
-        ).cpu()
+        )
+        .cpu()
         for device in ("cpu", "npy")
     }
     assert generated["cpu"].shape == (2, 10)
@@ -92,8 +107,16 @@ def test_gpt2_samples_on_npy_with_top_k_and_top_p():
 
     def sample():
         torch.manual_seed(0)
-        return model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=6, do_sample=True,
-                              top_k=8, top_p=0.9, temperature=0.8, pad_token_id=0).cpu()
+        return model.generate(
+            prompt,
+            attention_mask=torch.ones_like(prompt),
+            max_new_tokens=6,
+            do_sample=True,
+            top_k=8,
+            top_p=0.9,
+            temperature=0.8,
+            pad_token_id=0,
+        ).cpu()
 
     first = sample()
     assert first.shape == (2, 10) and first.dtype == torch.int64
@@ -104,8 +127,14 @@ def test_bert_forward_and_backward_on_npy_like_cpu():
     def run(device):
         torch.manual_seed(0)
         config = transformers.BertConfig(
-            num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64, vocab_size=VOCAB,
-            max_position_embeddings=32, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            hidden_size=32,
+            intermediate_size=64,
+            vocab_size=VOCAB,
+            max_position_embeddings=32,
+            hidden_dropout_prob=0.0,
+            attention_probs_dropout_prob=0.0,
         )
         model = transformers.BertForMaskedLM(config).to(device)
         mask = torch.ones(2, 8, dtype=torch.int64)
@@ -143,8 +172,14 @@ def lightning_fit(epochs=2, **trainer_arguments):
     data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=8)
     torch.manual_seed(0)
     model = Regression()
-    trainer = pl.Trainer(max_epochs=epochs, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                         enable_model_summary=False, **trainer_arguments)
+    trainer = pl.Trainer(
+        max_epochs=epochs,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        **trainer_arguments,
+    )
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", ".*does not have many workers.*")
         trainer.fit(model, data)

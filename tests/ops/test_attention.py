@@ -74,7 +74,6 @@ def assert_module_like_cpu(module, *inputs, **kwargs):
             torch.testing.assert_close(got.cpu(), want, equal_nan=True, **GRAD_TOLERANCE)
 
 
-
 def _padding_mask(batch, length):
     """A key padding mask whose last sequence is padded at its end (True = padding)."""
     mask = torch.zeros(batch, length, dtype=torch.bool)
@@ -319,10 +318,36 @@ def _bad_attention_calls():
         "heads": lambda: (x, x, x, 8, 3, w, b, pw, pb),
         "mask_without_type": lambda: (x, x, x, 8, 2, w, b, pw, pb, torch.zeros(5, 5, dtype=torch.bool)),
         "padding_mask_shape": lambda: (x, x, x, 8, 2, w, b, pw, pb, torch.zeros(3, 5, dtype=torch.bool), True, True, 1),
-        "attention_mask_shape": lambda: (x, x, x, 8, 2, w, b, pw, pb, torch.zeros(5, 4, dtype=torch.bool),
-                                         True, True, 0),
-        "scores_mask_shape": lambda: (x, x, x, 8, 2, w, b, pw, pb, torch.zeros(2, 1, 5, 5, dtype=torch.bool),
-                                      True, True, 2),
+        "attention_mask_shape": lambda: (
+            x,
+            x,
+            x,
+            8,
+            2,
+            w,
+            b,
+            pw,
+            pb,
+            torch.zeros(5, 4, dtype=torch.bool),
+            True,
+            True,
+            0,
+        ),
+        "scores_mask_shape": lambda: (
+            x,
+            x,
+            x,
+            8,
+            2,
+            w,
+            b,
+            pw,
+            pb,
+            torch.zeros(2, 1, 5, 5, dtype=torch.bool),
+            True,
+            True,
+            2,
+        ),
         "integers": lambda: (x.long(), x.long(), x.long(), 8, 2, w.long(), b.long(), pw.long(), pb.long()),
         "mixed_dtypes": lambda: (x, x, x, 8, 2, w.double(), b, pw, pb),
     }
@@ -444,9 +469,18 @@ def test_transformer_encoder_layer_fwd_errors_like_cpu(strict):
     layer = model.layers[0]
     attention = layer.self_attn
     weights = [
-        attention.in_proj_weight, attention.in_proj_bias, attention.out_proj.weight, attention.out_proj.bias,
-        layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias,
-        layer.linear1.weight, layer.linear1.bias, layer.linear2.weight, layer.linear2.bias,
+        attention.in_proj_weight,
+        attention.in_proj_bias,
+        attention.out_proj.weight,
+        attention.out_proj.bias,
+        layer.norm1.weight,
+        layer.norm1.bias,
+        layer.norm2.weight,
+        layer.norm2.bias,
+        layer.linear1.weight,
+        layer.linear1.bias,
+        layer.linear2.weight,
+        layer.linear2.bias,
     ]
     weights = [w.detach() for w in weights]
 
@@ -485,8 +519,13 @@ def test_transformer_training(strict_but_layer_norm):
     source, target = make((2, 5, 8), torch.float32, 1), make((2, 4, 8), torch.float32, 2)
     causal = nn.Transformer.generate_square_subsequent_mask(4)
     assert_module_like_cpu(
-        _transformer(), source, target, tgt_mask=causal, tgt_is_causal=True,
-        src_key_padding_mask=_padding_mask(2, 5), memory_key_padding_mask=_padding_mask(2, 5),
+        _transformer(),
+        source,
+        target,
+        tgt_mask=causal,
+        tgt_is_causal=True,
+        src_key_padding_mask=_padding_mask(2, 5),
+        memory_key_padding_mask=_padding_mask(2, 5),
     )
 
 
@@ -507,6 +546,9 @@ def test_transformer_decoder_layer(strict_but_layer_norm, norm_first, train):
     target, memory = make((2, 4, 8), torch.float32, 1), make((2, 5, 8), torch.float32, 2)
     with torch.set_grad_enabled(train):
         assert_module_like_cpu(
-            layer, target, memory, tgt_mask=nn.Transformer.generate_square_subsequent_mask(4),
+            layer,
+            target,
+            memory,
+            tgt_mask=nn.Transformer.generate_square_subsequent_mask(4),
             memory_key_padding_mask=_padding_mask(2, 5),
         )

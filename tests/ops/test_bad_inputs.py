@@ -62,8 +62,10 @@ def test_binary_ops(op, shape_a, shape_b, dtype_a, dtype_b, seed):
     assert_like_cpu(op, tensor(shape_a, dtype_a, seed), tensor(shape_b, dtype_b, seed + 1))
 
 
-@pytest.mark.parametrize("op", [torch.sum, torch.mean, torch.softmax, torch.argmax, torch.cumsum, torch.squeeze,
-                                torch.unsqueeze, torch.flatten])
+@pytest.mark.parametrize(
+    "op",
+    [torch.sum, torch.mean, torch.softmax, torch.argmax, torch.cumsum, torch.squeeze, torch.unsqueeze, torch.flatten],
+)
 @SETTINGS
 @given(shape=shapes, dtype=dtypes, dim=dims, seed=seeds)
 def test_ops_along_a_dim(op, shape, dtype, dim, seed):
@@ -91,8 +93,15 @@ def test_cat(shape_a, shape_b, dtype_a, dtype_b, dim, seed):
 
 @pytest.mark.parametrize("op", [torch.index_select, torch.gather])
 @SETTINGS
-@given(shape=shapes, index_shape=shapes, index_dtype=st.sampled_from([torch.int64, torch.int32, torch.float32]),
-       dtype=dtypes, dim=dims, high=st.integers(0, 6), seed=seeds)
+@given(
+    shape=shapes,
+    index_shape=shapes,
+    index_dtype=st.sampled_from([torch.int64, torch.int32, torch.float32]),
+    dtype=dtypes,
+    dim=dims,
+    high=st.integers(0, 6),
+    seed=seeds,
+)
 def test_indexing_ops(op, shape, index_shape, index_dtype, dtype, dim, high, seed):
     generator = torch.Generator().manual_seed(seed)
     index = torch.randint(-1, high + 1, index_shape, generator=generator).to(index_dtype)

@@ -33,9 +33,7 @@ CASES = {
     "1d-stride-pad-dil": case(F.conv1d, (2, 4, 13), (6, 2, 3), 6, stride=2, padding=2, dilation=2, groups=2),
     "1d-unbatched": case(F.conv1d, (4, 9), (6, 4, 3), padding="same"),
     "2d": case(F.conv2d, (2, 3, 7, 8), (5, 3, 3, 3), 5, padding=1),
-    "2d-asymmetric": case(
-        F.conv2d, (2, 3, 9, 8), (4, 3, 3, 2), 4, stride=(2, 1), padding=(0, 2), dilation=(1, 3)
-    ),
+    "2d-asymmetric": case(F.conv2d, (2, 3, 9, 8), (4, 3, 3, 2), 4, stride=(2, 1), padding=(0, 2), dilation=(1, 3)),
     "2d-groups": case(F.conv2d, (2, 6, 7, 7), (9, 2, 3, 3), 9, groups=3, stride=2),
     "2d-depthwise-multiplier": case(F.conv2d, (2, 4, 6, 6), (8, 1, 3, 3), groups=4, padding=1),
     # One weight row per channel: the kernels' shifted-slice path, without im2col.
@@ -52,9 +50,7 @@ CASES = {
     "2d-unbatched": case(F.conv2d, (3, 6, 6), (4, 3, 3, 3), 4),
     "2d-1x1": case(F.conv2d, (2, 8, 5, 5), (4, 8, 1, 1), 4),
     "3d": case(F.conv3d, (2, 3, 5, 6, 4), (4, 3, 3, 2, 3), 4, padding=(1, 0, 1)),
-    "3d-stride-dil-groups": case(
-        F.conv3d, (1, 4, 7, 7, 7), (4, 2, 2, 3, 2), 4, stride=2, dilation=(2, 1, 1), groups=2
-    ),
+    "3d-stride-dil-groups": case(F.conv3d, (1, 4, 7, 7, 7), (4, 2, 2, 3, 2), 4, stride=2, dilation=(2, 1, 1), groups=2),
     "3d-unbatched": case(F.conv3d, (2, 4, 4, 4), (3, 2, 2, 2, 2)),
     "transpose1d": case(F.conv_transpose1d, (2, 4, 6), (4, 3, 3), 3, stride=2, output_padding=1),
     "transpose1d-unbatched": case(F.conv_transpose1d, (4, 6), (4, 3, 3), padding=1),
@@ -96,9 +92,7 @@ def test_forward_and_backward(case):
 @pytest.mark.parametrize("case", ["1d-stride-pad-dil", "2d-groups", "2d-depthwise-stride-pad-dil", "3d", "transpose2d"])
 def test_float_dtypes(case, dtype):
     function, x, weight, bias, kwargs = conv_args(case, dtype)
-    assert_backward_like_cpu(
-        lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias, **TOLERANCES.get(dtype, {})
-    )
+    assert_backward_like_cpu(lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias, **TOLERANCES.get(dtype, {}))
 
 
 @pytest.mark.parametrize("case", ["weight", "input", "bias"])
@@ -119,9 +113,7 @@ def test_backward_of_one_argument(case):
 def test_padding_modes(mode):
     """What ``nn.Conv2d(padding_mode=...)`` runs: ``F.pad`` in that mode, then an unpadded convolution."""
     _, x, weight, bias, _ = conv_args("2d", torch.float64)
-    assert_backward_like_cpu(
-        lambda x, w, b: F.conv2d(F.pad(x, (2, 1, 1, 2), mode=mode), w, b), x, weight, bias
-    )
+    assert_backward_like_cpu(lambda x, w, b: F.conv2d(F.pad(x, (2, 1, 1, 2), mode=mode), w, b), x, weight, bias)
 
 
 # Integer convolutions run on CPU as well (summed in the integer type, wrapping
@@ -243,9 +235,7 @@ def test_narrow_integers_refused_when_dilated():
     def dilated(x, w):
         return F.conv2d(x, w, dilation=2)
 
-    assert_same_error(
-        dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'"
-    )
+    assert_same_error(dilated, tensor(X, torch.uint8), tensor(W, torch.uint8), match="not implemented for 'Byte'")
 
 
 def backward(grad_output, x, w, transposed=False, groups=1):
@@ -278,9 +268,7 @@ def backward(grad_output, x, w, transposed=False, groups=1):
 )
 def test_backward_errors_like_cpu(grad_shape, dtype, transposed):
     """The checks of ``grad_output``; the third case is right but for its dtype."""
-    assert_like_cpu(
-        lambda g, x, w: backward(g, x, w, transposed, 2), tensor(grad_shape, dtype), tensor(X), tensor(WT)
-    )
+    assert_like_cpu(lambda g, x, w: backward(g, x, w, transposed, 2), tensor(grad_shape, dtype), tensor(X), tensor(WT))
 
 
 def test_double_backward():

@@ -179,7 +179,7 @@ def copy_pairs(draw):
     dtype = draw(st.sampled_from(DTYPES))
     source_dtype = draw(st.sampled_from([dtype, dtype, draw(st.sampled_from(DTYPES))]))
     shape = draw(st.lists(st.integers(0, 4), min_size=0, max_size=3))
-    source_shape = [draw(st.sampled_from([length, 1])) for length in shape][draw(st.integers(0, len(shape))):]
+    source_shape = [draw(st.sampled_from([length, 1])) for length in shape][draw(st.integers(0, len(shape))) :]
     pairs = []
     for view_shape, view_dtype, seed in ((shape, dtype, 1), (source_shape, source_dtype, 2)):
         steps = [draw(st.integers(1, 2)) for _ in view_shape]

@@ -375,9 +375,7 @@ def test_binary_out_resizes_an_empty_tensor(name, dtype):
 
 
 @pytest.mark.parametrize("name", [name for name in BINARY if name not in NO_BINARY_IN_PLACE])
-@pytest.mark.parametrize(
-    "dtype", [torch.bool, torch.int64, torch.float16, torch.float32, torch.complex128], ids=str
-)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.float16, torch.float32, torch.complex128], ids=str)
 def test_binary_in_place_through_a_view(name, dtype):
     def through_view(base, other):
         binary_in_place(name)(base[1:], other)
@@ -519,8 +517,12 @@ print(sorted(str(warning.message)[:30] for warning in caught))
 
 
 def test_warn_once_warnings_reach_python_once_per_process_as_on_cpu():
-    printed = {device: subprocess.run([sys.executable, "-c", WARNED_ONCE, device], capture_output=True,
-                                      text=True, timeout=120, check=True).stdout for device in ("cpu", "npy")}
+    printed = {
+        device: subprocess.run(
+            [sys.executable, "-c", WARNED_ONCE, device], capture_output=True, text=True, timeout=120, check=True
+        ).stdout
+        for device in ("cpu", "npy")
+    }
     assert printed["npy"] == printed["cpu"]
     assert printed["cpu"].count("where received") == 1
 

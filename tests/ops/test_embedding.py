@@ -97,8 +97,13 @@ def test_embedding_bag_forward_backward(strict, mode, padding_idx, include_last_
     def bag(weight, sample_weights):
         device = weight.device
         return F.embedding_bag(
-            INDICES.to(device), weight, offsets.to(device), mode=mode, padding_idx=padding_idx,
-            include_last_offset=include_last_offset, per_sample_weights=sample_weights,
+            INDICES.to(device),
+            weight,
+            offsets.to(device),
+            mode=mode,
+            padding_idx=padding_idx,
+            include_last_offset=include_last_offset,
+            per_sample_weights=sample_weights,
         )
 
     assert_backward_like_cpu(bag, make((10, 3), dtype), sample_weights)
@@ -134,8 +139,9 @@ def test_embedding_bag_op_results_like_cpu(strict, op, mode, padding_idx, dtype)
 def test_embedding_bag_2d_input(strict, mode):
     """A 2-D input is one bag per row: F.embedding_bag makes the offsets with arange."""
     indices = torch.tensor([[1, 2, 3], [4, 4, 9]])
-    assert_backward_like_cpu(lambda w: F.embedding_bag(indices.to(w.device), w, mode=mode),
-                             make((10, 3), torch.float32))
+    assert_backward_like_cpu(
+        lambda w: F.embedding_bag(indices.to(w.device), w, mode=mode), make((10, 3), torch.float32)
+    )
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean"])

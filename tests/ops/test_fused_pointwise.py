@@ -92,10 +92,14 @@ def test_optimizers_default_to_one_tensor_at_a_time_on_npy():
     assert not _has_foreach_support(parameters, parameters[0].device)
 
 
-@pytest.mark.parametrize("make_optimizer", [
-    lambda parameters: torch.optim.SGD(parameters, lr=0.1, momentum=0.9, foreach=True),
-    lambda parameters: torch.optim.Adam(parameters, lr=0.1, foreach=True),
-], ids=["sgd", "adam"])
+@pytest.mark.parametrize(
+    "make_optimizer",
+    [
+        lambda parameters: torch.optim.SGD(parameters, lr=0.1, momentum=0.9, foreach=True),
+        lambda parameters: torch.optim.Adam(parameters, lr=0.1, foreach=True),
+    ],
+    ids=["sgd", "adam"],
+)
 def test_foreach_true_trains_like_cpu(make_optimizer, strict):
     """``foreach=True``, with gradient clipping's too: the ``_foreach_*`` ops' composite kernels
     call npy's in-place ops tensor by tensor."""

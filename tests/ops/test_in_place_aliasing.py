@@ -25,10 +25,12 @@ def square():
 
 def _then_base(write):
     """``write`` applied to a copy of the tensor; the copy (the base) is the result."""
+
     def run(tensor):
         tensor = tensor.clone()
         write(tensor)
         return tensor
+
     return run
 
 
@@ -45,8 +47,9 @@ ON_VIEWS = {
     "strided sigmoid_": lambda t: t[::2].sigmoid_(),
     "row copy_": lambda t: t[0].copy_(t[2]),
     "transpose masked_fill_": lambda t: t.t().masked_fill_(t.t() > 4, -1),
-    "slice index_put_": lambda t: t[:, 1:].index_put_((torch.tensor([0, 2], device=t.device),),
-                                                      torch.tensor(1.0, device=t.device)),
+    "slice index_put_": lambda t: t[:, 1:].index_put_(
+        (torch.tensor([0, 2], device=t.device),), torch.tensor(1.0, device=t.device)
+    ),
     "column addcmul_": lambda t: t[:, 0].addcmul_(t[:, 1], t[:, 2], value=2),
     "slice out=": lambda t: torch.mul(t[0], 3, out=t[2]),
     "transposed out=": lambda t: torch.exp(t[:, :3].contiguous(), out=t[:, :3].t()),
@@ -105,8 +108,10 @@ def test_writing_an_expanded_tensor_like_cpu(name):
     "write, warning",
     [
         (lambda t: t.masked_fill_(torch.tensor([[True, False, False]] * 2, device=t.device), 0), "masked_fill_"),
-        (lambda t: t.index_put_((torch.tensor([0], device=t.device),), torch.tensor(2.0, device=t.device)),
-         "index_put_"),
+        (
+            lambda t: t.index_put_((torch.tensor([0], device=t.device),), torch.tensor(2.0, device=t.device)),
+            "index_put_",
+        ),
     ],
     ids=["masked_fill_", "index_put_"],
 )

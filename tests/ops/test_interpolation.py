@@ -96,8 +96,12 @@ def test_nearest_shortcuts_like_cpu():
         assert_like_cpu(lambda x: aten._upsample_nearest_exact2d(x[None], [1, size], None, 0.3), x)
         grad = make((1, 2, size), torch.float32)
         assert_like_cpu(lambda g: aten.upsample_nearest1d_backward(g, [size], [1, 2, 10], 0.3), grad)
-        assert_like_cpu(lambda g: aten.upsample_nearest3d_backward(g.reshape(1, 2, 1, 1, size), [1, 1, size],
-                                                                   [1, 2, 1, 1, 10], None, None, 0.3), grad)
+        assert_like_cpu(
+            lambda g: aten.upsample_nearest3d_backward(
+                g.reshape(1, 2, 1, 1, size), [1, 1, size], [1, 2, 1, 1, 10], None, None, 0.3
+            ),
+            grad,
+        )
         assert_like_cpu(lambda g: aten._upsample_nearest_exact1d_backward(g, [size], [1, 2, 10], 0.3), grad)
     wide = make((1, 2, 1, 100), torch.float32)
     for size in (100, 200):
@@ -111,9 +115,11 @@ def test_nearest_shortcuts_like_cpu():
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])
-@pytest.mark.parametrize("mode, dims", [p for p in MODE_DIMS if p.values[0].startswith("nearest")] + [
-    pytest.param("linear", 1, id="linear-1d"), pytest.param("trilinear", 3, id="trilinear-3d")
-])
+@pytest.mark.parametrize(
+    "mode, dims",
+    [p for p in MODE_DIMS if p.values[0].startswith("nearest")]
+    + [pytest.param("linear", 1, id="linear-1d"), pytest.param("trilinear", 3, id="trilinear-3d")],
+)
 def test_interpolate_integers_like_cpu(mode, dims, dtype):
     """Nearest modes copy uint8 pixels; other integer dtypes are refused."""
     x = make((2, 3) + (5,) * dims, dtype)
@@ -192,16 +198,23 @@ BACKWARD_ERRORS = [
     pytest.param(aten.upsample_nearest2d_backward, (2, 3, 10, 10), ([10, 9], [2, 3, 5, 5]), id="nearest2d-output-size"),
     pytest.param(aten.upsample_nearest2d_backward, (2, 3, 10, 10), ([10, 10], [2, 4, 5, 5]), id="nearest2d-channels"),
     pytest.param(aten.upsample_nearest2d_backward, (2, 3, 10, 10), ([10, 10], [2, 3, 5]), id="nearest2d-input-size"),
-    pytest.param(aten.upsample_bilinear2d_backward, (2, 3, 10, 10), ([10, 9], [2, 3, 5, 5], False),
-                 id="bilinear2d-output-size"),
-    pytest.param(aten.upsample_bilinear2d_backward, (2, 3, 10), ([10, 10], [2, 3, 5, 5], False),
-                 id="bilinear2d-3d-grad"),
+    pytest.param(
+        aten.upsample_bilinear2d_backward, (2, 3, 10, 10), ([10, 9], [2, 3, 5, 5], False), id="bilinear2d-output-size"
+    ),
+    pytest.param(
+        aten.upsample_bilinear2d_backward, (2, 3, 10), ([10, 10], [2, 3, 5, 5], False), id="bilinear2d-3d-grad"
+    ),
     pytest.param(aten.upsample_nearest1d_backward, (2, 3, 10), ([9], [2, 3, 5]), id="nearest1d-output-size"),
     pytest.param(aten.upsample_linear1d_backward, (2, 3, 10), ([9], [2, 3, 5], False), id="linear1d-output-size"),
-    pytest.param(aten.upsample_nearest3d_backward, (2, 3, 8, 8, 8), ([8, 8, 7], [2, 3, 4, 4, 4]),
-                 id="nearest3d-output-size"),
-    pytest.param(aten.upsample_trilinear3d_backward, (2, 3, 8, 8, 8), ([8, 8, 7], [2, 3, 4, 4, 4], True),
-                 id="trilinear3d-output-size"),
+    pytest.param(
+        aten.upsample_nearest3d_backward, (2, 3, 8, 8, 8), ([8, 8, 7], [2, 3, 4, 4, 4]), id="nearest3d-output-size"
+    ),
+    pytest.param(
+        aten.upsample_trilinear3d_backward,
+        (2, 3, 8, 8, 8),
+        ([8, 8, 7], [2, 3, 4, 4, 4], True),
+        id="trilinear3d-output-size",
+    ),
 ]
 
 
@@ -213,8 +226,11 @@ def test_upsample_backward_errors(op, shape, args):
 @pytest.mark.parametrize("dtype", [torch.int64, torch.uint8])
 @pytest.mark.parametrize(
     "op, extra",
-    [(aten.upsample_nearest2d_backward, ()), (aten.upsample_bilinear2d_backward, (False,)),
-     (aten.upsample_bicubic2d_backward, (True,))],
+    [
+        (aten.upsample_nearest2d_backward, ()),
+        (aten.upsample_bilinear2d_backward, (False,)),
+        (aten.upsample_bicubic2d_backward, (True,)),
+    ],
 )
 def test_upsample_backward_refuses_integers(op, extra, dtype):
     assert_like_cpu(lambda g: op(g, [10, 10], [2, 3, 5, 5], *extra), make((2, 3, 10, 10), dtype))

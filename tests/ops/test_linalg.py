@@ -123,8 +123,9 @@ def test_product_errors_match_cpu(fn, match):
 
 
 @pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
-@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.complex64,
-                                   torch.complex128, torch.int64])
+@pytest.mark.parametrize(
+    "dtype", [torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64]
+)
 def test_vdot_conjugates_its_first_argument_like_cpu(dtype):
     a, b = make((5,), dtype, 1), make((5,), dtype, 2)
     assert_like_cpu(torch.vdot, a, b)
@@ -193,8 +194,9 @@ def test_linear_of_a_transposed_input_and_of_mixed_dtypes_like_cpu():
 def test_linear_runs_no_aten_op():
     """Forward and backward are one NumPy call each: no aten op runs for them (autograd's detach
     unpacks what the forward saved)."""
-    x, weight, bias = (npy(make(shape, torch.float32, seed=i)).requires_grad_()
-                       for i, shape in enumerate(((2, 5, 4), (3, 4), (3,))))
+    x, weight, bias = (
+        npy(make(shape, torch.float32, seed=i)).requires_grad_() for i, shape in enumerate(((2, 5, 4), (3, 4), (3,)))
+    )
     seed = npy(make((2, 5, 3), torch.float32))
     with RecordOps() as forward:
         output = F.linear(x, weight, bias)
@@ -208,8 +210,10 @@ def test_linear_double_backward():
     """Under create_graph the backward is the composite's, so a second derivative exists and is CPU's."""
 
     def second_gradients(device):
-        x, weight, bias = (make(shape, torch.float64, seed=i).to(device).requires_grad_()
-                           for i, shape in enumerate(((5, 4), (3, 4), (3,))))
+        x, weight, bias = (
+            make(shape, torch.float64, seed=i).to(device).requires_grad_()
+            for i, shape in enumerate(((5, 4), (3, 4), (3,)))
+        )
         output = F.linear(x, weight, bias)
         grads = torch.autograd.grad((output * output).sum(), (x, weight, bias), create_graph=True)
         return torch.autograd.grad(sum((g * g).sum() for g in grads), (x, weight, bias))

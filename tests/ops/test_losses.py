@@ -398,9 +398,7 @@ def test_ctc_loss_kernels_taking_lengths_as_tensors(strict, length_dtype):
     log_probs = make((STEPS, BATCH, CLASSES), torch.float64).log_softmax(2)
     targets = ctc_targets(False)
     nll, log_alpha = aten._ctc_loss.Tensor(log_probs, targets, input_lengths, target_lengths)
-    nll_npy, log_alpha_npy = aten._ctc_loss.Tensor(
-        npy(log_probs), npy(targets), input_lengths, npy(target_lengths)
-    )
+    nll_npy, log_alpha_npy = aten._ctc_loss.Tensor(npy(log_probs), npy(targets), input_lengths, npy(target_lengths))
     torch.testing.assert_close(nll_npy.cpu(), nll)
     grad = make((BATCH,), torch.float64, seed=1)
     expected = aten._ctc_loss_backward.Tensor(

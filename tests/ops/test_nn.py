@@ -55,8 +55,10 @@ def test_activations_and_backward_ops_broadcast_like_cpu(name, shapes):
     """Shapes that broadcast give CPU's result; shapes that do not, CPU's error word for word."""
     first, second = shapes
     if name == "gelu_backward" and shapes != ((3, 4), (3,)):
-        pytest.skip("CPU's gelu_backward goes to oneDNN, which fails on shapes that broadcast: "
-                    "'could not create a primitive descriptor for the reorder primitive'")
+        pytest.skip(
+            "CPU's gelu_backward goes to oneDNN, which fails on shapes that broadcast: "
+            "'could not create a primitive descriptor for the reorder primitive'"
+        )
     assert_like_cpu(ACTIVATIONS[name], make(first, torch.float32, 1), make(second, torch.float32, 2))
 
 
@@ -97,12 +99,20 @@ def test_nll_loss_forward_and_backward(dtype, reduction, weighted, ignore_index)
     logits, target, weight = loss_data(dtype)
     weight = weight if weighted else None
     output, total_weight = aten.nll_loss_forward(logits, target, weight, reduction, ignore_index)
-    assert_like_cpu(lambda x, t, *w: aten.nll_loss_forward(x, t, *(w or [None]), reduction, ignore_index),
-                    logits, target, *([weight] if weighted else []))
+    assert_like_cpu(
+        lambda x, t, *w: aten.nll_loss_forward(x, t, *(w or [None]), reduction, ignore_index),
+        logits,
+        target,
+        *([weight] if weighted else []),
+    )
     grad = loss_data(dtype)[0][:, 0] if reduction == NONE else torch.tensor(0.5, dtype=dtype)
     assert_like_cpu(
         lambda g, x, t, tw, *w: aten.nll_loss_backward(g, x, t, *(w or [None]), reduction, ignore_index, tw),
-        grad, logits, target, total_weight, *([weight] if weighted else []),
+        grad,
+        logits,
+        target,
+        total_weight,
+        *([weight] if weighted else []),
     )
 
 
@@ -113,7 +123,9 @@ def test_nll_loss_of_one_unbatched_sample_and_of_images(reduction):
         assert_like_cpu(lambda x, t: aten.nll_loss_forward(x, t, None, reduction, -100), logits[0], target)
     assert_like_cpu(
         lambda g, x, t: aten.nll_loss_backward(g, x, t, None, reduction, -100, torch.tensor(1.0).to(x.device)),
-        torch.tensor(2.0), logits[0], torch.tensor(3),
+        torch.tensor(2.0),
+        logits[0],
+        torch.tensor(3),
     )
     images = make((2, 3, 4, 5), torch.float32)
     pixels = torch.randint(0, 3, (2, 4, 5), generator=torch.Generator().manual_seed(0))
@@ -123,7 +135,10 @@ def test_nll_loss_of_one_unbatched_sample_and_of_images(reduction):
     grad = make(output.shape, torch.float32, 3)
     assert_like_cpu(
         lambda g, x, t, tw: aten.nll_loss2d_backward(g, x, t, None, reduction, -100, tw),
-        grad, images, pixels, total_weight,
+        grad,
+        images,
+        pixels,
+        total_weight,
     )
 
 
@@ -131,8 +146,13 @@ def test_nll_loss_with_every_target_ignored_is_nan_like_cpu():
     logits, _, _ = loss_data(torch.float32)
     target = torch.full((6,), 1)
     assert_like_cpu(lambda x, t: aten.nll_loss_forward(x, t, None, MEAN, 1), logits, target)
-    assert_like_cpu(lambda x, t: aten.nll_loss_backward(torch.tensor(1.0).to(x.device), x, t, None, MEAN, 1,
-                                                        torch.tensor(0.0).to(x.device)), logits, target)
+    assert_like_cpu(
+        lambda x, t: aten.nll_loss_backward(
+            torch.tensor(1.0).to(x.device), x, t, None, MEAN, 1, torch.tensor(0.0).to(x.device)
+        ),
+        logits,
+        target,
+    )
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
@@ -161,8 +181,10 @@ NN_ERRORS = [
     (lambda t: aten._softmax(t, 2, False), "Dimension out of range"),
     (lambda t: aten._log_softmax(t.long(), 1, False), "not implemented for 'Long'"),
     (lambda t: aten._softmax_backward_data(t, t.T, 1, torch.float32), "to have same size as tensor for argument #2"),
-    (lambda t: aten._softmax_backward_data(t, t.double(), 1, torch.float32),
-     "expected scalar type Float but found Double"),
+    (
+        lambda t: aten._softmax_backward_data(t, t.double(), 1, torch.float32),
+        "expected scalar type Float but found Double",
+    ),
     (lambda t: aten._log_softmax_backward_data(t, t, 1, torch.float16), "expected scalar type Float but found Half"),
     (lambda t: torch.relu(t.bool()), "Boolean inputs not supported for relu"),
     (lambda t: torch.relu(t.cfloat()), "clamp is not supported for complex types"),
@@ -176,28 +198,46 @@ NN_ERRORS = [
     (lambda t: aten.nll_loss_forward(t, labels(t, 0, -1, -100), None, 1, -100), "Target -1 is out of bounds"),
     (lambda t: aten.nll_loss_forward(t[None], t[:, 0].long(), None, 1, -100), "input tensor should be 1D or 2D"),
     (lambda t: aten.nll_loss_forward(t, t.long(), None, 1, -100), "0D or 1D target tensor expected"),
-    (lambda t: aten.nll_loss_forward(t, t[:2, 0].long(), None, 1, -100),
-     "size mismatch \\(got input: \\[3, 4\\], target: \\[2\\]\\)"),
+    (
+        lambda t: aten.nll_loss_forward(t, t[:2, 0].long(), None, 1, -100),
+        "size mismatch \\(got input: \\[3, 4\\], target: \\[2\\]\\)",
+    ),
     (lambda t: aten.nll_loss_forward(t[0], t[:2, 0].long(), None, 1, -100), "1D target must have size 1"),
-    (lambda t: aten.nll_loss_forward(t, t[0, 0].long(), None, 1, -100),
-     "Dimension specified as 0 but tensor has no dimensions"),
-    (lambda t: aten.nll_loss_forward(t, t[:, 0].long(), t[0, :3], 1, -100),
-     "weight tensor should be defined either for all 4 classes"),
-    (lambda t: aten.nll_loss_forward(t, t[:, 0].long(), t[0].double(), 1, -100),
-     "expected scalar type Float but found Double"),
+    (
+        lambda t: aten.nll_loss_forward(t, t[0, 0].long(), None, 1, -100),
+        "Dimension specified as 0 but tensor has no dimensions",
+    ),
+    (
+        lambda t: aten.nll_loss_forward(t, t[:, 0].long(), t[0, :3], 1, -100),
+        "weight tensor should be defined either for all 4 classes",
+    ),
+    (
+        lambda t: aten.nll_loss_forward(t, t[:, 0].long(), t[0].double(), 1, -100),
+        "expected scalar type Float but found Double",
+    ),
     (lambda t: aten.nll_loss_forward(t.long(), t[:, 0].long(), None, 1, -100), "not implemented for 'Long'"),
-    (lambda t: aten.nll_loss_backward(t[0], t, t[:, 0].long(), None, 1, -100, t[0, 0]),
-     "Expected a single element grad_output tensor"),
-    (lambda t: aten.nll_loss_backward(t[0], t, t[:, 0].long(), None, 0, -100, t[0, 0]),
-     "Expected a tensor of dimension 1 and tensor.size\\[0\\] == 3"),
-    (lambda t: aten.nll_loss_backward(t[0, 0], t, t[:, 0].long(), None, 1, -100, t[0]),
-     "expected total_weight to be a  single element tensor"),
-    (lambda t: aten.nll_loss_backward(t[0, 0].double(), t, t[:, 0].long(), None, 1, -100, t[0, 0]),
-     "expected scalar type Float but found Double"),
+    (
+        lambda t: aten.nll_loss_backward(t[0], t, t[:, 0].long(), None, 1, -100, t[0, 0]),
+        "Expected a single element grad_output tensor",
+    ),
+    (
+        lambda t: aten.nll_loss_backward(t[0], t, t[:, 0].long(), None, 0, -100, t[0, 0]),
+        "Expected a tensor of dimension 1 and tensor.size\\[0\\] == 3",
+    ),
+    (
+        lambda t: aten.nll_loss_backward(t[0, 0], t, t[:, 0].long(), None, 1, -100, t[0]),
+        "expected total_weight to be a  single element tensor",
+    ),
+    (
+        lambda t: aten.nll_loss_backward(t[0, 0].double(), t, t[:, 0].long(), None, 1, -100, t[0, 0]),
+        "expected scalar type Float but found Double",
+    ),
     (lambda t: aten.nll_loss2d_forward(t, t.long(), None, 1, -100), "only batches of spatial targets supported"),
     (lambda t: aten.nll_loss2d_forward(t, t[None].long(), None, 1, -100), "only batches of spatial inputs supported"),
-    (lambda t: aten.nll_loss2d_forward(t[None, None], t[None, :2].long(), None, 1, -100),
-     "size mismatch \\(got input: \\[1, 1, 3, 4\\] , target: \\[1, 2, 4\\]"),
+    (
+        lambda t: aten.nll_loss2d_forward(t[None, None], t[None, :2].long(), None, 1, -100),
+        "size mismatch \\(got input: \\[1, 1, 3, 4\\] , target: \\[1, 2, 4\\]",
+    ),
 ]
 
 

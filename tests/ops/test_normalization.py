@@ -157,7 +157,13 @@ def test_batch_norm_backward_output_mask(mask, train):
     save_mean, save_invstd = x.mean((0, 2)), (x.var((0, 2), unbiased=False) + 1e-5).rsqrt()
     assert_optional_like_cpu(
         lambda *a: aten.native_batch_norm_backward(*a, train, 1e-5, list(mask)),
-        grad, x, weight, mean, var, save_mean, save_invstd,
+        grad,
+        x,
+        weight,
+        mean,
+        var,
+        save_mean,
+        save_invstd,
     )
 
 
@@ -414,20 +420,36 @@ def test_backward_refusals_like_cpu():
     mean, rstd = x.mean(-1, keepdim=True), x.var(-1, unbiased=False, keepdim=True).rsqrt()
     assert_same_error(
         lambda *a: aten.native_layer_norm_backward(*a, None, None, [True, True, False]),
-        x, x, [4], mean, rstd, match="tensor does not have a device",
+        x,
+        x,
+        [4],
+        mean,
+        rstd,
+        match="tensor does not have a device",
     )
     assert_same_error(
         lambda *a: aten.native_layer_norm_backward(*a, None, None, [True, False, False]),
-        x.double(), x, [4], mean, rstd, match="expected scalar type Float but found Double",
+        x.double(),
+        x,
+        [4],
+        mean,
+        rstd,
+        match="expected scalar type Float but found Double",
     )
     group_mean, group_rstd = x.mean(-1), x.var(-1, unbiased=False).rsqrt()
     assert_same_error(
         lambda *a: aten.native_group_norm_backward(*a, None, 2, 3, 4, 3, [True, False, False]),
-        x.double(), x, group_mean, group_rstd, match="Expected scalar types of X and dY are same.",
+        x.double(),
+        x,
+        group_mean,
+        group_rstd,
+        match="Expected scalar types of X and dY are same.",
     )
     assert_same_error(
         lambda g, t: aten.native_batch_norm_backward(g, t, None, None, None, None, None, True, 1e-5, [True] * 3),
-        x.long(), x.long(), match="not implemented for 'Long'",
+        x.long(),
+        x.long(),
+        match="not implemented for 'Long'",
     )
 
 
@@ -439,13 +461,22 @@ def test_backward_refusals_like_cpu():
 def test_weight_norm_interface_and_backward_like_cpu(shape, dim, dtype):
     v = make(shape, dtype)
     g = make([size if axis == dim else 1 for axis, size in enumerate(shape)], dtype, seed=1)
-    for got, want in zip(aten._weight_norm_interface(v.to("npy"), g.to("npy"), dim),
-                         aten._weight_norm_interface(v, g, dim)):
+    for got, want in zip(
+        aten._weight_norm_interface(v.to("npy"), g.to("npy"), dim), aten._weight_norm_interface(v, g, dim)
+    ):
         assert (got.dtype, got.shape, got.stride()) == (want.dtype, want.shape, want.stride())
-        torch.testing.assert_close(got.cpu(), want, rtol=1e-3 if dtype == torch.float16 else None,
-                                   atol=1e-3 if dtype == torch.float16 else None)
-    assert_backward_like_cpu(lambda v, g: torch._weight_norm(v, g, dim), v, g,
-                             **({"rtol": 1e-2, "atol": 1e-2} if dtype == torch.float16 else {}))
+        torch.testing.assert_close(
+            got.cpu(),
+            want,
+            rtol=1e-3 if dtype == torch.float16 else None,
+            atol=1e-3 if dtype == torch.float16 else None,
+        )
+    assert_backward_like_cpu(
+        lambda v, g: torch._weight_norm(v, g, dim),
+        v,
+        g,
+        **({"rtol": 1e-2, "atol": 1e-2} if dtype == torch.float16 else {}),
+    )
 
 
 def test_weight_norm_parametrization_trains_like_cpu():
@@ -463,14 +494,22 @@ WEIGHT_NORM_ERRORS = [
     (lambda v, g, n: aten._weight_norm_interface(v, g.double(), 0), "expected scalar type Float but found Double"),
     (lambda v, g, n: aten._weight_norm_interface(v.half(), g, 0), "expected scalar type Half but found Float"),
     (lambda v, g, n: aten._weight_norm_interface(v[None], g[None], 1), "fused kernels can only be applied"),
-    (lambda v, g, n: aten._weight_norm_interface_backward(v, v.t().contiguous().t(), g, n, 0),
-     "saved_v must be contiguous"),
-    (lambda v, g, n: aten._weight_norm_interface_backward(v.double(), v, g, n, 0),
-     "expected scalar type Float but found Double"),
-    (lambda v, g, n: aten._weight_norm_interface_backward(v.half(), v.half(), g.half(), n.half(), 0),
-     "expected scalar type Float but found Half"),
-    (lambda v, g, n: aten._weight_norm_interface_backward(v.long(), v.long(), g.long(), n.long(), 0),
-     "not implemented for 'Long'"),
+    (
+        lambda v, g, n: aten._weight_norm_interface_backward(v, v.t().contiguous().t(), g, n, 0),
+        "saved_v must be contiguous",
+    ),
+    (
+        lambda v, g, n: aten._weight_norm_interface_backward(v.double(), v, g, n, 0),
+        "expected scalar type Float but found Double",
+    ),
+    (
+        lambda v, g, n: aten._weight_norm_interface_backward(v.half(), v.half(), g.half(), n.half(), 0),
+        "expected scalar type Float but found Half",
+    ),
+    (
+        lambda v, g, n: aten._weight_norm_interface_backward(v.long(), v.long(), g.long(), n.long(), 0),
+        "not implemented for 'Long'",
+    ),
 ]
 
 

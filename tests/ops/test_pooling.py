@@ -29,16 +29,21 @@ def with_grad(args):
 
 MAX_POOL_CASES = [
     pytest.param(1, (2, 3, 9), dict(kernel_size=3), id="1d"),
-    pytest.param(1, (3, 10), dict(kernel_size=2, stride=3, padding=1, dilation=2, ceil_mode=True),
-                 id="1d-unbatched-all"),
+    pytest.param(
+        1, (3, 10), dict(kernel_size=2, stride=3, padding=1, dilation=2, ceil_mode=True), id="1d-unbatched-all"
+    ),
     pytest.param(2, (2, 3, 7, 8), dict(kernel_size=2), id="2d"),
     pytest.param(2, (3, 7, 8), dict(kernel_size=(3, 2), stride=(2, 1), padding=1), id="2d-unbatched-pad"),
     pytest.param(2, (2, 2, 9, 9), dict(kernel_size=3, stride=2, dilation=2, padding=1), id="2d-dilation"),
     pytest.param(2, (1, 2, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True), id="2d-ceil"),
     pytest.param(2, (1, 2, 5, 5), dict(kernel_size=2, stride=1), id="2d-overlapping"),
     pytest.param(3, (2, 2, 5, 6, 4), dict(kernel_size=2), id="3d"),
-    pytest.param(3, (2, 5, 6, 7), dict(kernel_size=(3, 2, 2), stride=2, padding=1, dilation=(1, 2, 1), ceil_mode=True),
-                 id="3d-unbatched-all"),
+    pytest.param(
+        3,
+        (2, 5, 6, 7),
+        dict(kernel_size=(3, 2, 2), stride=2, padding=1, dilation=(1, 2, 1), ceil_mode=True),
+        id="3d-unbatched-all",
+    ),
 ]
 MAX_POOLS = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 
@@ -193,7 +198,14 @@ OUT_OVERLOADS = {
         x, [3, 2, 1], out=out, indices=torch.empty(0, dtype=torch.int64, device=x.device)
     ),
     "max_pool2d_backward": lambda x, out: aten.max_pool2d_with_indices_backward.grad_input(
-        x[0, 0], x[0, 0], [1], [1], [0], [1], False, torch.zeros(x[0, 0].shape, dtype=torch.int64, device=x.device),
+        x[0, 0],
+        x[0, 0],
+        [1],
+        [1],
+        [0],
+        [1],
+        False,
+        torch.zeros(x[0, 0].shape, dtype=torch.int64, device=x.device),
         grad_input=out,
     ),
     "avg_pool2d_backward": lambda x, out: aten.avg_pool2d_backward.grad_input(
@@ -256,22 +268,32 @@ def test_backward_refuses_other_batch_sizes(name):
 
 AVG_POOL_CASES = [
     pytest.param(1, (2, 3, 9), dict(kernel_size=3), id="1d"),
-    pytest.param(1, (3, 10), dict(kernel_size=4, stride=3, padding=2, ceil_mode=True, count_include_pad=False),
-                 id="1d-unbatched"),
+    pytest.param(
+        1, (3, 10), dict(kernel_size=4, stride=3, padding=2, ceil_mode=True, count_include_pad=False), id="1d-unbatched"
+    ),
     pytest.param(2, (2, 3, 7, 8), dict(kernel_size=2), id="2d"),
     pytest.param(2, (3, 7, 8), dict(kernel_size=(3, 2), stride=(2, 1), padding=1), id="2d-unbatched-pad"),
-    pytest.param(2, (2, 2, 7, 7), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
-                 id="2d-exclude-pad"),
+    pytest.param(
+        2, (2, 2, 7, 7), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False), id="2d-exclude-pad"
+    ),
     pytest.param(2, (1, 2, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True), id="2d-ceil"),
-    pytest.param(2, (1, 2, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
-                 id="2d-ceil-exclude"),
+    pytest.param(
+        2,
+        (1, 2, 6, 7),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+        id="2d-ceil-exclude",
+    ),
     pytest.param(2, (1, 2, 6, 7), dict(kernel_size=3, stride=1, padding=1, divisor_override=5), id="2d-divisor"),
     pytest.param(3, (2, 2, 5, 6, 4), dict(kernel_size=2), id="3d"),
-    pytest.param(3, (2, 5, 6, 7), dict(kernel_size=(3, 2, 2), stride=2, padding=1, ceil_mode=True),
-                 id="3d-unbatched-ceil"),
-    pytest.param(3, (1, 2, 5, 6, 7),
-                 dict(kernel_size=3, stride=2, padding=1, count_include_pad=False, divisor_override=-4),
-                 id="3d-divisor"),
+    pytest.param(
+        3, (2, 5, 6, 7), dict(kernel_size=(3, 2, 2), stride=2, padding=1, ceil_mode=True), id="3d-unbatched-ceil"
+    ),
+    pytest.param(
+        3,
+        (1, 2, 5, 6, 7),
+        dict(kernel_size=3, stride=2, padding=1, count_include_pad=False, divisor_override=-4),
+        id="3d-divisor",
+    ),
 ]
 AVG_POOLS = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
 

@@ -45,7 +45,7 @@ def test_dropout_scales_kept_elements_and_backward_uses_the_same_mask():
     torch.manual_seed(0)
     x = torch.ones(10000, device="npy", requires_grad=True)
     y = torch.nn.functional.dropout(x, 0.4)
-    kept = (y.cpu() != 0)
+    kept = y.cpu() != 0
     torch.testing.assert_close(y.cpu()[kept], torch.full((int(kept.sum()),), 1 / 0.6))
     assert abs(kept.float().mean().item() - 0.6) < 0.02
     y.sum().backward()

@@ -80,8 +80,9 @@ def _run(net, x, state, device, packing):
     leaves = [_leaf(x, device)] + [_leaf(tensor, device) for tensor in _as_list(state)]
     inputs = leaves[0]
     if packing is not None:
-        inputs = pack_padded_sequence(inputs, packing["lengths"], batch_first=packing["batch_first"],
-                                      enforce_sorted=packing["enforce_sorted"])
+        inputs = pack_padded_sequence(
+            inputs, packing["lengths"], batch_first=packing["batch_first"], enforce_sorted=packing["enforce_sorted"]
+        )
     output, final = net(inputs, _as_state(leaves[1:]))
     results = [output]
     if packing is not None:
@@ -112,9 +113,7 @@ OPTIONS = [
     pytest.param({"bias": False}, id="no_bias"),
     pytest.param({"num_layers": 2}, id="2_layers"),
     pytest.param({"bidirectional": True}, id="bidirectional"),
-    pytest.param(
-        {"num_layers": 2, "bidirectional": True, "batch_first": True}, id="2_layers_bidir_batch_first"
-    ),
+    pytest.param({"num_layers": 2, "bidirectional": True, "batch_first": True}, id="2_layers_bidir_batch_first"),
 ]
 
 
@@ -127,9 +126,7 @@ def test_module_matches_cpu(kind, options, dtype):
 
 
 @pytest.mark.parametrize("kind", MODULES)
-@pytest.mark.parametrize(
-    "options", [{}, {"num_layers": 2, "bidirectional": True}], ids=["plain", "2_layers_bidir"]
-)
+@pytest.mark.parametrize("options", [{}, {"num_layers": 2, "bidirectional": True}], ids=["plain", "2_layers_bidir"])
 def test_module_with_initial_state_matches_cpu(kind, options):
     net = module(kind, **options)
     assert_module_like_cpu(net, data((SEQUENCE, BATCH, INPUT)), initial_state(kind, **options))
@@ -157,8 +154,9 @@ def test_half_module_matches_cpu(kind):
 )
 def test_lstm_projection_matches_cpu(options):
     shape = (BATCH, SEQUENCE, INPUT) if options.get("batch_first") else (SEQUENCE, BATCH, INPUT)
-    state = initial_state("lstm", options.get("num_layers", 1), options.get("bidirectional", False),
-                          proj_size=options["proj_size"])
+    state = initial_state(
+        "lstm", options.get("num_layers", 1), options.get("bidirectional", False), proj_size=options["proj_size"]
+    )
     assert_module_like_cpu(module("lstm", **options), data(shape), state)
 
 
@@ -171,9 +169,7 @@ def test_lstm_projection_matches_cpu(options):
     [
         pytest.param({"lengths": [5, 4, 2], "enforce_sorted": True, "batch_first": False}, id="sorted"),
         pytest.param({"lengths": [2, 5, 4], "enforce_sorted": False, "batch_first": False}, id="unsorted"),
-        pytest.param(
-            {"lengths": [3, 1, 5], "enforce_sorted": False, "batch_first": True}, id="unsorted_batch_first"
-        ),
+        pytest.param({"lengths": [3, 1, 5], "enforce_sorted": False, "batch_first": True}, id="unsorted_batch_first"),
     ],
 )
 def test_packed_sequence_matches_cpu(kind, layout):
@@ -209,8 +205,14 @@ WHOLE_SEQUENCE_OPTIONS = [
         dict(zip(("num_layers", "bidirectional", "batch_first", "bias"), values)),
         id=f"{values[0]}_layers{'_bidir' * values[1]}{'_batch_first' * values[2]}{'_no_bias' * (not values[3])}",
     )
-    for values in [(1, False, False, True), (1, True, True, False), (2, False, True, True),
-                   (2, True, False, True), (3, True, True, True), (3, False, False, False)]
+    for values in [
+        (1, False, False, True),
+        (1, True, True, False),
+        (2, False, True, True),
+        (2, True, False, True),
+        (3, True, True, True),
+        (3, False, False, False),
+    ]
 ]
 
 
@@ -254,8 +256,9 @@ def test_whole_sequence_packed_matches_cpu(kind, lengths, options):
     shape = (BATCH, SEQUENCE, INPUT) if options["batch_first"] else (SEQUENCE, BATCH, INPUT)
     state = initial_state(kind, options["num_layers"], options["bidirectional"])
     net = module(kind, **options)
-    packed = pack_padded_sequence(npy(data(shape)).requires_grad_(), packing["lengths"],
-                                  batch_first=options["batch_first"], enforce_sorted=False)
+    packed = pack_padded_sequence(
+        npy(data(shape)).requires_grad_(), packing["lengths"], batch_first=options["batch_first"], enforce_sorted=False
+    )
     assert runs_whole_sequence(copy.deepcopy(net).to("npy")(packed)[0].data)
     assert_module_like_cpu(net, data(shape), state, packing=packing)
 
@@ -272,7 +275,7 @@ def test_whole_sequence_gradcheck(kind, packed):
     states = [npy(data((4, 2, 4), torch.float64, seed)) for seed in ((7, 8) if kind == "lstm" else (7,))]
 
     def run(x, *tensors):
-        state, weights = tensors[:len(states)], tensors[len(states):]
+        state, weights = tensors[: len(states)], tensors[len(states) :]
         inputs = pack_padded_sequence(x, torch.tensor([4, 2])) if packed else x
         output, final = torch.func.functional_call(net, dict(zip(names, weights)), (inputs, _as_state(list(state))))
         return (output.data if packed else output, *_as_list(final))

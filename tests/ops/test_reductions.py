@@ -392,8 +392,11 @@ def test_out_variants_with_two_results(call):
 
 def test_out_refuses_a_narrower_dtype_like_cpu():
     a = make((2, 3), torch.float32)
-    assert_same_error(lambda t: torch.mean(t, 0, out=torch.empty(0, dtype=torch.int64, device=t.device)), a,
-                      match="can't be cast to the desired output type")
+    assert_same_error(
+        lambda t: torch.mean(t, 0, out=torch.empty(0, dtype=torch.int64, device=t.device)),
+        a,
+        match="can't be cast to the desired output type",
+    )
 
 
 # --- topk, vdot --------------------------------------------------------------
@@ -407,8 +410,9 @@ def _assert_strides_like_cpu(fn, *args):
 @pytest.mark.usefixtures("strict")  # native kernels: no CPU fallback
 @pytest.mark.parametrize("largest", [True, False])
 @pytest.mark.parametrize("dim", [0, 1, -1])
-@pytest.mark.parametrize("dtype", [d for d in DTYPES if d not in (torch.bool, torch.complex64, torch.complex128)],
-                         ids=str)  # the refused ones: test_topk_errors_match_cpu
+@pytest.mark.parametrize(
+    "dtype", [d for d in DTYPES if d not in (torch.bool, torch.complex64, torch.complex128)], ids=str
+)  # the refused ones: test_topk_errors_match_cpu
 def test_topk_of_distinct_values_like_cpu(dim, largest, dtype):
     a = torch.randperm(60, generator=torch.Generator().manual_seed(0)).reshape(3, 4, 5).to(dtype)  # no ties
     fn = lambda t: torch.topk(t, 2, dim=dim, largest=largest)  # noqa: E731

@@ -37,7 +37,10 @@ def quick_run(tmp_path_factory):
     output = tmp_path_factory.mktemp("bench") / "benchmarks.json"
     result = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick", "--output", str(output)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(output.read_text())
@@ -61,8 +64,11 @@ def wider_zoo_cases():
 
 def expected_rows():
     """group.case.implementation of every row the script promises."""
-    small = [f"small.{case}.{name}" for case in small_group.SMALL
-             for name in (*small_group.OPERANDS, "floor", "floor_with_result")]
+    small = [
+        f"small.{case}.{name}"
+        for case in small_group.SMALL
+        for name in (*small_group.OPERANDS, "floor", "floor_with_result")
+    ]
     large = [f"large.{case}.{name}" for case in large_group.LARGE for name in small_group.OPERANDS]
     mlp = [f"mlp.{step}.{variant}" for step in ("forward", "train_step") for variant in mlp_group.MLP_VARIANTS]
     guard = [f"guard.{case}.{variant}" for case in guard_group.GUARD_CASES for variant in guard_group.INDUCTOR_VARIANTS]
@@ -88,8 +94,12 @@ def test_quick_run_has_every_row(quick_run):
             continue
         assert row["us"] > 0 and row["unavailable"] is None, path
         assert row["min_us"] <= row["us"] <= row["median_us"], path
-    counted = [f"{group}.{case}.{name}" for group, cases in data["timings_us"].items()
-               for case, rows in cases.items() for name in rows]
+    counted = [
+        f"{group}.{case}.{name}"
+        for group, cases in data["timings_us"].items()
+        for case, rows in cases.items()
+        for name in rows
+    ]
     assert sorted(counted) == sorted(expected_rows())
 
 
@@ -108,8 +118,11 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         "eager_mlp_train_step_npy_vs_cpu": 4.0,
         "resnet_block_npy_vs_cpu": 3.0,
         "ddp_step_npy_vs_cpu": 4.0,
-        **{f"zoo_{family}_{kind}_npy_vs_cpu": target for family in zoo_group.load_zoo().RECIPES
-           for kind, target in (("eager", 3.0), ("inductor", 1.5))},
+        **{
+            f"zoo_{family}_{kind}_npy_vs_cpu": target
+            for family in zoo_group.load_zoo().RECIPES
+            for kind, target in (("eager", 3.0), ("inductor", 1.5))
+        },
         "zoo_depthwise_conv_npy_vs_cpu": 3.0,
         "zoo_conv3d_npy_vs_cpu": 3.0,
     }
@@ -169,8 +182,9 @@ def test_quick_numbers_are_not_written_over_the_committed_json():
 
 
 def test_some_groups_are_not_written_over_the_committed_json():
-    result = subprocess.run([sys.executable, str(SCRIPT), "--groups", "backends"], capture_output=True, text=True,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--groups", "backends"], capture_output=True, text=True, cwd=ROOT
+    )
     assert result.returncode == 2
     assert "--output" in result.stderr
 

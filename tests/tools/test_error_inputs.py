@@ -46,6 +46,7 @@ def test_expected_failures_have_reasons():
 
 # The runner itself must be able to say no.
 
+
 class _Refusing:
     """An OpInfo stand-in: refuses CPU input as asked, and npy input only when told to."""
 
@@ -68,11 +69,14 @@ class _Refusing:
         yield ErrorInput(SampleInput(torch.ones(3)), error_regex=r"The size of tensor a \(3\)")
 
 
-@pytest.mark.parametrize("npy_error, outcome", [
-    (None, "no error"),
-    (ValueError("operands could not be broadcast together"), "ValueError: operands"),
-    (RuntimeError("shapes differ"), "RuntimeError: shapes differ"),
-])
+@pytest.mark.parametrize(
+    "npy_error, outcome",
+    [
+        (None, "no error"),
+        (ValueError("operands could not be broadcast together"), "ValueError: operands"),
+        (RuntimeError("shapes differ"), "RuntimeError: shapes differ"),
+    ],
+)
 def test_a_wrong_answer_on_npy_fails(npy_error, outcome):
     counts, failures = error_inputs.run([_Refusing(npy_error)])
     assert counts["expected"] == 1 and counts["matched"] == 0
@@ -89,6 +93,7 @@ def test_the_same_answer_on_npy_passes():
 # Beyond PyTorch's own error inputs: every OpInfo whose first samples take a second operand of
 # the input's shape is called with that operand one column wider, which no broadcasting accepts.
 
+
 def _widened(sample):
     """``sample`` with its first positional operand of the input's shape one column wider, or None."""
     import torch
@@ -97,7 +102,7 @@ def _widened(sample):
     for position, arg in enumerate(sample.args):
         if isinstance(arg, torch.Tensor) and arg.shape == shape and arg.dim() and shape[-1] > 1:
             wider = torch.ones(*shape[:-1], shape[-1] + 1, dtype=arg.dtype)
-            args = (*sample.args[:position], wider, *sample.args[position + 1:])
+            args = (*sample.args[:position], wider, *sample.args[position + 1 :])
             return type(sample)(sample.input, args=args, kwargs=sample.kwargs)
     return None
 

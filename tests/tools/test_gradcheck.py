@@ -32,8 +32,7 @@ def measured(opinfos):
 
 def test_every_differentiable_covered_opinfo_is_checked(opinfos, measured):
     assert len(measured) == len(gradcheck_all.differentiable(opinfos)) > 300, "the selection is broken"
-    unchecked = {row["name"]: set(row["skip_reasons"]) for row in measured
-                 if not row["passed"] + row["failed"]}
+    unchecked = {row["name"]: set(row["skip_reasons"]) for row in measured if not row["passed"] + row["failed"]}
     # Allowed only where PyTorch's own gradcheck fails too (op_db marks those OpInfos expectedFailure).
     assert all(reasons == {"gradcheck fails on the CPU too"} for reasons in unchecked.values()), unchecked
 
@@ -60,6 +59,7 @@ def test_gradcheck_entries_have_reasons():
 
 # The harness itself must be able to say no.
 
+
 class _WrongOnNpy(torch.autograd.Function):
     """``x * 2``, whose backward has the wrong sign on npy only."""
 
@@ -85,8 +85,12 @@ class _WrongEverywhere(torch.autograd.Function):
 
 def _opinfo(function):
     return types.SimpleNamespace(
-        op=function.apply, name="fake", variant_test_name="", gradcheck_nondet_tol=0.0,
-        gradcheck_wrapper=lambda op, *args, **kwargs: op(*args, **kwargs), get_op=lambda: function.apply,
+        op=function.apply,
+        name="fake",
+        variant_test_name="",
+        gradcheck_nondet_tol=0.0,
+        gradcheck_wrapper=lambda op, *args, **kwargs: op(*args, **kwargs),
+        get_op=lambda: function.apply,
     )
 
 

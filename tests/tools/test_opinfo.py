@@ -39,8 +39,7 @@ def test_json_lists_every_opinfo_of_a_registered_op(op_db, committed):
     assert expected, "no registered op has an OpInfo: the name mapping is broken"
     missing = sorted(set(expected) - listed)
     assert not missing, (
-        f"source/op_coverage.json is stale: OpInfos of natively registered ops missing: {missing}; "
-        "run `make coverage`"
+        f"source/op_coverage.json is stale: OpInfos of natively registered ops missing: {missing}; run `make coverage`"
     )
 
 
@@ -59,8 +58,9 @@ def measured():
 
 def test_every_sample_failure_is_an_expected_one(measured):
     unlisted, _ = op_coverage.unexpected(measured["results"])
-    failures = {(row["name"], dtype): message for row in measured["results"]
-                for dtype, message in row["failures"].items()}
+    failures = {
+        (row["name"], dtype): message for row in measured["results"] for dtype, message in row["failures"].items()
+    }
     assert not unlisted, (
         "OpInfo samples that differ from the CPU on npy (fix the kernel, or list them with their "
         "reason in tools/expected_failures.py):\n"
@@ -114,12 +114,15 @@ def _same_samples(ours, theirs):
                 assert ours_leaf == theirs_leaf
 
 
-@pytest.mark.parametrize("name, dtype", [
-    ("add", torch.float32),  # random values: the seed before each sample
-    ("tensor_split", torch.float64),  # an argument the sample puts on the CPU
-    ("cumsum", torch.float64),
-    ("nn.functional.conv2d", torch.complex64),
-])
+@pytest.mark.parametrize(
+    "name, dtype",
+    [
+        ("add", torch.float32),  # random values: the seed before each sample
+        ("tensor_split", torch.float64),  # an argument the sample puts on the CPU
+        ("cumsum", torch.float64),
+        ("nn.functional.conv2d", torch.complex64),
+    ],
+)
 def test_samples_are_those_sample_inputs_gives(op_db, name, dtype):
     [opinfo] = op_coverage.select(op_db, [name])
     for requires_grad in (False, True):
@@ -132,10 +135,12 @@ def test_error_inputs_are_those_error_inputs_gives(op_db):
     ours, theirs = list(opinfo_inputs.error_inputs(opinfo, "cpu")), list(opinfo.error_inputs("cpu"))
     _same_samples([case.sample_input for case in ours], [case.sample_input for case in theirs])
     assert [(case.error_type, case.error_regex) for case in ours] == [
-        (case.error_type, case.error_regex) for case in theirs]
+        (case.error_type, case.error_regex) for case in theirs
+    ]
 
 
 # The harness itself must be able to say no.
+
 
 def _opinfo(op, name="fake"):
     return types.SimpleNamespace(op=op, name=name, variant_test_name="")
@@ -166,8 +171,11 @@ def test_the_summation_tolerance_passes_reordered_sums_and_fails_a_wrong_element
 
     def one_wrong_element_on_npy(x, y):
         product = x @ y
-        return product.index_add(0, torch.tensor([0], device=x.device), product[:1] * 1e-3) \
-            if x.device.type == backend_pkg.DEVICE_NAME else product
+        return (
+            product.index_add(0, torch.tensor([0], device=x.device), product[:1] * 1e-3)
+            if x.device.type == backend_pkg.DEVICE_NAME
+            else product
+        )
 
     sample = SampleInput(a, args=(b,))
     assert op_coverage.run_sample(_opinfo(reordered_on_npy), sample, tolerance=tolerance)["outcome"] == "passed"

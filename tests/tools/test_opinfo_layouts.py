@@ -145,8 +145,9 @@ def run_opinfo(opinfo):
     for layout, index, sample in picked:
         if expected_failures.random_sample_reason(name, sample) is not None:
             continue
-        difference = run_in_layout(opinfo, sample, placements[index], RELAYOUTS[layout],
-                                   expected_failures.tolerance(name, dtype_name))
+        difference = run_in_layout(
+            opinfo, sample, placements[index], RELAYOUTS[layout], expected_failures.tolerance(name, dtype_name)
+        )
         if difference is not None:
             differences.setdefault((name, dtype_name, layout), difference)
     return differences
@@ -184,6 +185,7 @@ def test_no_expected_layout_difference_passes_now(differences):
 
 
 # The harness itself must be able to say no, and must really change the layout.
+
 
 def _opinfo(op):
     return types.SimpleNamespace(op=op, name="fake", variant_test_name="")
