@@ -43,27 +43,14 @@ print("transformers", transformers.__version__, "| torch", torch.__version__)
 # ``GPT2LMHeadModel`` ties its output layer to its token embedding: both
 # attributes hold the same ``Parameter`` object, so one tensor gets both
 # halves of the gradient. Dropout is off, since each device draws its random
-# numbers from its own generator.
+# numbers from its own generator. The model is built in the gallery's
+# ``_libraries.py``, which the tests train too:
+#
+# .. literalinclude:: ../../../gallery/deep_dives/_libraries.py
+#    :start-at: VOCAB =
+#    :end-at: return transformers.GPT2LMHeadModel(config).to(device)
 
-VOCAB = 64
-
-
-def gpt2(device):
-    torch.manual_seed(0)
-    config = transformers.GPT2Config(
-        n_layer=2,
-        n_head=2,
-        n_embd=32,
-        vocab_size=VOCAB,
-        n_positions=32,
-        bos_token_id=0,
-        eos_token_id=VOCAB - 1,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attn_pdrop=0.0,
-    )
-    return transformers.GPT2LMHeadModel(config).to(device)
-
+from _libraries import VOCAB, gpt2  # noqa: E402
 
 models = {device: gpt2(device) for device in ("cpu", "npy")}
 for device, model in models.items():
@@ -225,50 +212,26 @@ assert same
 # ``backend_pkg.lightning`` (imported on its own: ``import backend_pkg`` never
 # imports Lightning) registers an accelerator and a single-device strategy,
 # both named ``"npy"``. The same LightningModule trains on each device from
-# the same initial weights.
+# the same initial weights, fitted by the same function (``_libraries.py``
+# again):
+#
+# .. literalinclude:: ../../../gallery/deep_dives/_libraries.py
+#    :start-at: class Regression
 
 import lightning  # noqa: E402
-import lightning.pytorch as pl  # noqa: E402
+from _libraries import lightning_fit  # noqa: E402
 
 import backend_pkg.lightning  # noqa: E402
 
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
-warnings.filterwarnings("ignore", ".*does not have many workers.*")
 # Lightning 2.6.6 still calls a torch.utils._pytree spelling that torch 2.13 deprecates.
 warnings.filterwarnings("ignore", ".*isinstance.treespec, LeafSpec.*")
 
 
-class Regression(pl.LightningModule):
-    def __init__(self):
-        super().__init__()
-        self.net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-
-    def training_step(self, batch, index):
-        x, y = batch
-        return torch.nn.functional.mse_loss(self.net(x), y)
-
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=0.1)
-
-
-x = torch.randn(32, 4, generator=torch.Generator().manual_seed(0))
-data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=8)
-
-
 def fit(**trainer_arguments):
-    torch.manual_seed(0)
-    module = Regression()
-    trainer = pl.Trainer(
-        max_epochs=2,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        **trainer_arguments,
-    )
-    trainer.fit(module, data)
+    trainer, weights = lightning_fit(**trainer_arguments)
     print(f"{trainer_arguments}: trained on {trainer.strategy.root_device}")
-    return [p.detach().cpu() for p in module.parameters()]
+    return weights
 
 
 npy_weights = fit(accelerator="npy", strategy="npy", devices=1)

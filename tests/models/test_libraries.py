@@ -6,7 +6,8 @@ mode, so an op reaching the CPU fallback fails it.
 
 import logging
 import os
-import warnings
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -18,28 +19,14 @@ import transformers  # noqa: E402
 
 import backend_pkg  # noqa: E402, F401
 
+ROOT = Path(__file__).resolve().parents[2]
+# The models of the Libraries on npy page, from the gallery helper the page quotes: one definition for both.
+sys.path.insert(0, str(ROOT / "gallery" / "deep_dives"))
+from _libraries import VOCAB, gpt2, lightning_fit  # noqa: E402
+
 pytestmark = pytest.mark.usefixtures("strict")
 transformers.logging.set_verbosity_error()
 logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
-
-VOCAB = 64
-
-
-def gpt2(device):
-    torch.manual_seed(0)
-    config = transformers.GPT2Config(
-        n_layer=2,
-        n_head=2,
-        n_embd=32,
-        vocab_size=VOCAB,
-        n_positions=32,
-        bos_token_id=0,
-        eos_token_id=VOCAB - 1,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attn_pdrop=0.0,  # dropout draws from each device's own generator
-    )
-    return transformers.GPT2LMHeadModel(config).to(device)
 
 
 def tokens(device):
@@ -151,39 +138,6 @@ def test_bert_forward_and_backward_on_npy_like_cpu():
 
 
 # --- Lightning ------------------------------------------------------------------------------
-
-
-def lightning_fit(epochs=2, **trainer_arguments):
-    import lightning.pytorch as pl
-
-    class Regression(pl.LightningModule):
-        def __init__(self):
-            super().__init__()
-            self.net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-
-        def training_step(self, batch, index):
-            x, y = batch
-            return torch.nn.functional.mse_loss(self.net(x), y)
-
-        def configure_optimizers(self):
-            return torch.optim.SGD(self.parameters(), lr=0.1)
-
-    x = torch.randn(32, 4, generator=torch.Generator().manual_seed(0))
-    data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=8)
-    torch.manual_seed(0)
-    model = Regression()
-    trainer = pl.Trainer(
-        max_epochs=epochs,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        **trainer_arguments,
-    )
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", ".*does not have many workers.*")
-        trainer.fit(model, data)
-    return trainer, [p.detach().cpu() for p in model.parameters()]
 
 
 def test_lightning_trains_on_npy_like_cpu():
