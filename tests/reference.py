@@ -119,6 +119,49 @@ def assert_same_error(fn, *args, match):
     assert type(npy_error.value) is type(cpu_error.value)
 
 
+def assert_fails_like_cpu(call, *cpu_args):
+    """``call`` raises the same exception type on CPU and npy inputs, with the same message."""
+    with pytest.raises(Exception) as cpu_error:
+        call(*cpu_args)
+    with pytest.raises(Exception) as npy_error:
+        call(*on_npy(cpu_args))
+    assert type(npy_error.value) is type(cpu_error.value)
+    assert str(npy_error.value) == str(cpu_error.value)
+
+
+def check_like_cpu(call, *cpu_args):
+    """``call`` gives the same result (values and layout) on npy copies of ``cpu_args`` as on CPU."""
+    on_device = on_npy(cpu_args)  # before call changes them
+    expected = call(*cpu_args)
+    result = call(*on_device)
+    assert_matches_cpu(result, expected)
+    if expected.numel() > 1:
+        assert result.stride() == expected.stride(), "layout differs from CPU's"
+    return result
+
+
+def check_in_place_like_cpu(call, base, *cpu_args):
+    """An in-place ``call`` on a view of ``base`` changes ``base`` as on CPU, and returns its self."""
+    on_device = npy(base)
+    view = on_device[1:]
+    returned = call(view, *on_npy(cpu_args))
+    call(base[1:], *cpu_args)
+    assert returned.data_ptr() == view.data_ptr()
+    assert_matches_cpu(on_device, base)
+
+
+def check_out_like_cpu(call, *cpu_args):
+    """``call(..., out=)`` fills a given npy tensor, as on CPU, and returns it.
+
+    ``call`` passes its ``**out`` keyword arguments on to the op.
+    """
+    expected = call(*cpu_args)
+    out = torch.empty(0, dtype=expected.dtype, device="npy")
+    returned = call(*on_npy(cpu_args), out=out)
+    assert returned is out
+    assert_matches_cpu(out, expected)
+
+
 def _differentiable(value):
     return isinstance(value, torch.Tensor) and (value.dtype.is_floating_point or value.dtype.is_complex)
 

@@ -516,3 +516,52 @@ def test_sort_errors_match_cpu():
     assert_same_error(lambda t: torch.sort(t, dim=2), a, match="Dimension out of range")
     assert_same_error(lambda t: torch.sort(t.cfloat()), a, match="Sort does not support complex dtypes on CPU")
     assert_like_cpu(lambda t: torch.sort(t.cfloat()), a)
+
+
+# --- sum, the reduction every backend starts with ----------------------------------------
+
+
+def test_sum_all(dtype):
+    a = make((3, 5), dtype)
+    assert_matches_cpu(npy(a).sum(), a.sum())
+
+
+@pytest.mark.parametrize(
+    "dim, keepdim",
+    [(0, False), (1, True), (-1, False), ((0, 2), True), ((), False), ((-3, 1), False)],
+)
+def test_sum_dims(dim, keepdim, dtype):
+    a = make((2, 3, 4), dtype)
+    assert_matches_cpu(npy(a).sum(dim, keepdim=keepdim), a.sum(dim, keepdim=keepdim))
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float64, torch.int32, torch.complex128], ids=str)
+def test_sum_dtype_argument(out_dtype):
+    a = make((4, 3), torch.int16)
+    assert_matches_cpu(npy(a).sum(0, dtype=out_dtype), a.sum(0, dtype=out_dtype))
+
+
+def test_sum_of_empty_and_zero_dim():
+    for a in (torch.zeros(0, 3), torch.tensor(2.5)):
+        assert_matches_cpu(npy(a).sum(), a.sum())
+        assert_matches_cpu(npy(a).sum(0, keepdim=True), a.sum(0, keepdim=True))
+
+
+def test_float16_sum_accumulates_in_float32():
+    a = torch.full((4096,), 1.0, dtype=torch.float16)
+    assert torch.equal(npy(a).sum().cpu(), a.sum())  # 4096, not half's stuck-at-2048
+
+
+@pytest.mark.parametrize("dim, error", [((0, 0), RuntimeError), ((3,), IndexError)])
+def test_sum_bad_dims_fail_like_cpu(dim, error):
+    a = torch.ones(2, 3)
+    with pytest.raises(error):
+        a.sum(dim)
+    with pytest.raises(error):
+        npy(a).sum(dim)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_sum_of_strided_views(dtype):
+    a = make((4, 5, 6), dtype)
+    assert_matches_cpu(npy(a).transpose(0, 2)[::2].sum(1), a.transpose(0, 2)[::2].sum(1))
