@@ -24,6 +24,8 @@ DTYPES = [
     torch.complex128,
 ]
 FLOAT_DTYPES = [torch.float16, torch.float32, torch.float64]
+# The reduction argument of the loss ops called through torch.ops.aten (at::Reduction).
+NONE, MEAN, SUM = 0, 1, 2
 NUMERIC_DTYPES = [d for d in DTYPES if d != torch.bool]
 # Operand dtypes of different kinds and sizes, for the tests of type promotion: each pair
 # promotes across a kind (bool, integer, floating, complex) or a size, or both.
@@ -48,6 +50,22 @@ def make(shape, dtype, seed=0):
         return (torch.randn(shape, dtype=wide, generator=generator) * 4).to(dtype)
     low = 0 if dtype == torch.uint8 else -9
     return torch.randint(low, 10, shape, generator=generator).to(dtype)
+
+
+def views_of_a_3x4_tensor(t):
+    """A view of each kind PyTorch's view ops make of the 3x4 ``t``: reshaped, permuted, transposed,
+    expanded, unsqueezed, squeezed, strided, selected."""
+    return (
+        t.reshape(-1),
+        t.permute(1, 0),
+        t.t(),
+        t.transpose(0, 1),
+        t[:1].expand(3, 4),
+        t.unsqueeze(1),
+        t[:1].squeeze(0),
+        t[1:, ::2],
+        t[1],
+    )
 
 
 def assert_matches_cpu(npy_result, cpu_result, *, made_by_kernel=True):
@@ -95,7 +113,9 @@ def gist(error):
 
 
 def assert_like_cpu(fn, *args):
-    """``fn`` on npy copies of ``args`` does what it does on CPU: same results, or same error."""
+    """``fn`` on npy copies of ``args`` does what it does on CPU: equal results (device, dtype, shape,
+    values), or the same error (type and message; the quoted C++ kernel name in "not implemented for"
+    messages aside, since npy kernels are not CPU kernels)."""
     try:
         expected = fn(*args)
     except Exception as cpu_error:
