@@ -240,18 +240,23 @@ def assert_layer_trains_like_cpu(build_layer, steps=3):
     def losses(device):
         torch.manual_seed(0)
         layer = build_layer().to(device)
-        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
         x = torch.randn(5, 4).to(device)
-        result = []
-        for _ in range(steps):
-            loss = layer(x).square().mean()
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            result.append(loss.item())
-        return result
+        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+        return training_losses(optimizer, lambda: layer(x).square().mean(), steps).tolist()  # compared as float64
 
     torch.testing.assert_close(losses("npy"), losses("cpu"))
+
+
+def training_losses(optimizer, compute_loss, steps):
+    """The losses of ``steps`` steps of ``optimizer``, each on the loss ``compute_loss()`` returns, on CPU."""
+    losses = []
+    for _ in range(steps):
+        loss = compute_loss()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().cpu())
+    return torch.stack(losses)
 
 
 class RecordOps(TorchDispatchMode):

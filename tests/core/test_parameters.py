@@ -12,6 +12,7 @@ import pickle
 
 import pytest
 import torch
+from reference import training_losses
 
 from backend_pkg import NpyTensor
 
@@ -42,15 +43,12 @@ def train(model, optimizer, device, steps):
     ``optimizer`` is made, as programs written for CUDA do."""
     model.to(device)
     tokens = torch.tensor(TOKENS, device=device)
-    losses = []
-    for _ in range(steps):
+
+    def next_token_loss():
         logits = model(tokens[:, :-1])
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 7), tokens[:, 1:].reshape(-1))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.detach().cpu())
-    return torch.stack(losses)
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, 7), tokens[:, 1:].reshape(-1))
+
+    return training_losses(optimizer, next_token_loss, steps)
 
 
 def test_tied_weights_stay_one_parameter():
@@ -202,15 +200,7 @@ def lazy_model_losses(model, device, lr, steps):
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.copy_(torch.linspace(-1, 1, parameter.numel()).reshape(parameter.shape))
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    losses = []
-    for _ in range(steps):
-        loss = model(inputs).square().mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.detach().cpu())
-    return torch.stack(losses)
+    return training_losses(torch.optim.SGD(model.parameters(), lr=lr), lambda: model(inputs).square().mean(), steps)
 
 
 def test_a_lazy_module_moved_to_npy_trains_like_cpu():

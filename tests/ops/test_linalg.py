@@ -1,9 +1,7 @@
 """Matrix products and vdot (``backend_pkg/ops/linalg.py``): npy against CPU.
 
-Most tests run one call on CPU tensors and on their npy copies and demand the
-same outcome: equal results (device, dtype, shape, values), or the same error
-(type and message; the quoted C++ kernel name in "not implemented for"
-messages aside, since npy kernels are not CPU kernels).
+Most tests run one call on CPU tensors and on their npy copies and demand the same outcome
+(``assert_like_cpu``, ``assert_same_error``: ``tests/reference.py``).
 """
 
 import pytest

@@ -13,6 +13,9 @@ from elementwise import BinaryOpChecks
 from reference import (
     DTYPES,
     FLOAT_DTYPES,
+    MEAN,
+    NONE,
+    SUM,
     assert_backward_like_cpu,
     assert_like_cpu,
     assert_same_error,
@@ -26,7 +29,6 @@ import backend_pkg
 
 aten = torch.ops.aten
 REDUCTIONS = ["none", "mean", "sum"]
-NONE, MEAN, SUM = 0, 1, 2  # at::Reduction, for the aten ops called directly
 
 # PyTorch's CPU loops and composites for these losses round every half
 # precision step (c10::Half arithmetic); npy computes in float32 and rounds

@@ -1,9 +1,7 @@
 """Reductions, scans, topk and sort (``backend_pkg/ops/reductions.py``): npy against CPU.
 
-Most tests run one call on CPU tensors and on their npy copies and demand the
-same outcome: equal results (device, dtype, shape, values), or the same error
-(type and message; the quoted C++ kernel name in "not implemented for"
-messages aside, since npy kernels are not CPU kernels).
+Most tests run one call on CPU tensors and on their npy copies and demand the same outcome
+(``assert_like_cpu``, ``assert_same_error``: ``tests/reference.py``).
 """
 
 import warnings
@@ -15,6 +13,8 @@ from hypothesis import strategies as st
 from reference import (
     DTYPES,
     FLOAT_DTYPES,
+    MEAN,
+    SUM,
     as_tuple,
     assert_like_cpu,
     assert_matches_cpu,
@@ -27,7 +27,6 @@ from reference import (
 
 aten = torch.ops.aten
 INEXACT_DTYPES = FLOAT_DTYPES + [torch.complex64, torch.complex128]
-NONE, MEAN, SUM = 0, 1, 2  # at::Reduction
 
 
 # --- reductions ---------------------------------------------------------------
