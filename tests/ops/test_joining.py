@@ -14,6 +14,13 @@ from reference import (
     npy,
 )
 
+import backend_pkg
+
+
+def test_registered_ops_include_this_family():
+    expected = {"aten::cat", "aten::cat.out", "aten::flip", "aten::roll", "aten::tril"}
+    assert expected <= set(backend_pkg.registered_ops())
+
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_cat(dim, dtype):

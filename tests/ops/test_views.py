@@ -5,6 +5,13 @@ import pytest
 import torch
 from reference import assert_fails_like_cpu, assert_matches_cpu, check_like_cpu, make, npy
 
+import backend_pkg
+
+
+def test_registered_ops_include_this_family():
+    expected = {"aten::view", "aten::as_strided", "aten::unfold", "aten::view_as_real", "aten::view_as_complex"}
+    assert expected <= set(backend_pkg.registered_ops())
+
 
 def assert_same_view(npy_view, cpu_view, made_by_kernel=True):
     assert_matches_cpu(npy_view, cpu_view, made_by_kernel=made_by_kernel)
