@@ -9,15 +9,7 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from reference import (
-    FLOAT_DTYPES,
-    assert_backward_like_cpu,
-    assert_like_cpu,
-    assert_same_error,
-    exact_data,
-    make,
-    npy,
-)
+from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, assert_same_error, exact_data, make, npy
 
 import backend_pkg
 

@@ -5,14 +5,10 @@ from functools import partial
 
 import pytest
 import torch
-from elementwise import (
-    INF,
-    BinaryOpChecks,
-    assert_half_precision_matches_cpu_bit_for_bit,
-    check,
-    values,
-)
+from elementwise import INF, BinaryOpChecks, assert_half_precision_matches_cpu_bit_for_bit, check, values
 from reference import NUMERIC_DTYPES, PROMOTIONS, assert_like_cpu, assert_matches_cpu, make, npy
+
+# --- add, sub, mul and neg: promotion, broadcasting, scalars, alpha, in-place forms ---------------
 
 
 @pytest.mark.parametrize("op", [torch.add, torch.mul])
@@ -137,6 +133,9 @@ def test_in_place_errors_like_cpu(bad, message):
         bad(npy(cpu))
 
 
+# --- every binary arithmetic op, by the checks of every binary elementwise op ---------------------
+
+
 ARITHMETIC = {
     "div": torch.div,
     "div_trunc": partial(torch.div, rounding_mode="trunc"),
@@ -155,6 +154,9 @@ ARITHMETIC = {
 class TestArithmeticBinaryOps(BinaryOpChecks):
     OPS = ARITHMETIC
     NO_IN_PLACE = {"maximum", "minimum", "rsub"}
+
+
+# --- the in-place shortcut for one dtype ----------------------------------------------------------
 
 
 # The shortcut of add_, sub_ and mul_ for two npy tensors of one dtype (backend_pkg.ops._same_dtype),
@@ -188,6 +190,9 @@ def _without_kept_view(tensor):
 @pytest.mark.parametrize("fn", SAME_DTYPE_IN_PLACE.values(), ids=SAME_DTYPE_IN_PLACE)
 def test_same_dtype_in_place_shortcut(fn, dtype):
     check(fn, values((3, 4), dtype, 1), values((3, 4), dtype, 2))
+
+
+# --- division and powers --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", ["div_trunc", "div_floor", "floor_divide", "remainder", "fmod"])
@@ -232,6 +237,9 @@ def test_integer_powers():
     check(torch.pow, base, -1)  # refused for a Python exponent, as on CPU
     check(torch.pow, base.to(torch.int8), 9)  # wraps
     check(torch.pow, 2, torch.tensor([-1, 0, 10]))
+
+
+# --- half precision -------------------------------------------------------------------------------
 
 
 HALF_PRECISION = {

@@ -1,8 +1,5 @@
-"""Matrix products and vdot (``backend_pkg/ops/linalg.py``): npy against CPU.
-
-Most tests run one call on CPU tensors and on their npy copies and demand the same outcome
-(``assert_like_cpu``, ``assert_same_error``: ``tests/reference.py``).
-"""
+"""Matrix products and vdot (``backend_pkg/ops/linalg.py``): npy against CPU, by the comparisons of
+``tests/reference.py``."""
 
 import pytest
 import torch

@@ -1,8 +1,5 @@
-"""Reductions, scans, topk and sort (``backend_pkg/ops/reductions.py``): npy against CPU.
-
-Most tests run one call on CPU tensors and on their npy copies and demand the same outcome
-(``assert_like_cpu``, ``assert_same_error``: ``tests/reference.py``).
-"""
+"""Reductions, scans, topk and sort (``backend_pkg/ops/reductions.py``): npy against CPU, by the
+comparisons of ``tests/reference.py``."""
 
 import warnings
 

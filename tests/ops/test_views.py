@@ -1,5 +1,6 @@
 """Views (``backend_pkg/ops/views.py``) against CPU: values, strides and storage offsets, writes
-through a view reaching its base, errors, and the ``*_scatter`` ops that write into a copy."""
+through a view reaching its base (the slices of ``split``, ``chunk`` and ``unbind`` among them), errors,
+and the ``*_scatter`` ops that write into a copy."""
 
 import pytest
 import torch
@@ -120,6 +121,19 @@ def test_tensors_made_by_pytorch_cpp_still_compute():
     data = npy(a).view(a.dtype)  # a new Python object over the same storage
     assert type(data) is torch.Tensor and data.device.type == "npy"
     torch.testing.assert_close((data * 2).cpu(), a * 2)
+
+
+def test_split_chunk_unbind_are_views_of_their_input():
+    a = make((4, 6), torch.float32)
+    splits = (lambda t: t.split(2, 1), lambda t: t.chunk(3), lambda t: t.unbind(1), lambda t: t.tensor_split(3, 1))
+    for pieces in splits:
+        on_device = npy(a)
+        for got, expected in zip(pieces(on_device), pieces(a), strict=True):
+            assert_matches_cpu(got, expected)
+        pieces(on_device)[-1].fill_(0)
+        expected = a.clone()
+        pieces(expected)[-1].fill_(0)
+        assert_matches_cpu(on_device, expected)
 
 
 # --- views of new shapes, complex views ----------------------------------------
