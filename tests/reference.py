@@ -182,6 +182,23 @@ def check_out_like_cpu(call, *cpu_args):
     assert_matches_cpu(out, expected)
 
 
+def assert_writes_out_like_cpu(call, cpu_input, dtype=torch.float32):
+    """``call(input, out)`` writes into an empty npy ``out`` of ``dtype`` what it writes on CPU, and returns it."""
+    expected = call(cpu_input, torch.empty(0, dtype=dtype))
+    out = npy(torch.empty(0, dtype=dtype))
+    assert call(npy(cpu_input), out) is out
+    assert_matches_cpu(out, expected)
+
+
+def assert_writes_two_outs_like_cpu(call, cpu_input):
+    """``call(input, first, second)`` writes its two results into empty npy tensors as on CPU, and returns them."""
+    expected = call(cpu_input, torch.empty(0), torch.empty(0))
+    outs = npy(torch.empty(0)), npy(torch.empty(0))
+    for got, want in zip(call(npy(cpu_input), *outs), expected):
+        assert_matches_cpu(got, want)
+    assert_matches_cpu(outs[0], expected[0])
+
+
 def _differentiable(value):
     return isinstance(value, torch.Tensor) and (value.dtype.is_floating_point or value.dtype.is_complex)
 

@@ -1,15 +1,22 @@
 """Activation modules and functions (``backend_pkg/ops/activations.py``) on npy against CPU: forward,
-backward, in place, refused dtypes; softmax, gelu and the backward ops PyTorch calls directly.
-
-Every test runs under the ``strict`` fixture, so an op without an npy kernel
-fails the test instead of running PyTorch's CPU kernel.
+backward, in place, refused dtypes; softmax, gelu and the backward ops PyTorch calls directly. Every
+test runs under the ``strict`` fixture: an op without an npy kernel fails it instead of running on CPU.
 """
 
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, assert_same_error, exact_data, make, npy
+from reference import (
+    FLOAT_DTYPES,
+    assert_backward_like_cpu,
+    assert_like_cpu,
+    assert_same_error,
+    assert_writes_out_like_cpu,
+    exact_data,
+    make,
+    npy,
+)
 
 import backend_pkg
 
@@ -234,16 +241,21 @@ OUT_VARIANTS = {
     "glu": lambda x, out: torch._C._nn.glu(x, out=out),
     "hardswish_backward": lambda x, out: aten.hardswish_backward.out(x, x, out=out),
     "softplus_backward": lambda x, out: aten.softplus_backward.grad_input(x, x, 1, 20, grad_input=out),
+    "softmax": lambda x, out: aten._softmax.out(x, 1, False, out=out),
+    "log_softmax": lambda x, out: aten._log_softmax.out(x, 0, False, out=out),
+    "softmax_backward": lambda x, out: aten._softmax_backward_data.out(x, x * 0.125, 0, torch.float32, grad_input=out),
+    "log_softmax_backward": lambda x, out: aten._log_softmax_backward_data.out(x, x * 0.125, 1, torch.float32, out=out),
+    "threshold_backward": lambda x, out: aten.threshold_backward.grad_input(x, x, 1, grad_input=out),
+    "sigmoid_backward": lambda x, out: aten.sigmoid_backward.grad_input(x, x, grad_input=out),
+    "tanh_backward": lambda x, out: aten.tanh_backward.grad_input(x, x, grad_input=out),
+    "gelu": lambda x, out: aten.gelu.out(x, approximate="tanh", out=out),
+    "gelu_backward": lambda x, out: aten.gelu_backward.grad_input(x, x, grad_input=out),
 }
 
 
 @pytest.mark.parametrize("name", OUT_VARIANTS)
 def test_out_variants_write_into_out(strict, name):
-    x = make((3, 4), torch.float32)
-    expected = OUT_VARIANTS[name](x, torch.empty(0))
-    out = npy(torch.empty(0))
-    assert OUT_VARIANTS[name](npy(x), out) is out
-    torch.testing.assert_close(out.cpu(), expected)
+    assert_writes_out_like_cpu(OUT_VARIANTS[name], make((3, 4), torch.float32))
 
 
 OUT_OF_ANOTHER_DTYPE = {

@@ -19,6 +19,8 @@ from reference import (
     assert_backward_like_cpu,
     assert_like_cpu,
     assert_same_error,
+    assert_writes_out_like_cpu,
+    assert_writes_two_outs_like_cpu,
     exact_data,
     labels,
     make,
@@ -646,3 +648,36 @@ def test_nll_and_mse_loss_errors_match_cpu(strict, fn, match):
 @pytest.mark.usefixtures("strict")
 class TestXlogy(BinaryOpChecks):
     OPS = {"xlogy": torch.xlogy}
+
+
+# out= overloads by name, each writing into the float32 `out` it is given
+OUT_VARIANTS = {
+    "mse_loss": lambda t, out: aten.mse_loss.out(t, t * 2, 2, out=out),
+    "mse_loss_backward": lambda t, out: aten.mse_loss_backward.grad_input(t[0, 0], t, t * 2, MEAN, grad_input=out),
+    "nll_loss_backward": lambda t, out: aten.nll_loss_backward.grad_input(
+        t[0, 0], t, labels(t, 0, 2, 1), None, MEAN, -100, t[1, 1], grad_input=out
+    ),
+    "nll_loss2d_backward": lambda t, out: aten.nll_loss2d_backward.grad_input(
+        t[0, 0], t[None, :, None], labels(t, [[0, 2, 1]]), None, SUM, -100, t[1, 1], grad_input=out
+    ),
+}
+
+
+@pytest.mark.parametrize("name", OUT_VARIANTS)
+def test_out_variants_write_into_out(strict, name):
+    assert_writes_out_like_cpu(OUT_VARIANTS[name], exact_data((3, 3), torch.float32, 1))
+
+
+TWO_RESULTS = {
+    "nll_loss_forward": lambda t, a, b: aten.nll_loss_forward.output(
+        t, labels(t, 0, 2, 1), None, MEAN, -100, output=a, total_weight=b
+    ),
+    "nll_loss2d_forward": lambda t, a, b: aten.nll_loss2d_forward.output(
+        t[None, :, None], labels(t, [[0, 2, 1, 0]]), None, SUM, -100, output=a, total_weight=b
+    ),
+}
+
+
+@pytest.mark.parametrize("name", TWO_RESULTS)
+def test_out_variants_with_two_results(strict, name):
+    assert_writes_two_outs_like_cpu(TWO_RESULTS[name], make((3, 4), torch.float32))

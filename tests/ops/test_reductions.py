@@ -10,14 +10,13 @@ from hypothesis import strategies as st
 from reference import (
     DTYPES,
     FLOAT_DTYPES,
-    MEAN,
-    SUM,
     as_tuple,
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
+    assert_writes_out_like_cpu,
+    assert_writes_two_outs_like_cpu,
     exact_data,
-    labels,
     make,
     npy,
 )
@@ -309,81 +308,26 @@ OUT_VARIANTS = {
     "any": (torch.bool, lambda t, out: torch.any(t, 1, out=out)),
     "any_dims": (torch.bool, lambda t, out: aten.any.dims_out(t, [0], out=out)),
     "any_all": (torch.bool, lambda t, out: aten.any.all_out(t, out=out)),
-    "mm": (torch.float32, lambda t, out: torch.mm(t, t.T, out=out)),
-    "addmm": (torch.float32, lambda t, out: torch.addmm(t[0, :1], t, t.T, alpha=2, out=out)),
-    "bmm": (torch.float32, lambda t, out: torch.bmm(t[None], t.T[None], out=out)),
-    "baddbmm": (torch.float32, lambda t, out: torch.baddbmm(t[:1, :1], t[None], t.T[None], beta=0.5, out=out)),
-    "addbmm": (torch.float32, lambda t, out: torch.addbmm(t[:1, :1], t[None], t.T[None], out=out)),
-    "mv": (torch.float32, lambda t, out: torch.mv(t, t[0], out=out)),
-    "addmv": (torch.float32, lambda t, out: torch.addmv(t[:, 0], t.T, t[:, 1], out=out)),
-    "dot": (torch.float32, lambda t, out: torch.dot(t[0], t[1], out=out)),
-    "softmax": (torch.float32, lambda t, out: aten._softmax.out(t, 1, False, out=out)),
-    "log_softmax": (torch.float32, lambda t, out: aten._log_softmax.out(t, 0, False, out=out)),
-    "softmax_backward": (
-        torch.float32,
-        lambda t, out: aten._softmax_backward_data.out(t, t * 0.125, 0, torch.float32, grad_input=out),
-    ),
-    "log_softmax_backward": (
-        torch.float32,
-        lambda t, out: aten._log_softmax_backward_data.out(t, t * 0.125, 1, torch.float32, out=out),
-    ),
-    "threshold_backward": (torch.float32, lambda t, out: aten.threshold_backward.grad_input(t, t, 1, grad_input=out)),
-    "sigmoid_backward": (torch.float32, lambda t, out: aten.sigmoid_backward.grad_input(t, t, grad_input=out)),
-    "tanh_backward": (torch.float32, lambda t, out: aten.tanh_backward.grad_input(t, t, grad_input=out)),
-    "gelu": (torch.float32, lambda t, out: aten.gelu.out(t, approximate="tanh", out=out)),
-    "gelu_backward": (torch.float32, lambda t, out: aten.gelu_backward.grad_input(t, t, grad_input=out)),
-    "mse_loss": (torch.float32, lambda t, out: aten.mse_loss.out(t, t * 2, 2, out=out)),
-    "mse_loss_backward": (
-        torch.float32,
-        lambda t, out: aten.mse_loss_backward.grad_input(t[0, 0], t, t * 2, MEAN, grad_input=out),
-    ),
-    "nll_loss_backward": (
-        torch.float32,
-        lambda t, out: aten.nll_loss_backward.grad_input(
-            t[0, 0], t, labels(t, 0, 2, 1), None, MEAN, -100, t[1, 1], grad_input=out
-        ),
-    ),
-    "nll_loss2d_backward": (
-        torch.float32,
-        lambda t, out: aten.nll_loss2d_backward.grad_input(
-            t[0, 0], t[None, :, None], labels(t, [[0, 2, 1]]), None, SUM, -100, t[1, 1], grad_input=out
-        ),
-    ),
 }
 
 
 @pytest.mark.parametrize("name", OUT_VARIANTS)
 def test_out_variants_write_into_out(name):
     dtype, call = OUT_VARIANTS[name]
-    a = exact_data((3, 3), torch.float32, 1)
-    expected = call(a, torch.empty(0, dtype=dtype))
-    out = npy(torch.empty(0, dtype=dtype))
-    result = call(npy(a), out)
-    assert result is out
-    assert_matches_cpu(result, expected)
+    assert_writes_out_like_cpu(call, exact_data((3, 3), torch.float32, 1), dtype)
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda t, a, b: torch.max(t, 1, out=(a, b.long())),
-        lambda t, a, b: torch.min(t, 0, True, out=(a, b.long())),
-        lambda t, a, b: aten.var_mean.correction_out(t, [1], out0=a, out1=b),
-        lambda t, a, b: aten.std_mean.correction_out(t, None, correction=0, out0=a, out1=b),
-        lambda t, a, b: aten.nll_loss_forward.output(t, labels(t, 0, 2, 1), None, MEAN, -100, output=a, total_weight=b),
-        lambda t, a, b: aten.nll_loss2d_forward.output(
-            t[None, :, None], labels(t, [[0, 2, 1, 0]]), None, SUM, -100, output=a, total_weight=b
-        ),
-    ],
-    ids=["max.dim_max", "min.dim_min", "var_mean", "std_mean", "nll_loss_forward", "nll_loss2d_forward"],
-)
-def test_out_variants_with_two_results(call):
-    a = make((3, 4), torch.float32)
-    expected = call(a, torch.empty(0), torch.empty(0))
-    outs = npy(torch.empty(0)), npy(torch.empty(0))
-    for got, want in zip(call(npy(a), *outs), expected):
-        assert_matches_cpu(got, want)
-    assert_matches_cpu(outs[0], expected[0])
+TWO_RESULTS = {
+    "max.dim_max": lambda t, a, b: torch.max(t, 1, out=(a, b.long())),
+    "min.dim_min": lambda t, a, b: torch.min(t, 0, True, out=(a, b.long())),
+    "var_mean": lambda t, a, b: aten.var_mean.correction_out(t, [1], out0=a, out1=b),
+    "std_mean": lambda t, a, b: aten.std_mean.correction_out(t, None, correction=0, out0=a, out1=b),
+}
+
+
+@pytest.mark.parametrize("name", TWO_RESULTS)
+def test_out_variants_with_two_results(name):
+    assert_writes_two_outs_like_cpu(TWO_RESULTS[name], make((3, 4), torch.float32))
 
 
 def test_out_refuses_a_narrower_dtype_like_cpu():
