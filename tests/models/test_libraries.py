@@ -123,7 +123,7 @@ def test_gpt2_samples_on_npy_with_top_k_and_top_p():
     assert torch.equal(first, sample())
 
 
-# The size of both transformers here, in BERT's names (GPT-2's config spells them n_layer, n_head, n_embd, n_positions).
+# BERT at the size of ``gpt2()``'s GPT-2 (2 layers of 2 heads, width 32, 32 positions), in BertConfig's names.
 TINY_TRANSFORMER = dict(
     num_hidden_layers=2, num_attention_heads=2, hidden_size=32, max_position_embeddings=32, vocab_size=VOCAB
 )
