@@ -24,6 +24,8 @@ DTYPES = [
     torch.complex128,
 ]
 FLOAT_DTYPES = [torch.float16, torch.float32, torch.float64]
+# The reduction argument of the loss ops called through torch.ops.aten (at::Reduction).
+NONE, MEAN, SUM = 0, 1, 2
 NUMERIC_DTYPES = [d for d in DTYPES if d != torch.bool]
 # Operand dtypes of different kinds and sizes, for the tests of type promotion: each pair
 # promotes across a kind (bool, integer, floating, complex) or a size, or both.
@@ -48,6 +50,22 @@ def make(shape, dtype, seed=0):
         return (torch.randn(shape, dtype=wide, generator=generator) * 4).to(dtype)
     low = 0 if dtype == torch.uint8 else -9
     return torch.randint(low, 10, shape, generator=generator).to(dtype)
+
+
+def views_of_a_3x4_tensor(t):
+    """A view of each kind PyTorch's view ops make of the 3x4 ``t``: reshaped, permuted, transposed,
+    expanded, unsqueezed, squeezed, strided, selected."""
+    return (
+        t.reshape(-1),
+        t.permute(1, 0),
+        t.t(),
+        t.transpose(0, 1),
+        t[:1].expand(3, 4),
+        t.unsqueeze(1),
+        t[:1].squeeze(0),
+        t[1:, ::2],
+        t[1],
+    )
 
 
 def assert_matches_cpu(npy_result, cpu_result, *, made_by_kernel=True):
@@ -95,7 +113,9 @@ def gist(error):
 
 
 def assert_like_cpu(fn, *args):
-    """``fn`` on npy copies of ``args`` does what it does on CPU: same results, or same error."""
+    """``fn`` on npy copies of ``args`` does what it does on CPU: equal results (device, dtype, shape,
+    values), or the same error (type and message; the quoted C++ kernel name in "not implemented for"
+    messages aside, since npy kernels are not CPU kernels)."""
     try:
         expected = fn(*args)
     except Exception as cpu_error:
@@ -117,6 +137,66 @@ def assert_same_error(fn, *args, match):
     with pytest.raises(type(cpu_error.value), match=match) as npy_error:
         fn(*on_npy(args))
     assert type(npy_error.value) is type(cpu_error.value)
+
+
+def assert_fails_like_cpu(call, *cpu_args):
+    """``call`` raises the same exception type on CPU and npy inputs, with the same message."""
+    with pytest.raises(Exception) as cpu_error:
+        call(*cpu_args)
+    with pytest.raises(Exception) as npy_error:
+        call(*on_npy(cpu_args))
+    assert type(npy_error.value) is type(cpu_error.value)
+    assert str(npy_error.value) == str(cpu_error.value)
+
+
+def check_like_cpu(call, *cpu_args):
+    """``call`` gives the same result (values and layout) on npy copies of ``cpu_args`` as on CPU."""
+    on_device = on_npy(cpu_args)  # before call changes them
+    expected = call(*cpu_args)
+    result = call(*on_device)
+    assert_matches_cpu(result, expected)
+    if expected.numel() > 1:
+        assert result.stride() == expected.stride(), "layout differs from CPU's"
+    return result
+
+
+def check_in_place_like_cpu(call, base, *cpu_args):
+    """An in-place ``call`` on a view of ``base`` changes ``base`` as on CPU, and returns its self."""
+    on_device = npy(base)
+    view = on_device[1:]
+    returned = call(view, *on_npy(cpu_args))
+    call(base[1:], *cpu_args)
+    assert returned.data_ptr() == view.data_ptr()
+    assert_matches_cpu(on_device, base)
+
+
+def check_out_like_cpu(call, *cpu_args):
+    """``call(..., out=)`` fills a given npy tensor, as on CPU, and returns it.
+
+    ``call`` passes its ``**out`` keyword arguments on to the op.
+    """
+    expected = call(*cpu_args)
+    out = torch.empty(0, dtype=expected.dtype, device="npy")
+    returned = call(*on_npy(cpu_args), out=out)
+    assert returned is out
+    assert_matches_cpu(out, expected)
+
+
+def assert_writes_out_like_cpu(call, cpu_input, dtype=torch.float32):
+    """``call(input, out)`` writes into an empty npy ``out`` of ``dtype`` what it writes on CPU, and returns it."""
+    expected = call(cpu_input, torch.empty(0, dtype=dtype))
+    out = npy(torch.empty(0, dtype=dtype))
+    assert call(npy(cpu_input), out) is out
+    assert_matches_cpu(out, expected)
+
+
+def assert_writes_two_outs_like_cpu(call, cpu_input):
+    """``call(input, first, second)`` writes its two results into empty npy tensors as on CPU, and returns them."""
+    expected = call(cpu_input, torch.empty(0), torch.empty(0))
+    outs = npy(torch.empty(0)), npy(torch.empty(0))
+    for got, want in zip(call(npy(cpu_input), *outs), expected):
+        assert_matches_cpu(got, want)
+    assert_matches_cpu(outs[0], expected[0])
 
 
 def _differentiable(value):
@@ -177,18 +257,23 @@ def assert_layer_trains_like_cpu(build_layer, steps=3):
     def losses(device):
         torch.manual_seed(0)
         layer = build_layer().to(device)
-        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
         x = torch.randn(5, 4).to(device)
-        result = []
-        for _ in range(steps):
-            loss = layer(x).square().mean()
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            result.append(loss.item())
-        return result
+        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+        return training_losses(optimizer, lambda: layer(x).square().mean(), steps).tolist()  # compared as float64
 
     torch.testing.assert_close(losses("npy"), losses("cpu"))
+
+
+def training_losses(optimizer, compute_loss, steps):
+    """The losses of ``steps`` steps of ``optimizer``, each on the loss ``compute_loss()`` returns, on CPU."""
+    losses = []
+    for _ in range(steps):
+        loss = compute_loss()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().cpu())
+    return torch.stack(losses)
 
 
 class RecordOps(TorchDispatchMode):

@@ -212,3 +212,16 @@ def test_every_module_is_in_the_readme_map():
     ]
     missing = [module for module in modules if module not in named]
     assert not missing, 'modules the README\'s "Where things live" map does not name:\n' + "\n".join(missing)
+
+
+def test_every_op_family_has_a_test_file_of_its_name():
+    """``tests/ops/`` mirrors ``backend_pkg/ops/``: a family's tests are where its name says, so a
+    change to ``ops/views.py`` knows ``tests/ops/test_views.py`` to run (private helpers, ``ops/_*.py``,
+    are tested through the families)."""
+    families = [path.stem for path in sorted((ROOT / "backend_pkg" / "ops").glob("[!_]*.py"))]
+    missing = [
+        f"tests/ops/test_{family}.py"
+        for family in families
+        if not (ROOT / "tests" / "ops" / f"test_{family}.py").is_file()
+    ]
+    assert not missing, "op families without a test file of their name:\n" + "\n".join(missing)

@@ -9,8 +9,8 @@ from xdist.scheduler import LoadScopeScheduling
 
 def test_a_module_is_one_unit_and_a_notebook_test_its_own():
     split = ModuleScheduling._split_scope
-    assert split(None, "tests/ops/test_ops.py::test_add[float32]") == "tests/ops/test_ops.py"
-    assert split(None, "tests/ops/test_ops.py::TestViews::test_t") == "tests/ops/test_ops.py"
+    assert split(None, "tests/ops/test_arithmetic.py::test_add[float32]") == "tests/ops/test_arithmetic.py"
+    assert split(None, "tests/ops/test_arithmetic.py::TestViews::test_t") == "tests/ops/test_arithmetic.py"
     notebook = "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_quick_setup]"
     assert split(None, notebook) == notebook
 
@@ -25,7 +25,7 @@ def test_the_longest_units_are_handed_out_first(monkeypatch):
     scheduler = ModuleScheduling.__new__(ModuleScheduling)
     scheduler.workqueue = OrderedDict.fromkeys(
         [
-            "tests/ops/test_ops.py",
+            "tests/ops/test_arithmetic.py",
             "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
             "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
             "tests/tools/test_opinfo.py",
@@ -39,7 +39,7 @@ def test_the_longest_units_are_handed_out_first(monkeypatch):
         "tests/tools/test_opinfo.py",
         "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[06_compiling_with_inductor]",
         "tests/docs/test_notebooks.py::test_downloaded_notebook_runs[01_why_python_backend]",
-        "tests/ops/test_ops.py",
+        "tests/ops/test_arithmetic.py",
     ]
 
 

@@ -101,7 +101,7 @@ PLANTS = [
         "def mul_kernel(self, other):\n"
         "    return self.dtype if isinstance(other, (int, float)) else torch.result_type(self, other)",
         "a Python number never changes the result dtype: an integer tensor times 2.5 stays integer",
-        ("tests/ops/test_ops.py", "tests/ops/test_integer_edges.py"),
+        ("tests/ops/test_arithmetic.py", "tests/ops/test_integer_edges.py"),
     ),
     Plant(
         "alpha-as-float",
@@ -111,7 +111,7 @@ PLANTS = [
         "        scale = float(alpha)\n",
         "add's alpha is applied as a Python float, so integer operands are computed in float64: "
         "large int64 values lose digits and overflow no longer wraps",
-        ("tests/ops/test_ops.py", "tests/ops/test_integer_edges.py"),
+        ("tests/ops/test_arithmetic.py", "tests/ops/test_integer_edges.py"),
     ),
     Plant(
         "uint32-stored-as-int32",
@@ -129,7 +129,7 @@ PLANTS = [
         "return np.asarray(np_arg(a, axis=axis, keepdims=keepdim)).astype(np.int64, copy=False)",
         "return np.asarray(np_arg(a, axis=axis)).astype(np.int64, copy=False)",
         "argmax and argmin ignore keepdim",
-        ("tests/ops/test_ops.py", "tests/ops/test_nan_reductions.py"),
+        ("tests/ops/test_reductions.py", "tests/ops/test_nan_reductions.py"),
     ),
     Plant(
         "amax-skips-nan",
@@ -212,7 +212,7 @@ PLANTS = [
         "    if False:\n        broadcast_shapes(*shapes)\n",
         "operands whose shapes do not broadcast reach NumPy, whose ValueError reaches the user "
         "instead of PyTorch's RuntimeError",
-        ("tests/ops/test_nn.py",),
+        ("tests/ops/test_activations.py",),
     ),
     Plant(
         "inductor-view-taken-for-its-buffer",

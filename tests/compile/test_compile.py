@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 import zoo
-from reference import make
+from reference import make, views_of_a_3x4_tensor
 from zoo import classification_step
 
 import backend_pkg
@@ -223,15 +223,7 @@ def lowered_ops(a, b, m, i, c):
         m @ m.t(),
         torch.bmm(m[None], m.t()[None]),
         torch.addmm(a[0, :3], m, m.t(), beta=0.5, alpha=2),
-        a.reshape(-1),
-        a.permute(1, 0),
-        a.t(),
-        a.transpose(0, 1),
-        a[:1].expand(3, 4),
-        a.unsqueeze(1),
-        a[:1].squeeze(0),
-        a[1:, ::2],
-        a[1],
+        *views_of_a_3x4_tensor(a),
         a.clone(),
         a.to(torch.float64),
         i.to(torch.float32),

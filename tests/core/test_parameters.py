@@ -12,6 +12,7 @@ import pickle
 
 import pytest
 import torch
+from reference import training_losses
 
 from backend_pkg import NpyTensor
 
@@ -42,15 +43,12 @@ def train(model, optimizer, device, steps):
     ``optimizer`` is made, as programs written for CUDA do."""
     model.to(device)
     tokens = torch.tensor(TOKENS, device=device)
-    losses = []
-    for _ in range(steps):
+
+    def next_token_loss():
         logits = model(tokens[:, :-1])
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 7), tokens[:, 1:].reshape(-1))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.detach().cpu())
-    return torch.stack(losses)
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, 7), tokens[:, 1:].reshape(-1))
+
+    return training_losses(optimizer, next_token_loss, steps)
 
 
 def test_tied_weights_stay_one_parameter():
@@ -193,25 +191,24 @@ def test_a_parameter_subclass_keeps_its_class_and_its_memory():
     torch.testing.assert_close(module(torch.ones(1, 3, device="npy")).cpu(), expected_output)
 
 
+def lazy_model_losses(model, device, lr, steps):
+    """The losses of ``steps`` SGD steps of the lazy ``model`` on ``device`` (the mean square of its
+    output): a first call materializes its parameters, set then to the same values on every device,
+    since each device draws the initial ones from its own generator."""
+    inputs = torch.arange(6.0).reshape(2, 3).to(device)
+    model(inputs)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(torch.linspace(-1, 1, parameter.numel()).reshape(parameter.shape))
+    return training_losses(torch.optim.SGD(model.parameters(), lr=lr), lambda: model(inputs).square().mean(), steps)
+
+
 def test_a_lazy_module_moved_to_npy_trains_like_cpu():
     results = {}
     for device in ("cpu", "npy"):
-        torch.manual_seed(0)
         model = torch.nn.Sequential(torch.nn.LazyLinear(4), torch.nn.ReLU(), torch.nn.LazyLinear(2)).to(device)
-        inputs = torch.arange(6.0).reshape(2, 3).to(device)
-        model(inputs)  # materializes the parameters, drawn from the device's generator
-        with torch.no_grad():
-            for parameter in model.parameters():
-                parameter.copy_(torch.linspace(-1, 1, parameter.numel()).reshape(parameter.shape))
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-        losses = []
-        for _ in range(3):
-            loss = model(inputs).square().mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.detach().cpu())
-        results[device] = torch.stack(losses), [value.cpu() for value in model.state_dict().values()]
+        losses = lazy_model_losses(model, device, lr=0.01, steps=3)
+        results[device] = losses, [value.cpu() for value in model.state_dict().values()]
         for parameter in model.parameters():
             assert isinstance(parameter, torch.nn.Parameter) and parameter.data_ptr() != 0
     torch.testing.assert_close(results["npy"], results["cpu"])
@@ -259,22 +256,10 @@ def test_a_lazy_module_built_on_npy_trains_like_cpu():
             torch.nn.LazyLinear(4, device=device), torch.nn.Tanh(), torch.nn.LazyLinear(2, device=device)
         )
         assert all(type(parameter) is torch.nn.UninitializedParameter for parameter in model.parameters())
-        inputs = torch.arange(6.0).reshape(2, 3).to(device)
-        model(inputs)
-        with torch.no_grad():  # each device draws the initial values from its own generator
-            for parameter in model.parameters():
-                parameter.copy_(torch.linspace(-1, 1, parameter.numel()).reshape(parameter.shape))
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        losses = []
-        for _ in range(4):
-            loss = model(inputs).square().mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.detach().cpu())
+        losses = lazy_model_losses(model, device, lr=0.1, steps=4)
         for parameter in model.parameters():
             assert type(parameter) is torch.nn.Parameter and parameter.device.type == device
-        results[device] = torch.stack(losses), [parameter.detach().cpu() for parameter in model.parameters()]
+        results[device] = losses, [parameter.detach().cpu() for parameter in model.parameters()]
     torch.testing.assert_close(results["npy"], results["cpu"])
     assert results["npy"][0][-1] < results["npy"][0][0]
 

@@ -110,18 +110,17 @@ def test_gpt2_samples_on_npy_with_top_k_and_top_p():
     assert torch.equal(first, sample())
 
 
+# BERT at the size of ``gpt2()``'s GPT-2 (2 layers of 2 heads, width 32, 32 positions), in BertConfig's names.
+TINY_TRANSFORMER = dict(
+    num_hidden_layers=2, num_attention_heads=2, hidden_size=32, max_position_embeddings=32, vocab_size=VOCAB
+)
+
+
 def test_bert_forward_and_backward_on_npy_like_cpu():
     def run(device):
         torch.manual_seed(0)
         config = transformers.BertConfig(
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            hidden_size=32,
-            intermediate_size=64,
-            vocab_size=VOCAB,
-            max_position_embeddings=32,
-            hidden_dropout_prob=0.0,
-            attention_probs_dropout_prob=0.0,
+            **TINY_TRANSFORMER, intermediate_size=64, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0
         )
         model = transformers.BertForMaskedLM(config).to(device)
         mask = torch.ones(2, 8, dtype=torch.int64)

@@ -1,14 +1,22 @@
-"""Activation modules on npy against CPU: forward, backward, in place, refused dtypes.
-
-Every test runs under the ``strict`` fixture, so an op without an npy kernel
-fails the test instead of running PyTorch's CPU kernel.
+"""Activation modules and functions (``backend_pkg/ops/activations.py``) on npy against CPU: forward,
+backward, in place, refused dtypes; softmax, gelu and the backward ops PyTorch calls directly. Every
+test runs under the ``strict`` fixture: an op without an npy kernel fails it instead of running on CPU.
 """
 
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, make, npy
+from reference import (
+    FLOAT_DTYPES,
+    assert_backward_like_cpu,
+    assert_like_cpu,
+    assert_same_error,
+    assert_writes_out_like_cpu,
+    exact_data,
+    make,
+    npy,
+)
 
 import backend_pkg
 
@@ -233,16 +241,21 @@ OUT_VARIANTS = {
     "glu": lambda x, out: torch._C._nn.glu(x, out=out),
     "hardswish_backward": lambda x, out: aten.hardswish_backward.out(x, x, out=out),
     "softplus_backward": lambda x, out: aten.softplus_backward.grad_input(x, x, 1, 20, grad_input=out),
+    "softmax": lambda x, out: aten._softmax.out(x, 1, False, out=out),
+    "log_softmax": lambda x, out: aten._log_softmax.out(x, 0, False, out=out),
+    "softmax_backward": lambda x, out: aten._softmax_backward_data.out(x, x * 0.125, 0, torch.float32, grad_input=out),
+    "log_softmax_backward": lambda x, out: aten._log_softmax_backward_data.out(x, x * 0.125, 1, torch.float32, out=out),
+    "threshold_backward": lambda x, out: aten.threshold_backward.grad_input(x, x, 1, grad_input=out),
+    "sigmoid_backward": lambda x, out: aten.sigmoid_backward.grad_input(x, x, grad_input=out),
+    "tanh_backward": lambda x, out: aten.tanh_backward.grad_input(x, x, grad_input=out),
+    "gelu": lambda x, out: aten.gelu.out(x, approximate="tanh", out=out),
+    "gelu_backward": lambda x, out: aten.gelu_backward.grad_input(x, x, grad_input=out),
 }
 
 
 @pytest.mark.parametrize("name", OUT_VARIANTS)
 def test_out_variants_write_into_out(strict, name):
-    x = make((3, 4), torch.float32)
-    expected = OUT_VARIANTS[name](x, torch.empty(0))
-    out = npy(torch.empty(0))
-    assert OUT_VARIANTS[name](npy(x), out) is out
-    torch.testing.assert_close(out.cpu(), expected)
+    assert_writes_out_like_cpu(OUT_VARIANTS[name], make((3, 4), torch.float32))
 
 
 OUT_OF_ANOTHER_DTYPE = {
@@ -265,3 +278,88 @@ def test_kernels_are_registered():
     registered = set(backend_pkg.ops.registered_ops())
     for op in ["leaky_relu_", "hardtanh_", "elu_", "hardswish_", "log_sigmoid_forward.output", "_prelu_kernel"]:
         assert f"aten::{op}" in registered, op
+
+
+# --- softmax, gelu and the backward ops PyTorch calls directly ------------------------------
+
+ACTIVATIONS = {
+    "relu": lambda g, x: torch.relu(x),
+    "gelu": lambda g, x: F.gelu(x),
+    "gelu_tanh": lambda g, x: F.gelu(x, approximate="tanh"),
+    "gelu_backward": lambda g, x: aten.gelu_backward(g, x),
+    "gelu_backward_tanh": lambda g, x: aten.gelu_backward(g, x, approximate="tanh"),
+    "threshold_backward": lambda g, x: aten.threshold_backward(g, x, 0),
+    "threshold_backward_1.5": lambda g, x: aten.threshold_backward(g, x, 1.5),
+    "sigmoid_backward": lambda g, x: aten.sigmoid_backward(g, x),
+    "tanh_backward": lambda g, x: aten.tanh_backward(g, x),
+    "softmax_backward": lambda g, x: aten._softmax_backward_data(g, x, 1, g.dtype),
+    "log_softmax_backward": lambda g, x: aten._log_softmax_backward_data(g, x, 0, g.dtype),
+}
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activations_and_backward_ops(strict, name, dtype):
+    assert_like_cpu(ACTIVATIONS[name], make((3, 4), dtype, 1), make((3, 4), dtype, 2))
+
+
+# The softmax backwards take tensors of one size (CUDA checks it, CPU does not) and stay out.
+ELEMENTWISE_ACTIVATIONS = [name for name in ACTIVATIONS if "softmax" not in name]
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE_ACTIVATIONS)
+@pytest.mark.parametrize("shapes", [((3, 4), (4,)), ((4,), (3, 4)), ((3, 4), (3,))], ids=str)
+def test_activations_and_backward_ops_broadcast_like_cpu(strict, name, shapes):
+    """Shapes that broadcast give CPU's result; shapes that do not, CPU's error word for word."""
+    first, second = shapes
+    if name == "gelu_backward" and shapes != ((3, 4), (3,)):
+        pytest.skip(
+            "CPU's gelu_backward goes to oneDNN, which fails on shapes that broadcast: "
+            "'could not create a primitive descriptor for the reorder primitive'"
+        )
+    assert_like_cpu(ACTIVATIONS[name], make(first, torch.float32, 1), make(second, torch.float32, 2))
+
+
+def test_activations_keep_nan_and_promote_like_cpu(strict):
+    x = torch.tensor([float("nan"), -1.0, 0.0, 2.0])
+    assert_like_cpu(torch.relu, x)
+    assert_like_cpu(lambda g, t: aten.threshold_backward(g, t, 0), torch.ones(4), x)
+    assert_like_cpu(lambda g, t: aten.threshold_backward(g, t, 0), torch.ones(4, dtype=torch.float64), x)
+    assert_like_cpu(lambda g, t: aten.sigmoid_backward(g, t), torch.ones(4, dtype=torch.float64), x)
+    assert_like_cpu(lambda g, t: aten.gelu_backward(g, t), torch.ones(4), x)
+
+
+def test_gelu_erf_is_accurate_in_double(strict):
+    # npy maps math.erf over the elements; CPU uses its own erf: both within rounding of float64.
+    x = torch.linspace(-8, 8, 1001, dtype=torch.float64)
+    assert_like_cpu(F.gelu, x)
+    assert_like_cpu(lambda g, t: aten.gelu_backward(g, t), torch.ones_like(x), x)
+
+
+def test_softmax_of_extreme_values(strict):
+    a = torch.tensor([[0.0, float("-inf")], [float("-inf"), float("-inf")], [1e4, -1e4], [float("inf"), 1.0]])
+    for fn in (lambda t: aten._softmax(t, 1, False), lambda t: aten._log_softmax(t, 1, False)):
+        assert_like_cpu(fn, a)
+
+
+ACTIVATION_ERRORS = [
+    (lambda t: aten._softmax(t.half(), 1, True), "half to float conversion is not supported"),
+    (lambda t: aten._softmax(t, 2, False), "Dimension out of range"),
+    (lambda t: aten._log_softmax(t.long(), 1, False), "not implemented for 'Long'"),
+    (lambda t: aten._softmax_backward_data(t, t.T, 1, torch.float32), "to have same size as tensor for argument #2"),
+    (
+        lambda t: aten._softmax_backward_data(t, t.double(), 1, torch.float32),
+        "expected scalar type Float but found Double",
+    ),
+    (lambda t: aten._log_softmax_backward_data(t, t, 1, torch.float16), "expected scalar type Float but found Half"),
+    (lambda t: torch.relu(t.bool()), "Boolean inputs not supported for relu"),
+    (lambda t: torch.relu(t.cfloat()), "clamp is not supported for complex types"),
+    (lambda t: aten.threshold_backward(t.cfloat(), t.cfloat(), 0), "not implemented for 'ComplexFloat'"),
+    (lambda t: aten.tanh_backward(t.long(), t.long()), "not implemented for 'Long'"),
+    (lambda t: F.gelu(t, approximate="erf"), "approximate argument must be either none or tanh"),
+    (lambda t: F.gelu(t.long()), "not implemented for 'Long'"),
+]
+
+
+@pytest.mark.parametrize("fn, match", ACTIVATION_ERRORS, ids=[m for _, m in ACTIVATION_ERRORS])
+def test_activation_and_backward_op_errors_match_cpu(strict, fn, match):
+    assert_same_error(fn, exact_data((3, 4), torch.float32).abs(), match=match)

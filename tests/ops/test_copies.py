@@ -7,7 +7,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import DTYPES, assert_matches_cpu, make
+from reference import DTYPES, assert_matches_cpu, make, npy
 
 import backend_pkg
 
@@ -247,3 +247,9 @@ def test_partially_overlapping_copy_is_refused_like_cpu():
         tensor = torch.arange(6.0).to(device)
         with pytest.raises(RuntimeError, match="unsupported operation: some elements of the input tensor"):
             tensor[1:].copy_(tensor[:-1])
+
+
+def test_item():
+    for value in (torch.tensor(2.5), torch.tensor(-3), torch.tensor(True), torch.tensor(1 + 2j)):
+        assert npy(value).item() == value.item()
+        assert type(npy(value).item()) is type(value.item())

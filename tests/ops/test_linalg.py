@@ -1,10 +1,5 @@
-"""Matrix products and vdot (``backend_pkg/ops/linalg.py``): npy against CPU.
-
-Most tests run one call on CPU tensors and on their npy copies and demand the
-same outcome: equal results (device, dtype, shape, values), or the same error
-(type and message; the quoted C++ kernel name in "not implemented for"
-messages aside, since npy kernels are not CPU kernels).
-"""
+"""Matrix products and vdot (``backend_pkg/ops/linalg.py``): npy against CPU, by the comparisons of
+``tests/reference.py``."""
 
 import pytest
 import torch
@@ -15,6 +10,7 @@ from reference import (
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
+    assert_writes_out_like_cpu,
     exact_data,
     make,
     npy,
@@ -220,3 +216,21 @@ def test_linear_double_backward():
 
     for got, want in zip(second_gradients("npy"), second_gradients("cpu")):
         torch.testing.assert_close(got.cpu(), want)
+
+
+# out= overloads by name, each writing into the float32 `out` it is given
+OUT_VARIANTS = {
+    "mm": lambda t, out: torch.mm(t, t.T, out=out),
+    "addmm": lambda t, out: torch.addmm(t[0, :1], t, t.T, alpha=2, out=out),
+    "bmm": lambda t, out: torch.bmm(t[None], t.T[None], out=out),
+    "baddbmm": lambda t, out: torch.baddbmm(t[:1, :1], t[None], t.T[None], beta=0.5, out=out),
+    "addbmm": lambda t, out: torch.addbmm(t[:1, :1], t[None], t.T[None], out=out),
+    "mv": lambda t, out: torch.mv(t, t[0], out=out),
+    "addmv": lambda t, out: torch.addmv(t[:, 0], t.T, t[:, 1], out=out),
+    "dot": lambda t, out: torch.dot(t[0], t[1], out=out),
+}
+
+
+@pytest.mark.parametrize("name", OUT_VARIANTS)
+def test_out_variants_write_into_out(name):
+    assert_writes_out_like_cpu(OUT_VARIANTS[name], exact_data((3, 3), torch.float32, 1))

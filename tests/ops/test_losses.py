@@ -9,7 +9,23 @@ import copy
 import pytest
 import torch
 import torch.nn.functional as F
-from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, make, npy
+from elementwise import BinaryOpChecks
+from reference import (
+    DTYPES,
+    FLOAT_DTYPES,
+    MEAN,
+    NONE,
+    SUM,
+    assert_backward_like_cpu,
+    assert_like_cpu,
+    assert_same_error,
+    assert_writes_out_like_cpu,
+    assert_writes_two_outs_like_cpu,
+    exact_data,
+    labels,
+    make,
+    npy,
+)
 
 import backend_pkg
 
@@ -477,3 +493,191 @@ def test_kernels_are_registered():
     registered = set(backend_pkg.ops.registered_ops())
     for op in ["binary_cross_entropy_with_logits", "huber_loss", "_ctc_loss", "multilabel_margin_loss_forward"]:
         assert f"aten::{op}" in registered, op
+
+
+# --- negative log likelihood, cross entropy of any rank, mean squared error ----------------
+
+
+def loss_data(dtype):
+    """Logits and targets for nll tests: a quarter grid keeps half-precision sums exact."""
+    logits = (make((6, 5), torch.float64, 1) * 4).round() / 4
+    weight = make((5,), torch.float64, 2).abs().round().add(1)
+    return logits.to(dtype), torch.tensor([0, 4, 2, 2, 3, 1]), weight.to(dtype)
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 2])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("reduction", [NONE, MEAN, SUM], ids=["none", "mean", "sum"])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_nll_loss_forward_and_backward(strict, dtype, reduction, weighted, ignore_index):
+    logits, target, weight = loss_data(dtype)
+    weight = weight if weighted else None
+    output, total_weight = aten.nll_loss_forward(logits, target, weight, reduction, ignore_index)
+    assert_like_cpu(
+        lambda x, t, *w: aten.nll_loss_forward(x, t, *(w or [None]), reduction, ignore_index),
+        logits,
+        target,
+        *([weight] if weighted else []),
+    )
+    grad = loss_data(dtype)[0][:, 0] if reduction == NONE else torch.tensor(0.5, dtype=dtype)
+    assert_like_cpu(
+        lambda g, x, t, tw, *w: aten.nll_loss_backward(g, x, t, *(w or [None]), reduction, ignore_index, tw),
+        grad,
+        logits,
+        target,
+        total_weight,
+        *([weight] if weighted else []),
+    )
+
+
+@pytest.mark.parametrize("reduction", [NONE, MEAN, SUM], ids=["none", "mean", "sum"])
+def test_nll_loss_of_one_unbatched_sample_and_of_images(strict, reduction):
+    logits, _, weight = loss_data(torch.float32)
+    for target in (torch.tensor(3), torch.tensor([3]), torch.tensor(-100)):
+        assert_like_cpu(lambda x, t: aten.nll_loss_forward(x, t, None, reduction, -100), logits[0], target)
+    assert_like_cpu(
+        lambda g, x, t: aten.nll_loss_backward(g, x, t, None, reduction, -100, torch.tensor(1.0).to(x.device)),
+        torch.tensor(2.0),
+        logits[0],
+        torch.tensor(3),
+    )
+    images = make((2, 3, 4, 5), torch.float32)
+    pixels = torch.randint(0, 3, (2, 4, 5), generator=torch.Generator().manual_seed(0))
+    pixels[0, 0, 0] = -100
+    output, total_weight = aten.nll_loss2d_forward(images, pixels, weight[:3], reduction, -100)
+    assert_like_cpu(lambda x, t, w: aten.nll_loss2d_forward(x, t, w, reduction, -100), images, pixels, weight[:3])
+    grad = make(output.shape, torch.float32, 3)
+    assert_like_cpu(
+        lambda g, x, t, tw: aten.nll_loss2d_backward(g, x, t, None, reduction, -100, tw),
+        grad,
+        images,
+        pixels,
+        total_weight,
+    )
+
+
+def test_nll_loss_with_every_target_ignored_is_nan_like_cpu(strict):
+    logits, _, _ = loss_data(torch.float32)
+    target = torch.full((6,), 1)
+    assert_like_cpu(lambda x, t: aten.nll_loss_forward(x, t, None, MEAN, 1), logits, target)
+    assert_like_cpu(
+        lambda x, t: aten.nll_loss_backward(
+            torch.tensor(1.0).to(x.device), x, t, None, MEAN, 1, torch.tensor(0.0).to(x.device)
+        ),
+        logits,
+        target,
+    )
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("shape", [(6, 5), (2, 5, 3), (2, 5, 3, 2), (2, 5, 2, 2, 2)], ids=str)
+def test_cross_entropy_of_any_rank(strict, shape, reduction):
+    logits = make(shape, torch.float32)
+    target = torch.randint(0, 5, (shape[0], *shape[2:]), generator=torch.Generator().manual_seed(1))
+    assert_like_cpu(lambda x, t: F.cross_entropy(x, t, reduction=reduction), logits, target)
+
+
+@pytest.mark.parametrize("reduction", [NONE, MEAN, SUM], ids=["none", "mean", "sum"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_mse_loss_forward_and_backward(strict, dtype, reduction):
+    if dtype == torch.float16:
+        x, y = (make((4, 8), torch.float64, s).mul(4).round().div(4).to(dtype) for s in (1, 2))  # exact in half
+    else:
+        x, y = make((4, 8), dtype, 1), make((4, 8), dtype, 2)
+    assert_like_cpu(lambda a, b: aten.mse_loss(a, b, reduction), x, y)
+    if dtype.is_floating_point:
+        grad = y if reduction == NONE else torch.tensor(0.5, dtype=dtype)
+        assert_like_cpu(lambda g, a, b: aten.mse_loss_backward(g, a, b, reduction), grad, x, y)
+
+
+LOSS_ERRORS = [
+    (lambda t: aten.mse_loss(t.long(), t.long()), "not implemented for 'Long'"),
+    (lambda t: aten.nll_loss_forward(t, t[:, 0].int(), None, 1, -100), "expected target dtype to be Long or Byte"),
+    (lambda t: aten.nll_loss_forward(t, labels(t, 0, 5, 1), None, 1, -100), "Target 5 is out of bounds"),
+    (lambda t: aten.nll_loss_forward(t, labels(t, 0, -1, -100), None, 1, -100), "Target -1 is out of bounds"),
+    (lambda t: aten.nll_loss_forward(t[None], t[:, 0].long(), None, 1, -100), "input tensor should be 1D or 2D"),
+    (lambda t: aten.nll_loss_forward(t, t.long(), None, 1, -100), "0D or 1D target tensor expected"),
+    (
+        lambda t: aten.nll_loss_forward(t, t[:2, 0].long(), None, 1, -100),
+        "size mismatch \\(got input: \\[3, 4\\], target: \\[2\\]\\)",
+    ),
+    (lambda t: aten.nll_loss_forward(t[0], t[:2, 0].long(), None, 1, -100), "1D target must have size 1"),
+    (
+        lambda t: aten.nll_loss_forward(t, t[0, 0].long(), None, 1, -100),
+        "Dimension specified as 0 but tensor has no dimensions",
+    ),
+    (
+        lambda t: aten.nll_loss_forward(t, t[:, 0].long(), t[0, :3], 1, -100),
+        "weight tensor should be defined either for all 4 classes",
+    ),
+    (
+        lambda t: aten.nll_loss_forward(t, t[:, 0].long(), t[0].double(), 1, -100),
+        "expected scalar type Float but found Double",
+    ),
+    (lambda t: aten.nll_loss_forward(t.long(), t[:, 0].long(), None, 1, -100), "not implemented for 'Long'"),
+    (
+        lambda t: aten.nll_loss_backward(t[0], t, t[:, 0].long(), None, 1, -100, t[0, 0]),
+        "Expected a single element grad_output tensor",
+    ),
+    (
+        lambda t: aten.nll_loss_backward(t[0], t, t[:, 0].long(), None, 0, -100, t[0, 0]),
+        "Expected a tensor of dimension 1 and tensor.size\\[0\\] == 3",
+    ),
+    (
+        lambda t: aten.nll_loss_backward(t[0, 0], t, t[:, 0].long(), None, 1, -100, t[0]),
+        "expected total_weight to be a  single element tensor",
+    ),
+    (
+        lambda t: aten.nll_loss_backward(t[0, 0].double(), t, t[:, 0].long(), None, 1, -100, t[0, 0]),
+        "expected scalar type Float but found Double",
+    ),
+    (lambda t: aten.nll_loss2d_forward(t, t.long(), None, 1, -100), "only batches of spatial targets supported"),
+    (lambda t: aten.nll_loss2d_forward(t, t[None].long(), None, 1, -100), "only batches of spatial inputs supported"),
+    (
+        lambda t: aten.nll_loss2d_forward(t[None, None], t[None, :2].long(), None, 1, -100),
+        "size mismatch \\(got input: \\[1, 1, 3, 4\\] , target: \\[1, 2, 4\\]",
+    ),
+]
+
+
+@pytest.mark.parametrize("fn, match", LOSS_ERRORS, ids=[m for _, m in LOSS_ERRORS])
+def test_nll_and_mse_loss_errors_match_cpu(strict, fn, match):
+    assert_same_error(fn, exact_data((3, 4), torch.float32).abs(), match=match)
+
+
+@pytest.mark.usefixtures("strict")
+class TestXlogy(BinaryOpChecks):
+    OPS = {"xlogy": torch.xlogy}
+
+
+# out= overloads by name, each writing into the float32 `out` it is given
+OUT_VARIANTS = {
+    "mse_loss": lambda t, out: aten.mse_loss.out(t, t * 2, 2, out=out),
+    "mse_loss_backward": lambda t, out: aten.mse_loss_backward.grad_input(t[0, 0], t, t * 2, MEAN, grad_input=out),
+    "nll_loss_backward": lambda t, out: aten.nll_loss_backward.grad_input(
+        t[0, 0], t, labels(t, 0, 2, 1), None, MEAN, -100, t[1, 1], grad_input=out
+    ),
+    "nll_loss2d_backward": lambda t, out: aten.nll_loss2d_backward.grad_input(
+        t[0, 0], t[None, :, None], labels(t, [[0, 2, 1]]), None, SUM, -100, t[1, 1], grad_input=out
+    ),
+}
+
+
+@pytest.mark.parametrize("name", OUT_VARIANTS)
+def test_out_variants_write_into_out(strict, name):
+    assert_writes_out_like_cpu(OUT_VARIANTS[name], exact_data((3, 3), torch.float32, 1))
+
+
+TWO_RESULTS = {
+    "nll_loss_forward": lambda t, a, b: aten.nll_loss_forward.output(
+        t, labels(t, 0, 2, 1), None, MEAN, -100, output=a, total_weight=b
+    ),
+    "nll_loss2d_forward": lambda t, a, b: aten.nll_loss2d_forward.output(
+        t[None, :, None], labels(t, [[0, 2, 1, 0]]), None, SUM, -100, output=a, total_weight=b
+    ),
+}
+
+
+@pytest.mark.parametrize("name", TWO_RESULTS)
+def test_out_variants_with_two_results(strict, name):
+    assert_writes_two_outs_like_cpu(TWO_RESULTS[name], make((3, 4), torch.float32))

@@ -1,10 +1,5 @@
-"""Reductions, scans, topk and sort (``backend_pkg/ops/reductions.py``): npy against CPU.
-
-Most tests run one call on CPU tensors and on their npy copies and demand the
-same outcome: equal results (device, dtype, shape, values), or the same error
-(type and message; the quoted C++ kernel name in "not implemented for"
-messages aside, since npy kernels are not CPU kernels).
-"""
+"""Reductions, scans, topk and sort (``backend_pkg/ops/reductions.py``): npy against CPU, by the
+comparisons of ``tests/reference.py``."""
 
 import warnings
 
@@ -19,15 +14,15 @@ from reference import (
     assert_like_cpu,
     assert_matches_cpu,
     assert_same_error,
+    assert_writes_out_like_cpu,
+    assert_writes_two_outs_like_cpu,
     exact_data,
-    labels,
     make,
     npy,
 )
 
 aten = torch.ops.aten
 INEXACT_DTYPES = FLOAT_DTYPES + [torch.complex64, torch.complex128]
-NONE, MEAN, SUM = 0, 1, 2  # at::Reduction
 
 
 # --- reductions ---------------------------------------------------------------
@@ -313,81 +308,26 @@ OUT_VARIANTS = {
     "any": (torch.bool, lambda t, out: torch.any(t, 1, out=out)),
     "any_dims": (torch.bool, lambda t, out: aten.any.dims_out(t, [0], out=out)),
     "any_all": (torch.bool, lambda t, out: aten.any.all_out(t, out=out)),
-    "mm": (torch.float32, lambda t, out: torch.mm(t, t.T, out=out)),
-    "addmm": (torch.float32, lambda t, out: torch.addmm(t[0, :1], t, t.T, alpha=2, out=out)),
-    "bmm": (torch.float32, lambda t, out: torch.bmm(t[None], t.T[None], out=out)),
-    "baddbmm": (torch.float32, lambda t, out: torch.baddbmm(t[:1, :1], t[None], t.T[None], beta=0.5, out=out)),
-    "addbmm": (torch.float32, lambda t, out: torch.addbmm(t[:1, :1], t[None], t.T[None], out=out)),
-    "mv": (torch.float32, lambda t, out: torch.mv(t, t[0], out=out)),
-    "addmv": (torch.float32, lambda t, out: torch.addmv(t[:, 0], t.T, t[:, 1], out=out)),
-    "dot": (torch.float32, lambda t, out: torch.dot(t[0], t[1], out=out)),
-    "softmax": (torch.float32, lambda t, out: aten._softmax.out(t, 1, False, out=out)),
-    "log_softmax": (torch.float32, lambda t, out: aten._log_softmax.out(t, 0, False, out=out)),
-    "softmax_backward": (
-        torch.float32,
-        lambda t, out: aten._softmax_backward_data.out(t, t * 0.125, 0, torch.float32, grad_input=out),
-    ),
-    "log_softmax_backward": (
-        torch.float32,
-        lambda t, out: aten._log_softmax_backward_data.out(t, t * 0.125, 1, torch.float32, out=out),
-    ),
-    "threshold_backward": (torch.float32, lambda t, out: aten.threshold_backward.grad_input(t, t, 1, grad_input=out)),
-    "sigmoid_backward": (torch.float32, lambda t, out: aten.sigmoid_backward.grad_input(t, t, grad_input=out)),
-    "tanh_backward": (torch.float32, lambda t, out: aten.tanh_backward.grad_input(t, t, grad_input=out)),
-    "gelu": (torch.float32, lambda t, out: aten.gelu.out(t, approximate="tanh", out=out)),
-    "gelu_backward": (torch.float32, lambda t, out: aten.gelu_backward.grad_input(t, t, grad_input=out)),
-    "mse_loss": (torch.float32, lambda t, out: aten.mse_loss.out(t, t * 2, 2, out=out)),
-    "mse_loss_backward": (
-        torch.float32,
-        lambda t, out: aten.mse_loss_backward.grad_input(t[0, 0], t, t * 2, MEAN, grad_input=out),
-    ),
-    "nll_loss_backward": (
-        torch.float32,
-        lambda t, out: aten.nll_loss_backward.grad_input(
-            t[0, 0], t, labels(t, 0, 2, 1), None, MEAN, -100, t[1, 1], grad_input=out
-        ),
-    ),
-    "nll_loss2d_backward": (
-        torch.float32,
-        lambda t, out: aten.nll_loss2d_backward.grad_input(
-            t[0, 0], t[None, :, None], labels(t, [[0, 2, 1]]), None, SUM, -100, t[1, 1], grad_input=out
-        ),
-    ),
 }
 
 
 @pytest.mark.parametrize("name", OUT_VARIANTS)
 def test_out_variants_write_into_out(name):
     dtype, call = OUT_VARIANTS[name]
-    a = exact_data((3, 3), torch.float32, 1)
-    expected = call(a, torch.empty(0, dtype=dtype))
-    out = npy(torch.empty(0, dtype=dtype))
-    result = call(npy(a), out)
-    assert result is out
-    assert_matches_cpu(result, expected)
+    assert_writes_out_like_cpu(call, exact_data((3, 3), torch.float32, 1), dtype)
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda t, a, b: torch.max(t, 1, out=(a, b.long())),
-        lambda t, a, b: torch.min(t, 0, True, out=(a, b.long())),
-        lambda t, a, b: aten.var_mean.correction_out(t, [1], out0=a, out1=b),
-        lambda t, a, b: aten.std_mean.correction_out(t, None, correction=0, out0=a, out1=b),
-        lambda t, a, b: aten.nll_loss_forward.output(t, labels(t, 0, 2, 1), None, MEAN, -100, output=a, total_weight=b),
-        lambda t, a, b: aten.nll_loss2d_forward.output(
-            t[None, :, None], labels(t, [[0, 2, 1, 0]]), None, SUM, -100, output=a, total_weight=b
-        ),
-    ],
-    ids=["max.dim_max", "min.dim_min", "var_mean", "std_mean", "nll_loss_forward", "nll_loss2d_forward"],
-)
-def test_out_variants_with_two_results(call):
-    a = make((3, 4), torch.float32)
-    expected = call(a, torch.empty(0), torch.empty(0))
-    outs = npy(torch.empty(0)), npy(torch.empty(0))
-    for got, want in zip(call(npy(a), *outs), expected):
-        assert_matches_cpu(got, want)
-    assert_matches_cpu(outs[0], expected[0])
+TWO_RESULTS = {
+    "max.dim_max": lambda t, a, b: torch.max(t, 1, out=(a, b.long())),
+    "min.dim_min": lambda t, a, b: torch.min(t, 0, True, out=(a, b.long())),
+    "var_mean": lambda t, a, b: aten.var_mean.correction_out(t, [1], out0=a, out1=b),
+    "std_mean": lambda t, a, b: aten.std_mean.correction_out(t, None, correction=0, out0=a, out1=b),
+}
+
+
+@pytest.mark.parametrize("name", TWO_RESULTS)
+def test_out_variants_with_two_results(name):
+    assert_writes_two_outs_like_cpu(TWO_RESULTS[name], make((3, 4), torch.float32))
 
 
 def test_out_refuses_a_narrower_dtype_like_cpu():
@@ -516,3 +456,52 @@ def test_sort_errors_match_cpu():
     assert_same_error(lambda t: torch.sort(t, dim=2), a, match="Dimension out of range")
     assert_same_error(lambda t: torch.sort(t.cfloat()), a, match="Sort does not support complex dtypes on CPU")
     assert_like_cpu(lambda t: torch.sort(t.cfloat()), a)
+
+
+# --- sum, the reduction every backend starts with ----------------------------------------
+
+
+def test_sum_all(dtype):
+    a = make((3, 5), dtype)
+    assert_matches_cpu(npy(a).sum(), a.sum())
+
+
+@pytest.mark.parametrize(
+    "dim, keepdim",
+    [(0, False), (1, True), (-1, False), ((0, 2), True), ((), False), ((-3, 1), False)],
+)
+def test_sum_dims(dim, keepdim, dtype):
+    a = make((2, 3, 4), dtype)
+    assert_matches_cpu(npy(a).sum(dim, keepdim=keepdim), a.sum(dim, keepdim=keepdim))
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float64, torch.int32, torch.complex128], ids=str)
+def test_sum_dtype_argument(out_dtype):
+    a = make((4, 3), torch.int16)
+    assert_matches_cpu(npy(a).sum(0, dtype=out_dtype), a.sum(0, dtype=out_dtype))
+
+
+def test_sum_of_empty_and_zero_dim():
+    for a in (torch.zeros(0, 3), torch.tensor(2.5)):
+        assert_matches_cpu(npy(a).sum(), a.sum())
+        assert_matches_cpu(npy(a).sum(0, keepdim=True), a.sum(0, keepdim=True))
+
+
+def test_float16_sum_accumulates_in_float32():
+    a = torch.full((4096,), 1.0, dtype=torch.float16)
+    assert torch.equal(npy(a).sum().cpu(), a.sum())  # 4096, not half's stuck-at-2048
+
+
+@pytest.mark.parametrize("dim, error", [((0, 0), RuntimeError), ((3,), IndexError)])
+def test_sum_bad_dims_fail_like_cpu(dim, error):
+    a = torch.ones(2, 3)
+    with pytest.raises(error):
+        a.sum(dim)
+    with pytest.raises(error):
+        npy(a).sum(dim)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_sum_of_strided_views(dtype):
+    a = make((4, 5, 6), dtype)
+    assert_matches_cpu(npy(a).transpose(0, 2)[::2].sum(1), a.transpose(0, 2)[::2].sum(1))

@@ -7,6 +7,8 @@ import pkgutil
 import sys
 from pathlib import Path
 
+import torch
+
 import backend_pkg.ops
 from backend_pkg.ops import registry
 from backend_pkg.ops.registry import AUTOGRAD_KERNELS, KERNELS, LOWERINGS, NESTED_KERNELS
@@ -89,3 +91,33 @@ def test_the_readme_says_which_decorator_when_as_the_registry_does():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     rows = [f"| `{verb.__name__}` | {registry.when_to_use(verb)} |" for verb in registry.VOCABULARY]
     assert [row for row in rows if row not in readme] == []
+
+
+def test_registered_ops_cover_the_minimal_backend():
+    """What minimal/python_backend.py registers, npy registers too, but for detach: npy leaves it to
+    PyTorch's C++ kernel, so that results have no Python object yet (see backend_pkg.tensor.detached)."""
+    minimal = {
+        "aten::empty.memory_format",
+        "aten::empty_strided",
+        "aten::_copy_from",
+        "aten::_to_copy",
+        "aten::view",
+        "aten::as_strided",
+        "aten::ones_like",
+        "aten::expand",
+        "aten::sum",
+        "aten::sum.dim_IntList",
+        "aten::add.Tensor",
+        "aten::mul.Tensor",
+    }
+    assert minimal <= set(backend_pkg.registered_ops())
+
+
+def test_no_kernel_hides_a_composite():
+    """A backend kernel for a CompositeImplicitAutograd op would bypass its autograd formula."""
+    composite = [
+        name
+        for name in backend_pkg.registered_ops()
+        if torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
+    ]
+    assert composite == []
