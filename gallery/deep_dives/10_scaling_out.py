@@ -284,6 +284,7 @@ print(f"npy / CPU per step, rank 0: {columns['rank 0 npy']['step'] / columns['ra
 # devices. The last row is what the backward takes beyond DDP alone and
 # the all-reduce: an all-reduce ends only when every rank's bucket is in,
 # so it is the time a rank waits for the slower one, which differs from
-# rank to rank and from run to run.
+# rank to rank and from run to run (each row is a statistic of its own, so
+# when the wait is short the difference can fall below zero).
 
 # sphinx_gallery_thumbnail_path = "../_build/diagrams/scaling_out.png"
