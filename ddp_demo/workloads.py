@@ -138,6 +138,112 @@ def _ddp_stepper(rank, world_size, device, group):
     return step
 
 
+def ddp_step_breakdown(rank, world_size, steps, rounds=3):
+    """Where a DDP step's time goes, on npy and on CPU, taking turns as :func:`time_ddp_steps` does.
+
+    Each step (after a barrier, as there) is timed in its phases: forward (DDP's forward and the
+    loss), backward (the gradients' all-reduce included) and optimizer (SGD step and
+    ``zero_grad``); between steps, the parts of the backward are timed (:class:`StepParts`).
+    Returns, per device, the seconds of each phase and part, one entry per step, and
+    ``reducer_ops``: how many times one profiled step ran each op the profiler files under DDP's
+    reducer.
+    """
+    groups = {"npy": (dist.group.WORLD, "npy_gloo"), "cpu": (dist.new_group(backend="gloo"), "gloo")}
+    parts = {
+        device: StepParts(rank, world_size, device, group, _group_of_one(rank, world_size, backend))
+        for device, (group, backend) in groups.items()
+    }
+    results = {device: {"seconds": {}, "reducer_ops": part.reducer_ops()} for device, part in parts.items()}
+    for _ in range(rounds):
+        for device, part in parts.items():
+            for _ in range(steps):
+                dist.barrier()
+                for name, seconds in (part.timed_step() | part.timed_parts()).items():
+                    results[device]["seconds"].setdefault(name, []).append(seconds)
+    return results
+
+
+def _group_of_one(rank, world_size, backend):
+    """A process group whose only member is this rank (every rank makes every group: ``new_group`` asks)."""
+    return [dist.new_group([member], backend=backend) for member in range(world_size)][rank]
+
+
+def _seconds(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+class StepParts:
+    """A DDP training step on one device, timed in phases, and the parts of its backward.
+
+    The parts: ``autograd``, the same backward without DDP (a twin MLP, the same weights and
+    inputs); ``alone``, the backward of DDP in a group of this rank alone (the reducer's work and
+    a one-rank all-reduce, no other rank to wait for); ``bucket ops``, what DDP's reducer does per
+    gradient (the profiled step shows it: it writes each gradient divided by the world size into
+    the bucket with ``mul`` and copies the reduced bucket back with ``copy_``), on views of one
+    flat buffer as the reducer's bucket; ``all-reduce``, the all-reduce of that buffer between the
+    ranks (the DDP model's group), after a barrier.
+    """
+
+    def __init__(self, rank, world_size, device, group, group_of_one):
+        self.world_size, self.group = world_size, group
+        self.inputs, self.labels = (tensor.chunk(world_size)[rank].to(device) for tensor in global_batch(0))
+        self.model = DistributedDataParallel(make_mlp().to(device), process_group=group)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        self.model_alone = DistributedDataParallel(make_mlp().to(device), process_group=group_of_one)
+        self.twin = make_mlp().to(device)
+        sizes = [parameter.numel() for parameter in self.twin.parameters()]
+        self.bucket = torch.zeros(sum(sizes), device=device)
+        self.bucket_views = [view.view_as(p) for view, p in zip(self.bucket.split(sizes), self.twin.parameters())]
+        self.timed_step()  # the first steps build DDP's buckets
+        self.timed_parts()
+
+    def loss(self, model):
+        return torch.nn.functional.cross_entropy(model(self.inputs), self.labels)
+
+    def timed_step(self):
+        start = time.perf_counter()
+        loss = self.loss(self.model)
+        forward = time.perf_counter()
+        loss.backward()
+        backward = time.perf_counter()
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        end = time.perf_counter()
+        return {
+            "forward": forward - start,
+            "backward": backward - forward,
+            "optimizer": end - backward,
+            "step": end - start,
+        }
+
+    def timed_parts(self):
+        parts = {"autograd": _seconds(self.loss(self.twin).backward), "bucket ops": _seconds(self._bucket_ops)}
+        parts["alone"] = _seconds(self.loss(self.model_alone).backward)
+        for model in self.twin, self.model_alone:
+            model.zero_grad()
+        dist.barrier()
+        parts["all-reduce"] = _seconds(self._all_reduce)
+        return parts
+
+    def _bucket_ops(self):
+        gradients = [parameter.grad for parameter in self.twin.parameters()]
+        for gradient, view in zip(gradients, self.bucket_views):
+            torch.mul(gradient, 1 / self.world_size, out=view)
+        for gradient, view in zip(gradients, self.bucket_views):
+            gradient.copy_(view)
+
+    def _all_reduce(self):
+        dist.all_reduce(self.bucket, group=self.group)
+
+    def reducer_ops(self):
+        """How many times one step ran each op the profiler files under DDP's reducer."""
+        with torch.profiler.profile() as profile:
+            self.timed_step()
+        return {event.key: event.count for event in profile.key_averages() if "reducer" in event.key}
+
+
 def _error_text(error):
     return f"{type(error).__name__}: {error}".splitlines()[0]
 

@@ -22,7 +22,6 @@ from this page, and shows where PyTorch still stops a Python backend.
 # network) and asks two gloo groups for an all-reduce of an npy tensor:
 
 import inspect
-import statistics
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from backend_pkg import distributed
 
 # The DDP demo is a folder of the checkout backend_pkg is installed from, not part of the package.
 sys.path.insert(0, str(Path(backend_pkg.__file__).resolve().parents[1]))
+from benchmarks.timing import timing_row
 from ddp_demo import workloads
 from ddp_demo.launch import launch, process_group_of_one
 
@@ -216,21 +216,75 @@ with process_group_of_one():
 #
 # The cost of a DDP step
 # ----------------------
-# ``ddp_demo.workloads.time_ddp_steps`` times a DDP step
-# (forward, backward with the all-reduce, SGD step) on npy through
-# ``npy_gloo`` and on CPU through gloo, in the same two processes, taking
-# turns. ``make bench`` records the same measurement with more steps in
-# ``source/benchmarks.json`` (row ``distributed.ddp_step``).
+# ``ddp_demo.workloads.ddp_step_breakdown`` times a DDP step (forward,
+# backward with the all-reduce, SGD step) on npy through ``npy_gloo`` and
+# on CPU through gloo, in the same two processes, taking turns, each step
+# after a barrier as ``make bench`` times it (row ``distributed.ddp_step``
+# of ``source/benchmarks.json``). It times each phase of the step, and,
+# between steps, the parts of the backward: the same backward without DDP
+# (``autograd``), DDP's backward in a process group of this rank alone
+# (``DDP alone``: the reducer's work and an all-reduce with no other rank),
+# what the reducer does per gradient (``bucket ops``, replayed on views of
+# one flat buffer) and the all-reduce of a bucket between the two ranks
+# (``all-reduce``). One profiled step shows the reducer's ops, six
+# parameters each written into the bucket divided by the world size
+# (``mul``) and copied back from it once reduced (``copy_``):
 
-seconds = launch(workloads.time_ddp_steps, 10, 3)[0]
-medians = {device: statistics.median(steps) * 1e3 for device, steps in seconds.items()}
-for device, median in medians.items():
-    print(f"DDP step on {device}: {median:.2f} ms (median of {len(seconds[device])} steps, rank 0)")
-print(f"npy / CPU: {medians['npy'] / medians['cpu']:.1f}x")
+ranks = launch(workloads.ddp_step_breakdown, 10, 3)
+print("reducer ops in one step:", ranks[0]["npy"]["reducer_ops"])
 
 # %%
-# The all-reduce itself is gloo's on both devices; the difference is the
-# rest of the step, npy's Python kernels against CPU's C++ ones, as in a
-# single process (see the Performance page).
+# Each row is the bench's statistic over the steps, the fastest but one in
+# twenty (``benchmarks.timing.timing_row``), in microseconds. Two rows are
+# differences: DDP's own work on top of autograd (``alone - autograd``)
+# and what the backward takes beyond DDP alone and the all-reduce
+# (``backward - alone - all-reduce``):
+
+ROWS = {
+    "step": "step",
+    "forward": "  forward",
+    "backward": "  backward",
+    "optimizer": "  optimizer",
+    "autograd": "backward's parts: autograd",
+    "alone": "DDP alone",
+    "own work": "  alone - autograd",
+    "bucket ops": "  bucket ops",
+    "all-reduce": "all-reduce",
+    "rest": "backward - alone - all-reduce",
+}
+
+
+def microseconds(rank, device):
+    times = {name: timing_row([s * 1e6 for s in steps], 1)["us"] for name, steps in rank[device]["seconds"].items()}
+    return times | {
+        "own work": times["alone"] - times["autograd"],
+        "rest": times["backward"] - times["alone"] - times["all-reduce"],
+    }
+
+
+columns = {
+    f"rank {index} {device}": microseconds(rank, device)
+    for index, rank in enumerate(ranks)
+    for device in ("cpu", "npy")
+}
+columns["npy - CPU, rank 0"] = {row: columns["rank 0 npy"][row] - columns["rank 0 cpu"][row] for row in ROWS}
+print(f"{'':30}" + "".join(f"{column:>19}" for column in columns))
+for row, label in ROWS.items():
+    print(f"{label:30}" + "".join(f"{times[row]:19.0f}" for times in columns.values()))
+print(f"npy / CPU per step, rank 0: {columns['rank 0 npy']['step'] / columns['rank 0 cpu']['step']:.2f}x")
+
+# %%
+# npy runs the same aten ops as CPU, each a Python kernel against a C++
+# one, as in a single process (see the Performance page): the rows
+# forward, autograd, optimizer and bucket ops are that cost. DDP's own work
+# on top of autograd (``alone - autograd``) is the bucket ops and the
+# hand-off of the bucket to the process group and back, through the
+# trampoline and host views on npy (not broken down further here). The
+# all-reduce between the two ranks is gloo's, on the same bytes on both
+# devices. The last row is what the backward takes beyond DDP alone and
+# the all-reduce: an all-reduce ends only when every rank's bucket is in,
+# so it is the time a rank waits for the slower one, which differs from
+# rank to rank and from run to run (each row is a statistic of its own, so
+# when the wait is short the difference can fall below zero).
 
 # sphinx_gallery_thumbnail_path = "../_build/diagrams/scaling_out.png"

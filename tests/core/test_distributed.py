@@ -31,6 +31,7 @@ def ddp_and_collectives(rank, world_size):
     return {
         "ddp": workloads.train_ddp(rank, world_size, "npy", STEPS),
         "collective mismatches": compare_collectives(rank, world_size),
+        "breakdown": workloads.ddp_step_breakdown(rank, world_size, steps=1, rounds=1),
     }
 
 
@@ -48,6 +49,20 @@ def test_ddp_on_npy_trains_like_one_cpu_process_on_the_whole_batch(ranks):
         assert torch.equal(ranks[1]["state"][name], ranks[0]["state"][name]), f"ranks diverge on {name}"
         for rank in ranks:
             assert torch.equal(rank["reloaded"][name], ranks[0]["state"][name]), f"checkpoint of {name}"
+
+
+def test_the_ddp_breakdown_times_every_part_of_the_step_whose_reducer_ops_it_replays(ranks):
+    """The page's breakdown replays, as its bucket ops, a mul into the bucket and a copy back per parameter."""
+    parameters = len(list(workloads.make_mlp().parameters()))
+    for rank in ranks:
+        for device, result in rank["breakdown"].items():
+            assert result["reducer_ops"] == {
+                "torch::distributed::reducer::mul_out": parameters,
+                "torch.distributed.ddp.reducer::copy_bucket_to_grad": parameters,
+            }, device
+            parts = {"forward", "backward", "optimizer", "step", "autograd", "alone", "bucket ops", "all-reduce"}
+            assert set(result["seconds"]) == parts, device
+            assert all(len(seconds) == 1 and seconds[0] > 0 for seconds in result["seconds"].values()), device
 
 
 # Each collective as a function of (rank, world_size, the tensor maker, the group, async_op), returning the
