@@ -317,23 +317,10 @@ def native_batch_norm_backward(
     return _results(grads, out_dtype, output_mask)
 
 
-def new_batch_norm_backward(
-    grad_out,
-    input,
-    weight,
-    running_mean,
-    running_var,
-    save_mean,
-    save_var,
-    update,
-    eps,
-    output_mask,
-    reserve,
-    *,
-    out_dtype,
-):
-    arguments = (grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask)
-    return native_batch_norm_backward(*arguments, out_dtype=out_dtype)
+def new_batch_norm_backward(*arguments_then_reserve, out_dtype):
+    """``batch_norm_backward``: :func:`native_batch_norm_backward`'s arguments (``update`` for ``train``),
+    then cuDNN's ``reserve``, which other devices leave empty."""
+    return native_batch_norm_backward(*arguments_then_reserve[:-1], out_dtype=out_dtype)
 
 
 @lowers(aten.native_layer_norm.default)
