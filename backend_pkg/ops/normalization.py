@@ -444,17 +444,7 @@ def _batch_norm_no_update_checks(input, weight, bias, running_mean, running_var,
 
 
 def _batch_norm_backward_checks(
-    grad_output,
-    input,
-    weight,
-    running_mean,
-    running_var,
-    save_mean,
-    save_invstd,
-    training,
-    eps,
-    output_mask,
-    reserve=None,
+    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, *eps_mask_and_reserve
 ):
     _refuse_non_floating("batch_norm_backward_cpu", input)
     dtype = _parameter_dtype(input.dtype, (weight, running_mean, running_var, save_mean, save_invstd))
