@@ -40,25 +40,20 @@ _COMPARISON_KERNELS = {
     "gt": _comparison("gt", np.greater, ordered=True),
     "ge": _comparison("ge", np.greater_equal, ordered=True),
 }
-# Each comparison's overloads, written out: the functional one, its out= and its in-place overloads, for a
-# tensor and for a Python number.
-for _op, _out, _in_place in [
-    (aten.eq.Tensor, aten.eq.Tensor_out, aten.eq_.Tensor),
-    (aten.eq.Scalar, aten.eq.Scalar_out, aten.eq_.Scalar),
-    (aten.ne.Tensor, aten.ne.Tensor_out, aten.ne_.Tensor),
-    (aten.ne.Scalar, aten.ne.Scalar_out, aten.ne_.Scalar),
-    (aten.lt.Tensor, aten.lt.Tensor_out, aten.lt_.Tensor),
-    (aten.lt.Scalar, aten.lt.Scalar_out, aten.lt_.Scalar),
-    (aten.le.Tensor, aten.le.Tensor_out, aten.le_.Tensor),
-    (aten.le.Scalar, aten.le.Scalar_out, aten.le_.Scalar),
-    (aten.gt.Tensor, aten.gt.Tensor_out, aten.gt_.Tensor),
-    (aten.gt.Scalar, aten.gt.Scalar_out, aten.gt_.Scalar),
-    (aten.ge.Tensor, aten.ge.Tensor_out, aten.ge_.Tensor),
-    (aten.ge.Scalar, aten.ge.Scalar_out, aten.ge_.Scalar),
+# Each comparison's overloads, written out: the functional one, its out= and its in-place overloads for a
+# tensor, then the same three for a Python number.
+for _overloads in [
+    (aten.eq.Tensor, aten.eq.Tensor_out, aten.eq_.Tensor, aten.eq.Scalar, aten.eq.Scalar_out, aten.eq_.Scalar),
+    (aten.ne.Tensor, aten.ne.Tensor_out, aten.ne_.Tensor, aten.ne.Scalar, aten.ne.Scalar_out, aten.ne_.Scalar),
+    (aten.lt.Tensor, aten.lt.Tensor_out, aten.lt_.Tensor, aten.lt.Scalar, aten.lt.Scalar_out, aten.lt_.Scalar),
+    (aten.le.Tensor, aten.le.Tensor_out, aten.le_.Tensor, aten.le.Scalar, aten.le.Scalar_out, aten.le_.Scalar),
+    (aten.gt.Tensor, aten.gt.Tensor_out, aten.gt_.Tensor, aten.gt.Scalar, aten.gt.Scalar_out, aten.gt_.Scalar),
+    (aten.ge.Tensor, aten.ge.Tensor_out, aten.ge_.Tensor, aten.ge.Scalar, aten.ge.Scalar_out, aten.ge_.Scalar),
 ]:
-    _kernel = _COMPARISON_KERNELS[_op._opname]
-    lowers(_op)(_kernel.numpy_function)
-    implements(_op, out=_out, in_place=_in_place, pointwise=True)(_kernel)
+    for _op, _out, _in_place in (_overloads[:3], _overloads[3:]):
+        _kernel = _COMPARISON_KERNELS[_op._opname]
+        lowers(_op)(_kernel.numpy_function)
+        implements(_op, out=_out, in_place=_in_place, pointwise=True)(_kernel)
 
 
 # --- logical and bitwise combinations ---------------------------------------
