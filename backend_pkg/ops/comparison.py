@@ -7,7 +7,7 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import DtypeNotImplemented
 from ._operands import computed
-from .arithmetic import is_integral
+from .arithmetic import is_integral, promoted_binary_op
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
@@ -83,21 +83,13 @@ implements(aten.logical_xor.default, out=aten.logical_xor.out, in_place=aten.log
 
 
 def _bitwise(name, combine):
-    """The NumPy function of a bitwise combination, and its eager kernel: integers and bools only."""
+    """The eager kernel of a bitwise combination: integers and bools only."""
 
-    def numpy_function(a, b, *, out_dtype):
-        x, y = computed(out_dtype, a, b)
-        return combine(x, y).astype(out_dtype, copy=False)
-
-    def checks(self, other):
-        dtype = torch.result_type(self, other)
+    def refuse_inexact(dtype):
         if not (is_integral(dtype) or dtype == torch.bool):
             raise DtypeNotImplemented(name, dtype)
-        return dtype
 
-    numpy_function.__name__ = numpy_function.__qualname__ = name
-    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
-    return computed_by(numpy_function)(checks)
+    return promoted_binary_op(name, combine, refuse_inexact)
 
 
 # Each op's overloads, written out: the functional one, its out= and its in-place overloads.
