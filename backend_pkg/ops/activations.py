@@ -104,18 +104,6 @@ def leaky_relu(a, negative_slope=0.01, *, out_dtype):
     return select(x > 0, x, x * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
-@implements(
-    aten.leaky_relu.default,
-    out=aten.leaky_relu.out,
-    in_place=aten.leaky_relu_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)
-@computed_by(leaky_relu)
-def leaky_relu_kernel(self, negative_slope=0.01):
-    return floating("leaky_relu", self)
-
-
 def leaky_relu_backward(grad_output, a, negative_slope, self_is_result, *, out_dtype):
     grad, x = _gradient_inputs(grad_output, a, out_dtype)
     return select(x > 0, grad, grad * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
@@ -162,12 +150,6 @@ def elu(a, alpha=1, scale=1, input_scale=1, *, out_dtype):
     x = _forward_input(a, out_dtype)
     alpha, scale, input_scale = (_scalar(value, x) for value in (alpha, scale, input_scale))
     return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale).astype(out_dtype, copy=False)
-
-
-@implements(aten.elu.default, out=aten.elu.out, in_place=aten.elu_.default, check_out=out_of_self_dtype, pointwise=True)
-@computed_by(elu)
-def elu_kernel(self, alpha=1, scale=1, input_scale=1):
-    return floating("elu", self)
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out_dtype):
@@ -475,6 +457,8 @@ def _backward_checks(op):
 # Each activation: its NumPy function, then its overloads written out (the functional one, its out= and its
 # in-place overloads). Their out= keeps self's dtype, as CPU's does.
 for _function, _op, _out, _in_place in [
+    (leaky_relu, aten.leaky_relu.default, aten.leaky_relu.out, aten.leaky_relu_.default),
+    (elu, aten.elu.default, aten.elu.out, aten.elu_.default),
     (mish, aten.mish.default, aten.mish.out, aten.mish_.default),
     (hardsigmoid, aten.hardsigmoid.default, aten.hardsigmoid.out, aten.hardsigmoid_.default),
     (hardswish, aten.hardswish.default, aten.hardswish.out, aten.hardswish_.default),
