@@ -437,8 +437,10 @@ _REFUSED_AS = {
 def _floating_checks(op, *, complex_ok=False):
     """The checks of ``op``'s kernel: ``self`` floating (:func:`floating`)."""
 
+    refused_as = _REFUSED_AS.get(op, op._opname)
+
     def checks(self, *scalars):
-        return floating(_REFUSED_AS.get(op, op._opname), self, complex_ok=complex_ok)
+        return floating(refused_as, self, complex_ok=complex_ok)
 
     checks.__name__ = checks.__qualname__ = f"{op._opname}_kernel"
     return checks
@@ -447,8 +449,10 @@ def _floating_checks(op, *, complex_ok=False):
 def _backward_checks(op):
     """The checks of ``op``'s kernel, a backward: its operands promoted, floating (:func:`floating_promoted`)."""
 
+    refused_as = _REFUSED_AS.get(op, op._opname)
+
     def checks(grad_output, self, *saved_and_scalars):
-        return floating_promoted(_REFUSED_AS.get(op, op._opname), grad_output, self)
+        return floating_promoted(refused_as, grad_output, self)
 
     checks.__name__ = checks.__qualname__ = f"{op._opname}_kernel"
     return checks
