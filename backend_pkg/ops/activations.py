@@ -104,18 +104,6 @@ def leaky_relu(a, negative_slope=0.01, *, out_dtype):
     return select(x > 0, x, x * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
 
 
-@implements(
-    aten.leaky_relu.default,
-    out=aten.leaky_relu.out,
-    in_place=aten.leaky_relu_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)
-@computed_by(leaky_relu)
-def leaky_relu_kernel(self, negative_slope=0.01):
-    return floating("leaky_relu", self)
-
-
 def leaky_relu_backward(grad_output, a, negative_slope, self_is_result, *, out_dtype):
     grad, x = _gradient_inputs(grad_output, a, out_dtype)
     return select(x > 0, grad, grad * _scalar(negative_slope, x)).astype(out_dtype, copy=False)
@@ -154,22 +142,6 @@ def mish(a, *, out_dtype):
     return (x * np.tanh(np.log1p(np.exp(x)))).astype(out_dtype, copy=False)
 
 
-@implements(
-    aten.silu.default, out=aten.silu.out, in_place=aten.silu_.default, check_out=out_of_self_dtype, pointwise=True
-)
-@computed_by(silu)
-def silu_kernel(self):
-    return floating("silu", self, complex_ok=True)
-
-
-@implements(
-    aten.mish.default, out=aten.mish.out, in_place=aten.mish_.default, check_out=out_of_self_dtype, pointwise=True
-)
-@computed_by(mish)
-def mish_kernel(self):
-    return floating("mish", self)
-
-
 # --- elu, and selu and celu through it ------------------------------------------------
 
 
@@ -178,12 +150,6 @@ def elu(a, alpha=1, scale=1, input_scale=1, *, out_dtype):
     x = _forward_input(a, out_dtype)
     alpha, scale, input_scale = (_scalar(value, x) for value in (alpha, scale, input_scale))
     return select(x <= 0, np.expm1(x * input_scale) * (alpha * scale), x * scale).astype(out_dtype, copy=False)
-
-
-@implements(aten.elu.default, out=aten.elu.out, in_place=aten.elu_.default, check_out=out_of_self_dtype, pointwise=True)
-@computed_by(elu)
-def elu_kernel(self, alpha=1, scale=1, input_scale=1):
-    return floating("elu", self)
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out_dtype):
@@ -247,13 +213,6 @@ def hardtanh_backward(grad_output, a, min_val, max_val, *, out_dtype):
     return select(outside, 0, grad).astype(out_dtype, copy=False)
 
 
-@implements(aten.hardtanh_backward.default, out=aten.hardtanh_backward.grad_input)
-@computed_by(hardtanh_backward)
-def hardtanh_backward_kernel(grad_output, self, min_val, max_val):
-    # CPU's hardtanh_backward is its hardshrink_backward loop, and refuses dtypes by that name.
-    return floating_promoted("hardtanh_backward", grad_output, self, refused_as="hardshrink_backward")
-
-
 def hardsigmoid(a, *, out_dtype):
     x = _forward_input(a, out_dtype)
     return (np.clip(x + 3, 0, 6) / 6).astype(out_dtype, copy=False)
@@ -275,42 +234,6 @@ def hardswish_backward(grad_output, a, *, out_dtype):
     return select(x <= -3, 0, select(x < 3, grad * (x / 3 + 0.5), grad)).astype(out_dtype, copy=False)
 
 
-@implements(
-    aten.hardsigmoid.default,
-    out=aten.hardsigmoid.out,
-    in_place=aten.hardsigmoid_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)
-@computed_by(hardsigmoid)
-def hardsigmoid_kernel(self):
-    return floating("hardsigmoid", self)
-
-
-@implements(aten.hardsigmoid_backward.default, out=aten.hardsigmoid_backward.grad_input)
-@computed_by(hardsigmoid_backward)
-def hardsigmoid_backward_kernel(grad_output, self):
-    return floating_promoted("hardsigmoid_backward", grad_output, self)
-
-
-@implements(
-    aten.hardswish.default,
-    out=aten.hardswish.out,
-    in_place=aten.hardswish_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)
-@computed_by(hardswish)
-def hardswish_kernel(self):
-    return floating("hardswish", self)
-
-
-@implements(aten.hardswish_backward.default, out=aten.hardswish_backward.out)
-@computed_by(hardswish_backward)
-def hardswish_backward_kernel(grad_output, self):
-    return floating_promoted("hardswish_backward", grad_output, self)
-
-
 # --- softplus ----------------------------------------------------------------------------
 
 
@@ -327,18 +250,6 @@ def softplus_backward(grad_output, a, beta, threshold, *, out_dtype):
     scaled = x * _scalar(beta, x)
     exp = np.exp(scaled)
     return select(scaled > _scalar(threshold, x), grad, grad * exp / (exp + 1)).astype(out_dtype, copy=False)
-
-
-@implements(aten.softplus.default, out=aten.softplus.out, check_out=out_of_self_dtype, pointwise=True)
-@computed_by(softplus)
-def softplus_kernel(self, beta=1, threshold=20):
-    return floating("softplus", self)
-
-
-@implements(aten.softplus_backward.default, out=aten.softplus_backward.grad_input)
-@computed_by(softplus_backward)
-def softplus_backward_kernel(grad_output, self, beta, threshold):
-    return floating_promoted("softplus_backward", grad_output, self)
 
 
 # --- log_sigmoid ---------------------------------------------------------------------------
@@ -374,12 +285,6 @@ def _check_log_sigmoid_out(out, self):
 @computed_by(log_sigmoid_forward)
 def log_sigmoid_forward_kernel(self):
     return floating("log_sigmoid", self)
-
-
-@implements(aten.log_sigmoid_backward.default, out=aten.log_sigmoid_backward.grad_input)
-@computed_by(log_sigmoid_backward)
-def log_sigmoid_backward_kernel(grad_output, self, buffer):
-    return floating_promoted("log_sigmoid_backward", grad_output, self)
 
 
 # --- glu ---------------------------------------------------------------------------------
@@ -517,22 +422,74 @@ def softshrink_kernel(self, lambd=0.5):
     return dtype
 
 
-@implements(aten.hardshrink.default, out=aten.hardshrink.out, check_out=out_of_self_dtype, pointwise=True)
-@computed_by(hardshrink)
-def hardshrink_kernel(self, lambd=0.5):
-    return floating("hardshrink_cpu", self)
+# --- the kernels whose one check is CPU's dtype rule -------------------------------------------
+
+# The kernels CPU's refusal of a dtype names, where they are not the op (CPU's hardtanh_backward is its
+# hardshrink_backward loop).
+_REFUSED_AS = {
+    aten.hardshrink.default: "hardshrink_cpu",
+    aten.hardtanh_backward.default: "hardshrink_backward",
+    aten.softshrink_backward.default: "shrink_backward_cpu",
+    aten.hardshrink_backward.default: "hardshrink_backward_cpu",
+}
 
 
-@implements(aten.softshrink_backward.default, out=aten.softshrink_backward.grad_input)
-@computed_by(shrink_backward, name="softshrink_backward")
-def softshrink_backward_kernel(grad_output, self, lambd):
-    return floating_promoted("softshrink_backward", grad_output, self, refused_as="shrink_backward_cpu")
+def _floating_checks(op, *, complex_ok=False):
+    """The checks of ``op``'s kernel: ``self`` floating (:func:`floating`)."""
+
+    refused_as = _REFUSED_AS.get(op, op._opname)
+
+    def checks(self, *scalars):
+        return floating(refused_as, self, complex_ok=complex_ok)
+
+    checks.__name__ = checks.__qualname__ = f"{op._opname}_kernel"
+    return checks
 
 
-@implements(aten.hardshrink_backward.default, out=aten.hardshrink_backward.grad_input)
-@computed_by(shrink_backward, name="hardshrink_backward")
-def hardshrink_backward_kernel(grad_output, self, lambd):
-    return floating_promoted("hardshrink_backward", grad_output, self, refused_as="hardshrink_backward_cpu")
+def _backward_checks(op):
+    """The checks of ``op``'s kernel, a backward: its operands promoted, floating (:func:`floating_promoted`)."""
+
+    refused_as = _REFUSED_AS.get(op, op._opname)
+
+    def checks(grad_output, self, *saved_and_scalars):
+        return floating_promoted(refused_as, grad_output, self)
+
+    checks.__name__ = checks.__qualname__ = f"{op._opname}_kernel"
+    return checks
+
+
+# Each activation: its NumPy function, then its overloads written out (the functional one, its out= and its
+# in-place overloads). Their out= keeps self's dtype, as CPU's does.
+for _function, _op, _out, _in_place in [
+    (leaky_relu, aten.leaky_relu.default, aten.leaky_relu.out, aten.leaky_relu_.default),
+    (elu, aten.elu.default, aten.elu.out, aten.elu_.default),
+    (mish, aten.mish.default, aten.mish.out, aten.mish_.default),
+    (hardsigmoid, aten.hardsigmoid.default, aten.hardsigmoid.out, aten.hardsigmoid_.default),
+    (hardswish, aten.hardswish.default, aten.hardswish.out, aten.hardswish_.default),
+    (softplus, aten.softplus.default, aten.softplus.out, None),
+    (hardshrink, aten.hardshrink.default, aten.hardshrink.out, None),
+]:
+    _checks = _floating_checks(_op)
+    implements(_op, out=_out, in_place=_in_place, check_out=out_of_self_dtype, pointwise=True)(
+        computed_by(_function)(_checks)
+    )
+# silu's CPU kernel computes complex numbers too.
+_silu_checks = _floating_checks(aten.silu.default, complex_ok=True)
+implements(
+    aten.silu.default, out=aten.silu.out, in_place=aten.silu_.default, check_out=out_of_self_dtype, pointwise=True
+)(computed_by(silu)(_silu_checks))
+
+# Each backward: its NumPy function, then its overloads written out (the functional one and its out=).
+for _function, _op, _out in [
+    (hardtanh_backward, aten.hardtanh_backward.default, aten.hardtanh_backward.grad_input),
+    (hardsigmoid_backward, aten.hardsigmoid_backward.default, aten.hardsigmoid_backward.grad_input),
+    (hardswish_backward, aten.hardswish_backward.default, aten.hardswish_backward.out),
+    (softplus_backward, aten.softplus_backward.default, aten.softplus_backward.grad_input),
+    (log_sigmoid_backward, aten.log_sigmoid_backward.default, aten.log_sigmoid_backward.grad_input),
+    (shrink_backward, aten.softshrink_backward.default, aten.softshrink_backward.grad_input),
+    (shrink_backward, aten.hardshrink_backward.default, aten.hardshrink_backward.grad_input),
+]:
+    implements(_op, out=_out)(computed_by(_function, name=_op._opname)(_backward_checks(_op)))
 
 
 # --- rrelu ------------------------------------------------------------------------------------

@@ -311,29 +311,43 @@ def pow_scalar_exponent(self, exponent):
     return _pow_dtype(self, exponent)
 
 
-def _real_extremum(name, pick):
-    """The NumPy function of ``maximum`` or ``minimum``, and its eager kernel."""
+def promoted_binary_op(name, combine, refuse):
+    """The eager kernel of a binary op ``name`` that ``combine`` computes in its operands' promoted dtype,
+    by a NumPy function of that name (the kernel's ``numpy_function``); ``refuse(dtype)`` raises CPU's
+    error for a promoted dtype CPU's kernel has no loop for."""
 
-    def extremum(a, b, *, out_dtype):
-        # NumPy's maximum/minimum propagate nan, as PyTorch's do.
+    def numpy_function(a, b, *, out_dtype):
         x, y = computed(out_dtype, a, b)
-        return pick(x, y).astype(out_dtype, copy=False)
+        return combine(x, y).astype(out_dtype, copy=False)
 
     def checks(self, other):
         dtype = torch.result_type(self, other)
-        if dtype.is_complex:
-            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        refuse(dtype)
         return dtype
 
-    extremum.__name__ = extremum.__qualname__ = name
+    numpy_function.__name__ = numpy_function.__qualname__ = name
     checks.__name__ = checks.__qualname__ = f"{name}_kernel"
-    return extremum, computed_by(extremum)(checks)
+    # A traceback names the family that declares the op, as ``refuse`` is written there.
+    numpy_function.__module__ = checks.__module__ = refuse.__module__
+    return computed_by(numpy_function)(checks)
 
 
-maximum, _maximum_kernel = _real_extremum("maximum", np.maximum)
+def _real_extremum(name, pick):
+    """The eager kernel of ``maximum`` or ``minimum``: NumPy's propagate nan, as PyTorch's do."""
+
+    def refuse_complex(dtype):
+        if dtype.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+
+    return promoted_binary_op(name, pick, refuse_complex)
+
+
+_maximum_kernel = _real_extremum("maximum", np.maximum)
+maximum = _maximum_kernel.numpy_function
 lowers(aten.maximum.default)(maximum)
 implements(aten.maximum.default, out=aten.maximum.out, pointwise=True)(_maximum_kernel)
-minimum, _minimum_kernel = _real_extremum("minimum", np.minimum)
+_minimum_kernel = _real_extremum("minimum", np.minimum)
+minimum = _minimum_kernel.numpy_function
 lowers(aten.minimum.default)(minimum)
 implements(aten.minimum.default, out=aten.minimum.out, pointwise=True)(_minimum_kernel)
 

@@ -7,14 +7,14 @@ import torch
 from ..dtypes import SCALAR_TYPE_NAMES
 from ._dtype_errors import DtypeNotImplemented
 from ._operands import computed
-from .arithmetic import is_integral
+from .arithmetic import is_integral, promoted_binary_op
 from .registry import aten, computed_by, implements, lowers, unchecked
 
 # --- comparisons: bool results, compared in the promoted dtype --------------
 
 
 def _comparison(name, compare, *, ordered):
-    """The NumPy function of a comparison, and its eager kernel."""
+    """The eager kernel of a comparison, computed by its NumPy function (its ``numpy_function``)."""
 
     def numpy_function(a, b, *, common_dtype):
         x, y = computed(common_dtype, a, b)
@@ -28,35 +28,32 @@ def _comparison(name, compare, *, ordered):
 
     numpy_function.__name__ = numpy_function.__qualname__ = name
     checks.__name__ = checks.__qualname__ = f"{name}_kernel"
-    return numpy_function, computed_by(numpy_function)(checks)
+    return computed_by(numpy_function)(checks)
 
 
-eq, _eq_kernel = _comparison("eq", np.equal, ordered=False)
-ne, _ne_kernel = _comparison("ne", np.not_equal, ordered=False)
-lt, _lt_kernel = _comparison("lt", np.less, ordered=True)
-le, _le_kernel = _comparison("le", np.less_equal, ordered=True)
-gt, _gt_kernel = _comparison("gt", np.greater, ordered=True)
-ge, _ge_kernel = _comparison("ge", np.greater_equal, ordered=True)
-
-lowers(aten.eq.Tensor, aten.eq.Scalar)(eq)
-implements(aten.eq.Tensor, out=aten.eq.Tensor_out, in_place=aten.eq_.Tensor, pointwise=True)(_eq_kernel)
-implements(aten.eq.Scalar, out=aten.eq.Scalar_out, in_place=aten.eq_.Scalar, pointwise=True)(_eq_kernel)
-lowers(aten.ne.Tensor, aten.ne.Scalar)(ne)
-implements(aten.ne.Tensor, out=aten.ne.Tensor_out, in_place=aten.ne_.Tensor, pointwise=True)(_ne_kernel)
-implements(aten.ne.Scalar, out=aten.ne.Scalar_out, in_place=aten.ne_.Scalar, pointwise=True)(_ne_kernel)
-lowers(aten.lt.Tensor, aten.lt.Scalar)(lt)
-implements(aten.lt.Tensor, out=aten.lt.Tensor_out, in_place=aten.lt_.Tensor, pointwise=True)(_lt_kernel)
-implements(aten.lt.Scalar, out=aten.lt.Scalar_out, in_place=aten.lt_.Scalar, pointwise=True)(_lt_kernel)
-lowers(aten.le.Tensor, aten.le.Scalar)(le)
-implements(aten.le.Tensor, out=aten.le.Tensor_out, in_place=aten.le_.Tensor, pointwise=True)(_le_kernel)
-implements(aten.le.Scalar, out=aten.le.Scalar_out, in_place=aten.le_.Scalar, pointwise=True)(_le_kernel)
-lowers(aten.gt.Tensor, aten.gt.Scalar)(gt)
-implements(aten.gt.Tensor, out=aten.gt.Tensor_out, in_place=aten.gt_.Tensor, pointwise=True)(_gt_kernel)
-implements(aten.gt.Scalar, out=aten.gt.Scalar_out, in_place=aten.gt_.Scalar, pointwise=True)(_gt_kernel)
-lowers(aten.ge.Tensor, aten.ge.Scalar)(ge)
-implements(aten.ge.Tensor, out=aten.ge.Tensor_out, in_place=aten.ge_.Tensor, pointwise=True)(_ge_kernel)
-implements(aten.ge.Scalar, out=aten.ge.Scalar_out, in_place=aten.ge_.Scalar, pointwise=True)(_ge_kernel)
-COMPARISONS = {function.__name__: function for function in (eq, ne, lt, le, gt, ge)}
+# CPU orders no complex numbers: all comparisons but eq and ne refuse them.
+_COMPARISON_KERNELS = {
+    "eq": _comparison("eq", np.equal, ordered=False),
+    "ne": _comparison("ne", np.not_equal, ordered=False),
+    "lt": _comparison("lt", np.less, ordered=True),
+    "le": _comparison("le", np.less_equal, ordered=True),
+    "gt": _comparison("gt", np.greater, ordered=True),
+    "ge": _comparison("ge", np.greater_equal, ordered=True),
+}
+# Each comparison's overloads, written out: the functional one, its out= and its in-place overloads for a
+# tensor, then the same three for a Python number.
+for _overloads in [
+    (aten.eq.Tensor, aten.eq.Tensor_out, aten.eq_.Tensor, aten.eq.Scalar, aten.eq.Scalar_out, aten.eq_.Scalar),
+    (aten.ne.Tensor, aten.ne.Tensor_out, aten.ne_.Tensor, aten.ne.Scalar, aten.ne.Scalar_out, aten.ne_.Scalar),
+    (aten.lt.Tensor, aten.lt.Tensor_out, aten.lt_.Tensor, aten.lt.Scalar, aten.lt.Scalar_out, aten.lt_.Scalar),
+    (aten.le.Tensor, aten.le.Tensor_out, aten.le_.Tensor, aten.le.Scalar, aten.le.Scalar_out, aten.le_.Scalar),
+    (aten.gt.Tensor, aten.gt.Tensor_out, aten.gt_.Tensor, aten.gt.Scalar, aten.gt.Scalar_out, aten.gt_.Scalar),
+    (aten.ge.Tensor, aten.ge.Tensor_out, aten.ge_.Tensor, aten.ge.Scalar, aten.ge.Scalar_out, aten.ge_.Scalar),
+]:
+    for _op, _out, _in_place in (_overloads[:3], _overloads[3:]):
+        _kernel = _COMPARISON_KERNELS[_op._opname]
+        lowers(_op)(_kernel.numpy_function)
+        implements(_op, out=_out, in_place=_in_place, pointwise=True)(_kernel)
 
 
 # --- logical and bitwise combinations ---------------------------------------
@@ -86,21 +83,13 @@ implements(aten.logical_xor.default, out=aten.logical_xor.out, in_place=aten.log
 
 
 def _bitwise(name, combine):
-    """The NumPy function of a bitwise combination, and its eager kernel: integers and bools only."""
+    """The eager kernel of a bitwise combination: integers and bools only."""
 
-    def numpy_function(a, b, *, out_dtype):
-        x, y = computed(out_dtype, a, b)
-        return combine(x, y).astype(out_dtype, copy=False)
-
-    def checks(self, other):
-        dtype = torch.result_type(self, other)
+    def refuse_inexact(dtype):
         if not (is_integral(dtype) or dtype == torch.bool):
             raise DtypeNotImplemented(name, dtype)
-        return dtype
 
-    numpy_function.__name__ = numpy_function.__qualname__ = name
-    checks.__name__ = checks.__qualname__ = f"{name}_kernel"
-    return computed_by(numpy_function)(checks)
+    return promoted_binary_op(name, combine, refuse_inexact)
 
 
 # Each op's overloads, written out: the functional one, its out= and its in-place overloads.

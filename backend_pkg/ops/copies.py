@@ -72,16 +72,7 @@ def copy_(self, src, non_blocking=False):
 
 
 @implements(aten._to_copy.default)
-def to_copy(
-    self,
-    *,
-    dtype=None,
-    layout=None,
-    device=None,
-    pin_memory=None,
-    non_blocking=False,
-    memory_format=None,
-):
+def to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
     if device is not None and torch.device(device).type == "cpu":
         return torch.ops.aten._to_copy(
             host_view(self),

@@ -26,6 +26,8 @@ runs to the end of the indices, also with ``include_last_offset`` (whose
 last offset then only says how many bags there are), as in the CPU kernel.
 """
 
+from collections import namedtuple
+
 import numpy as np
 import torch
 
@@ -46,6 +48,20 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 # EmbeddingBagMode, as the ``mode`` argument numbers them.
 _SUM, _MEAN, _MAX = 0, 1, 2
+
+# The arguments of ``_embedding_bag`` (and ``_embedding_bag_forward_only``) and of ``_embedding_bag_backward``,
+# as their schemas name them, for the checks and the NumPy functions that read them.
+_BagArguments = namedtuple(
+    "_BagArguments",
+    "weight indices offsets scale_grad_by_freq mode sparse per_sample_weights include_last_offset padding_idx",
+    defaults=(False, _SUM, False, None, False, -1),
+)
+_BagBackwardArguments = namedtuple(
+    "_BagBackwardArguments",
+    "grad indices offsets offset2bag bag_size maximum_indices num_weights scale_grad_by_freq mode sparse "
+    "per_sample_weights padding_idx",
+    defaults=(-1,),
+)
 
 _LEGACY_TENSOR_TYPES = {
     torch.bool: "BoolTensor",
@@ -119,9 +135,21 @@ def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, pad
 
 
 def weight_grad(
-    grad, indices, bags, bag_size, max_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx
+    grad,
+    indices,
+    offset2bag,
+    bag_size,
+    maximum_indices,
+    num_weights,
+    scale_grad_by_freq,
+    mode,
+    per_sample_weights,
+    padding_idx=-1,
 ):
-    """The gradient of ``weight``: each output gradient sent back to the rows its bag read."""
+    """The gradient of ``weight``, in ``grad``'s compute dtype: each output gradient sent back to the rows its bag
+    read (the arguments of ``_embedding_bag_dense_backward``)."""
+    grad, per_sample_weights = _computed(grad), _computed(per_sample_weights)
+    indices, bags, max_indices = _int64(indices), _int64(offset2bag), _int64(maximum_indices)
     grad_weight = np.zeros((num_weights, grad.shape[1]), dtype=grad.dtype)
     if mode == _MAX:
         # Only the row each max came from gets its gradient; empty bags give none.
@@ -281,123 +309,52 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
     return weight
 
 
-def _embedding_bag(
-    weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, requires_grad, out_dtype
-):
-    positions, starts = _int64(indices.reshape(-1)), _int64(offsets)
-    num_bags = starts.size - 1 if include_last_offset else starts.size
+def _embedding_bag(bag, requires_grad, out_dtype):
+    """The four results of ``_embedding_bag`` for its arguments ``bag`` (a :data:`_BagArguments`)."""
+    positions, starts = _int64(bag.indices.reshape(-1)), _int64(bag.offsets)
+    num_bags = starts.size - 1 if bag.include_last_offset else starts.size
     bags = bag_of_each_index(starts[:num_bags], positions.size)
+    per_sample_weights = _computed(bag.per_sample_weights)
     output, bag_size, max_indices = embedding_bag(
-        _computed(weight), positions, bags, num_bags, mode, _computed(per_sample_weights), padding_idx
+        _computed(bag.weight), positions, bags, num_bags, bag.mode, per_sample_weights, bag.padding_idx
     )
-    if mode == _SUM:
+    if bag.mode == _SUM:
         # CPU zeroes sum mode's bag sizes ("make bag_size output deterministic"); without
         # a gradient to come it keeps them the length of the offsets.
         bag_size = np.zeros(num_bags if requires_grad else starts.size, dtype=np.int64)
     if max_indices is None:
         max_indices = bag_size
-    if mode == _SUM and _is_fast_path(weight, per_sample_weights, padding_idx):
+    if bag.mode == _SUM and _is_fast_path(bag.weight, bag.per_sample_weights, bag.padding_idx):
         bags = bags[:0]
     return tuple(
         array.astype(dtype, copy=False) for array, dtype in zip((output, bags, bag_size, max_indices), out_dtype)
     )
 
 
-def embedding_bag_with_grad(
-    weight,
-    indices,
-    offsets,
-    scale_grad_by_freq=False,
-    mode=_SUM,
-    sparse=False,
-    per_sample_weights=None,
-    include_last_offset=False,
-    padding_idx=-1,
-    *,
-    out_dtype,
-):
+def embedding_bag_with_grad(*arguments, out_dtype):
     """``_embedding_bag``: the bags, and what their backward reads."""
-    return _embedding_bag(
-        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, True, out_dtype
-    )
+    return _embedding_bag(_BagArguments(*arguments), True, out_dtype)
 
 
-def embedding_bag_forward_only(
-    weight,
-    indices,
-    offsets,
-    scale_grad_by_freq=False,
-    mode=_SUM,
-    sparse=False,
-    per_sample_weights=None,
-    include_last_offset=False,
-    padding_idx=-1,
-    *,
-    out_dtype,
-):
-    return _embedding_bag(
-        weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, False, out_dtype
-    )
+def embedding_bag_forward_only(*arguments, out_dtype):
+    return _embedding_bag(_BagArguments(*arguments), False, out_dtype)
 
 
-def embedding_bag_dense_backward(
-    grad,
-    indices,
-    offset2bag,
-    bag_size,
-    maximum_indices,
-    num_weights,
-    scale_grad_by_freq,
-    mode,
-    per_sample_weights,
-    padding_idx=-1,
-):
+def embedding_bag_dense_backward(grad, *arguments):
     """The gradient of ``weight``, in ``grad``'s dtype."""
-    result = weight_grad(
-        _computed(grad),
-        _int64(indices),
-        _int64(offset2bag),
-        bag_size,
-        _int64(maximum_indices),
-        num_weights,
-        scale_grad_by_freq,
-        mode,
-        _computed(per_sample_weights),
-        padding_idx,
-    )
-    return result.astype(grad.dtype, copy=False)
+    return weight_grad(grad, *arguments).astype(grad.dtype, copy=False)
 
 
-def embedding_bag_backward(
-    grad,
-    indices,
-    offsets,
-    offset2bag,
-    bag_size,
-    maximum_indices,
-    num_weights,
-    scale_grad_by_freq,
-    mode,
-    sparse,
-    per_sample_weights,
-    padding_idx=-1,
-):
+def embedding_bag_backward(*arguments):
     """The weight gradient autograd asks for: CPU's kernel rebuilds the ``offset2bag`` that
-    the sum's fast path left empty, then calls the dense (or sparse) backward."""
-    if indices.size and not offset2bag.size:
-        offset2bag = bag_of_each_index(offsets, indices.size)
-    return embedding_bag_dense_backward(
-        grad,
-        indices,
-        offset2bag,
-        bag_size,
-        maximum_indices,
-        num_weights,
-        scale_grad_by_freq,
-        mode,
-        per_sample_weights,
-        padding_idx,
-    )
+    the sum's fast path left empty, then calls the dense (or sparse) backward, whose
+    arguments are these but ``offsets`` and ``sparse``."""
+    backward = _BagBackwardArguments(*arguments)
+    if backward.indices.size and not backward.offset2bag.size:
+        backward = backward._replace(offset2bag=bag_of_each_index(backward.offsets, backward.indices.size))
+    dense = backward._asdict()
+    del dense["offsets"], dense["sparse"]
+    return embedding_bag_dense_backward(*dense.values())
 
 
 def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
@@ -422,23 +379,16 @@ def embedding_renorm_kernel(self, indices, max_norm, norm_type):
     _check_scalar_types("embedding_renorm_", indices, "indices", 2, _INDEX_DTYPES)
 
 
-def _embedding_bag_checks(
-    weight,
-    indices,
-    offsets,
-    scale_grad_by_freq=False,
-    mode=_SUM,
-    sparse=False,
-    per_sample_weights=None,
-    include_last_offset=False,
-    padding_idx=-1,
-):
-    _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
-    weights = None if per_sample_weights is None else operand("_embedding_bag", per_sample_weights)
-    fast_path = mode != _MAX and _is_fast_path(operand("_embedding_bag", weight), weights, padding_idx)
-    _check_in_vocabulary(_int64(unwrap(indices).reshape(-1)), weight.shape[0], fast_path)
-    index_dtype = _index_dtype(indices, offsets)
-    return weight.dtype, index_dtype, index_dtype, index_dtype
+def _embedding_bag_checks(*arguments):
+    bag = _BagArguments(*arguments)
+    _check_bag_arguments(
+        bag.weight, bag.indices, bag.offsets, bag.mode, bag.per_sample_weights, bag.include_last_offset
+    )
+    weights = None if bag.per_sample_weights is None else operand("_embedding_bag", bag.per_sample_weights)
+    fast_path = bag.mode != _MAX and _is_fast_path(operand("_embedding_bag", bag.weight), weights, bag.padding_idx)
+    _check_in_vocabulary(_int64(unwrap(bag.indices).reshape(-1)), bag.weight.shape[0], fast_path)
+    index_dtype = _index_dtype(bag.indices, bag.offsets)
+    return bag.weight.dtype, index_dtype, index_dtype, index_dtype
 
 
 implements(aten._embedding_bag.default, out=aten._embedding_bag.out)(
@@ -449,23 +399,11 @@ implements(aten._embedding_bag_forward_only.default, out=aten._embedding_bag_for
 )
 
 
-def _embedding_bag_backward_checks(
-    grad,
-    indices,
-    offsets,
-    offset2bag,
-    bag_size,
-    maximum_indices,
-    num_weights,
-    scale_grad_by_freq,
-    mode,
-    sparse,
-    per_sample_weights,
-    padding_idx=-1,
-):
-    _check_scalar_types("embedding_bag", indices, "indices", 1, _INDEX_DTYPES)
-    _check_scalar_types("embedding_bag", offsets, "offsets", 1, _INDEX_DTYPES)
-    if sparse:
+def _embedding_bag_backward_checks(*arguments):
+    backward = _BagBackwardArguments(*arguments)
+    _check_scalar_types("embedding_bag", backward.indices, "indices", 1, _INDEX_DTYPES)
+    _check_scalar_types("embedding_bag", backward.offsets, "offsets", 1, _INDEX_DTYPES)
+    if backward.sparse:
         raise NotImplementedError("npy device: embedding_bag has no sparse gradient: npy has no sparse tensors")
 
 

@@ -88,6 +88,12 @@ def _along(array, dim):
     return np.moveaxis(np.atleast_1d(array), dim, 0)
 
 
+def _check_long_index(op, index):
+    """The index of ``index_copy_``, ``take`` and ``put_`` is int64, as CPU requires."""
+    if index.dtype != torch.int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+
+
 def _check_source_dtype(self, source, message):
     """The check of an op that writes ``source``'s elements into ``self``: one dtype, or
     ``message`` formatted with the two dtypes' C++ names."""
@@ -384,8 +390,7 @@ def index_copy(a, dim, index, source):
 def index_copy_kernel(self, dim, index, source):
     dim = wrap_dim(dim, self.dim())
     _check_vector(index, IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})"))
-    if index.dtype != torch.int64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+    _check_long_index("index_copy_", index)
     _check_source_dtype(
         self,
         source,
@@ -617,8 +622,7 @@ def take(a, index):
 @implements(aten.take.default, out=aten.take.out, reads=("self", "index"))
 @computed_by(take)
 def take_kernel(self, index):
-    if index.dtype != torch.int64:
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+    _check_long_index("take", index)
 
 
 @lowers(aten.put.default)
@@ -640,8 +644,7 @@ def put(a, index, source, accumulate=False):
 @implements(in_place=aten.put_.default)
 @computed_by(put, name="put_")
 def put_kernel(self, index, source, accumulate=False):
-    if index.dtype != torch.int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {SCALAR_TYPE_NAMES[index.dtype]}")
+    _check_long_index("put_", index)
     _check_source_dtype(
         self,
         source,

@@ -788,17 +788,8 @@ def ctc_loss_backward(
 
 @implements(aten._ctc_loss_backward.default, out=aten._ctc_loss_backward.out)
 @computed_by(ctc_loss_backward, name="_ctc_loss_backward")
-def ctc_loss_backward_kernel(
-    grad,
-    log_probs,
-    targets,
-    input_lengths,
-    target_lengths,
-    neg_log_likelihood,
-    log_alpha,
-    blank,
-    zero_infinity=False,
-):
+def ctc_loss_backward_kernel(grad, log_probs, *lengths_and_forward_results):
+    """CPU's backward checks only the dtype of ``log_probs``; the lengths were checked forward."""
     if not log_probs.dtype.is_floating_point or log_probs.dtype == torch.float16:
         raise not_implemented_for("ctc_loss_backward_cpu", log_probs.dtype)
     return log_probs.dtype
@@ -811,29 +802,20 @@ def _lengths(name, lengths):
     return lengths.to("cpu", torch.int64).reshape(-1).tolist()
 
 
+def _length_lists(input_lengths, target_lengths):
+    """The ``.Tensor`` overloads' lengths as the lists the ``.default`` overloads take."""
+    return _lengths("input_lengths", input_lengths), _lengths("target_lengths", target_lengths)
+
+
 @implements(aten._ctc_loss.Tensor)
-def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    input_lengths = _lengths("input_lengths", input_lengths)
-    target_lengths = _lengths("target_lengths", target_lengths)
-    return ctc_loss_kernel(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+def ctc_loss_of_length_tensors(log_probs, targets, input_lengths, target_lengths, *blank_and_zero_infinity):
+    return ctc_loss_kernel(log_probs, targets, *_length_lists(input_lengths, target_lengths), *blank_and_zero_infinity)
 
 
 @implements(aten._ctc_loss_backward.Tensor)
-def ctc_loss_backward_of_length_tensors(
-    grad,
-    log_probs,
-    targets,
-    input_lengths,
-    target_lengths,
-    neg_log_likelihood,
-    log_alpha,
-    blank,
-    zero_infinity=False,
-):
-    input_lengths = _lengths("input_lengths", input_lengths)
-    target_lengths = _lengths("target_lengths", target_lengths)
-    arguments = (grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank)
-    return ctc_loss_backward_kernel(*arguments, zero_infinity)
+def ctc_loss_backward_of_length_tensors(grad, log_probs, targets, input_lengths, target_lengths, *forward_results):
+    lengths = _length_lists(input_lengths, target_lengths)
+    return ctc_loss_backward_kernel(grad, log_probs, targets, *lengths, *forward_results)
 
 
 # --- mean squared error and negative log likelihood ------------------------------

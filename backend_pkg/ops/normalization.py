@@ -317,23 +317,10 @@ def native_batch_norm_backward(
     return _results(grads, out_dtype, output_mask)
 
 
-def new_batch_norm_backward(
-    grad_out,
-    input,
-    weight,
-    running_mean,
-    running_var,
-    save_mean,
-    save_var,
-    update,
-    eps,
-    output_mask,
-    reserve,
-    *,
-    out_dtype,
-):
-    arguments = (grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask)
-    return native_batch_norm_backward(*arguments, out_dtype=out_dtype)
+def new_batch_norm_backward(*arguments_then_reserve, out_dtype):
+    """``batch_norm_backward``: :func:`native_batch_norm_backward`'s arguments (``update`` for ``train``),
+    then cuDNN's ``reserve``, which other devices leave empty."""
+    return native_batch_norm_backward(*arguments_then_reserve[:-1], out_dtype=out_dtype)
 
 
 @lowers(aten.native_layer_norm.default)
@@ -457,17 +444,7 @@ def _batch_norm_no_update_checks(input, weight, bias, running_mean, running_var,
 
 
 def _batch_norm_backward_checks(
-    grad_output,
-    input,
-    weight,
-    running_mean,
-    running_var,
-    save_mean,
-    save_invstd,
-    training,
-    eps,
-    output_mask,
-    reserve=None,
+    grad_output, input, weight, running_mean, running_var, save_mean, save_invstd, training, *eps_mask_and_reserve
 ):
     _refuse_non_floating("batch_norm_backward_cpu", input)
     dtype = _parameter_dtype(input.dtype, (weight, running_mean, running_var, save_mean, save_invstd))

@@ -35,9 +35,10 @@ def check_generator(op, generator):
         )
 
 
-def _check_inexact(kernel, self):
-    """uniform_ and normal_ fill floating-point and complex tensors; CPU's dispatch names its
-    kernel for any other dtype."""
+def _check_inexact_fill(op, kernel, self, generator):
+    """The checks uniform_ and normal_ share: they draw from torch.npy's generator, and fill floating-point and
+    complex tensors only (for any other dtype CPU's dispatch names its kernel, ``kernel``)."""
+    check_generator(op, generator)
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented_for(kernel, self.dtype)
 
@@ -74,8 +75,7 @@ def uniform(a, from_=0.0, to=1.0, *, generator=None):
 @implements(in_place=aten.uniform_.default)
 @computed_by(uniform, name="uniform_")
 def uniform_kernel(self, from_=0.0, to=1.0, *, generator=None):
-    check_generator("uniform_", generator)
-    _check_inexact("check_uniform_bounds", self)
+    _check_inexact_fill("uniform_", "check_uniform_bounds", self, generator)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
 
@@ -89,8 +89,7 @@ def normal(a, mean=0.0, std=1.0, *, generator=None):
 @implements(in_place=aten.normal_.default)
 @computed_by(normal, name="normal_")
 def normal_kernel(self, mean=0.0, std=1.0, *, generator=None):
-    check_generator("normal_", generator)
-    _check_inexact("normal_kernel_npy", self)
+    _check_inexact_fill("normal_", "normal_kernel_npy", self, generator)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
 

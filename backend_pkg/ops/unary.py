@@ -42,88 +42,40 @@ def exact_erf(x):
     return np.asarray(_erf_of_each(x), dtype=np.float64)
 
 
-exp, _exp_kernel = _float_function("exp", np.exp)
-exp2, _exp2_kernel = _float_function("exp2", np.exp2)
-expm1, _expm1_kernel = _float_function("expm1", np.expm1)
-log, _log_kernel = _float_function("log", np.log)
-log2, _log2_kernel = _float_function("log2", np.log2)
-log10, _log10_kernel = _float_function("log10", np.log10)
-log1p, _log1p_kernel = _float_function("log1p", np.log1p)
-sqrt, _sqrt_kernel = _float_function("sqrt", np.sqrt)
-rsqrt, _rsqrt_kernel = _float_function("rsqrt", lambda x: 1 / np.sqrt(x))
-reciprocal, _reciprocal_kernel = _float_function("reciprocal", np.reciprocal)
-sin, _sin_kernel = _float_function("sin", np.sin)
-cos, _cos_kernel = _float_function("cos", np.cos)
-tan, _tan_kernel = _float_function("tan", np.tan)
-asin, _asin_kernel = _float_function("asin", np.arcsin)
-acos, _acos_kernel = _float_function("acos", np.arccos)
-atan, _atan_kernel = _float_function("atan", np.arctan)
-sinh, _sinh_kernel = _float_function("sinh", np.sinh)
-cosh, _cosh_kernel = _float_function("cosh", np.cosh)
-tanh, _tanh_kernel = _float_function("tanh", np.tanh)
-sigmoid, _sigmoid_kernel = _float_function("sigmoid", lambda x: 1 / (1 + np.exp(-x)))
-erf, _erf_kernel = _float_function("erf", exact_erf, complex_inputs=False)
-
-lowers(aten.exp.default)(exp)
-implements(aten.exp.default, out=aten.exp.out, in_place=aten.exp_.default, pointwise=True)(_exp_kernel)
-implements(aten.exp2.default, out=aten.exp2.out, in_place=aten.exp2_.default, pointwise=True)(_exp2_kernel)
-implements(aten.expm1.default, out=aten.expm1.out, in_place=aten.expm1_.default, pointwise=True)(_expm1_kernel)
-lowers(aten.log.default)(log)
-implements(aten.log.default, out=aten.log.out, in_place=aten.log_.default, pointwise=True)(_log_kernel)
-implements(aten.log2.default, out=aten.log2.out, in_place=aten.log2_.default, pointwise=True)(_log2_kernel)
-implements(aten.log10.default, out=aten.log10.out, in_place=aten.log10_.default, pointwise=True)(_log10_kernel)
-implements(aten.log1p.default, out=aten.log1p.out, in_place=aten.log1p_.default, pointwise=True)(_log1p_kernel)
-lowers(aten.sqrt.default)(sqrt)
-implements(aten.sqrt.default, out=aten.sqrt.out, in_place=aten.sqrt_.default, pointwise=True)(_sqrt_kernel)
-lowers(aten.rsqrt.default)(rsqrt)
-implements(aten.rsqrt.default, out=aten.rsqrt.out, in_place=aten.rsqrt_.default, pointwise=True)(_rsqrt_kernel)
-lowers(aten.reciprocal.default)(reciprocal)
-implements(
-    aten.reciprocal.default,
-    out=aten.reciprocal.out,
-    in_place=aten.reciprocal_.default,
-    pointwise=True,
-)(_reciprocal_kernel)
-implements(aten.sin.default, out=aten.sin.out, in_place=aten.sin_.default, pointwise=True)(_sin_kernel)
-implements(aten.cos.default, out=aten.cos.out, in_place=aten.cos_.default, pointwise=True)(_cos_kernel)
-implements(aten.tan.default, out=aten.tan.out, in_place=aten.tan_.default, pointwise=True)(_tan_kernel)
-implements(aten.asin.default, out=aten.asin.out, in_place=aten.asin_.default, pointwise=True)(_asin_kernel)
-implements(aten.acos.default, out=aten.acos.out, in_place=aten.acos_.default, pointwise=True)(_acos_kernel)
-implements(aten.atan.default, out=aten.atan.out, in_place=aten.atan_.default, pointwise=True)(_atan_kernel)
-implements(aten.sinh.default, out=aten.sinh.out, in_place=aten.sinh_.default, pointwise=True)(_sinh_kernel)
-implements(aten.cosh.default, out=aten.cosh.out, in_place=aten.cosh_.default, pointwise=True)(_cosh_kernel)
-lowers(aten.tanh.default)(tanh)
-implements(aten.tanh.default, out=aten.tanh.out, in_place=aten.tanh_.default, pointwise=True)(_tanh_kernel)
-lowers(aten.sigmoid.default)(sigmoid)
-implements(aten.sigmoid.default, out=aten.sigmoid.out, in_place=aten.sigmoid_.default, pointwise=True)(_sigmoid_kernel)
+# Each float function: its math, then its overloads written out (the functional one, its out= and its
+# in-place overloads), and whether ``torch.compile(backend="npy")`` computes it with the same NumPy function.
+_LOWERED, _EAGER_ONLY = True, False
+_FLOAT_FUNCTION_OVERLOADS = [
+    (np.exp, aten.exp.default, aten.exp.out, aten.exp_.default, _LOWERED),
+    (np.exp2, aten.exp2.default, aten.exp2.out, aten.exp2_.default, _EAGER_ONLY),
+    (np.expm1, aten.expm1.default, aten.expm1.out, aten.expm1_.default, _EAGER_ONLY),
+    (np.log, aten.log.default, aten.log.out, aten.log_.default, _LOWERED),
+    (np.log2, aten.log2.default, aten.log2.out, aten.log2_.default, _EAGER_ONLY),
+    (np.log10, aten.log10.default, aten.log10.out, aten.log10_.default, _EAGER_ONLY),
+    (np.log1p, aten.log1p.default, aten.log1p.out, aten.log1p_.default, _EAGER_ONLY),
+    (np.sqrt, aten.sqrt.default, aten.sqrt.out, aten.sqrt_.default, _LOWERED),
+    (lambda x: 1 / np.sqrt(x), aten.rsqrt.default, aten.rsqrt.out, aten.rsqrt_.default, _LOWERED),
+    (np.reciprocal, aten.reciprocal.default, aten.reciprocal.out, aten.reciprocal_.default, _LOWERED),
+    (np.sin, aten.sin.default, aten.sin.out, aten.sin_.default, _EAGER_ONLY),
+    (np.cos, aten.cos.default, aten.cos.out, aten.cos_.default, _EAGER_ONLY),
+    (np.tan, aten.tan.default, aten.tan.out, aten.tan_.default, _EAGER_ONLY),
+    (np.arcsin, aten.asin.default, aten.asin.out, aten.asin_.default, _EAGER_ONLY),
+    (np.arccos, aten.acos.default, aten.acos.out, aten.acos_.default, _EAGER_ONLY),
+    (np.arctan, aten.atan.default, aten.atan.out, aten.atan_.default, _EAGER_ONLY),
+    (np.sinh, aten.sinh.default, aten.sinh.out, aten.sinh_.default, _EAGER_ONLY),
+    (np.cosh, aten.cosh.default, aten.cosh.out, aten.cosh_.default, _EAGER_ONLY),
+    (np.tanh, aten.tanh.default, aten.tanh.out, aten.tanh_.default, _LOWERED),
+    (lambda x: 1 / (1 + np.exp(-x)), aten.sigmoid.default, aten.sigmoid.out, aten.sigmoid_.default, _LOWERED),
+]
+FLOAT_FUNCTIONS = {}
+for _math, _op, _out, _in_place, _lowered in _FLOAT_FUNCTION_OVERLOADS:
+    FLOAT_FUNCTIONS[_op._opname], _kernel = _float_function(_op._opname, _math)
+    implements(_op, out=_out, in_place=_in_place, pointwise=True)(_kernel)
+    if _lowered:
+        lowers(_op)(FLOAT_FUNCTIONS[_op._opname])
+# CPU's erf has no complex loop.
+FLOAT_FUNCTIONS["erf"], _erf_kernel = _float_function("erf", exact_erf, complex_inputs=False)
 implements(aten.erf.default, out=aten.erf.out, in_place=aten.erf_.default, pointwise=True)(_erf_kernel)
-
-FLOAT_FUNCTIONS = {
-    function.__name__: function
-    for function in (
-        exp,
-        exp2,
-        expm1,
-        log,
-        log2,
-        log10,
-        log1p,
-        sqrt,
-        rsqrt,
-        reciprocal,
-        sin,
-        cos,
-        tan,
-        asin,
-        acos,
-        atan,
-        sinh,
-        cosh,
-        tanh,
-        sigmoid,
-        erf,
-    )
-}
 
 
 # --- magnitude and sign -----------------------------------------------------
@@ -432,19 +384,13 @@ def _infinity_test(name, infinity):
 implements(aten.isnan.default, pointwise=True)(unchecked(_float_test("isnan", np.isnan)))
 implements(aten.isinf.default, pointwise=True)(unchecked(_float_test("isinf", np.isinf)))
 _isposinf_kernel, _check_isposinf_out = _infinity_test("isposinf", np.inf)
-implements(
-    aten.isposinf.default,
-    out=aten.isposinf.out,
-    check_out=_check_isposinf_out,
-    pointwise=True,
-)(_isposinf_kernel)
+implements(aten.isposinf.default, out=aten.isposinf.out, check_out=_check_isposinf_out, pointwise=True)(
+    _isposinf_kernel
+)
 _isneginf_kernel, _check_isneginf_out = _infinity_test("isneginf", -np.inf)
-implements(
-    aten.isneginf.default,
-    out=aten.isneginf.out,
-    check_out=_check_isneginf_out,
-    pointwise=True,
-)(_isneginf_kernel)
+implements(aten.isneginf.default, out=aten.isneginf.out, check_out=_check_isneginf_out, pointwise=True)(
+    _isneginf_kernel
+)
 
 
 @lowers(aten.logical_not.default)

@@ -186,6 +186,24 @@ def test_non_floating_inputs_refused_like_cpu(strict, name, dtype):
     assert_like_cpu(FUNCTIONS[name], make((2, 4), dtype))
 
 
+BACKWARDS = {
+    "hardtanh_backward": lambda grad, x: aten.hardtanh_backward(grad, x, -1, 1),
+    "hardsigmoid_backward": aten.hardsigmoid_backward,
+    "hardswish_backward": aten.hardswish_backward,
+    "softplus_backward": lambda grad, x: aten.softplus_backward(grad, x, 1, 20),
+    "log_sigmoid_backward": lambda grad, x: aten.log_sigmoid_backward(grad, x, x),
+    "softshrink_backward": lambda grad, x: aten.softshrink_backward(grad, x, 0.5),
+    "hardshrink_backward": lambda grad, x: aten.hardshrink_backward(grad, x, 0.5),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool], ids=str)
+@pytest.mark.parametrize("name", BACKWARDS)
+def test_backwards_refuse_non_floating_operands_like_cpu(strict, name, dtype):
+    """Each refusal names the kernel CPU's does, which for some is another op's."""
+    assert_like_cpu(BACKWARDS[name], make((2, 4), dtype), make((2, 4), dtype))
+
+
 def test_silu_of_complex_numbers(strict):
     assert_like_cpu(F.silu, make((3, 4), torch.complex128))
 

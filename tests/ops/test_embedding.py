@@ -122,16 +122,19 @@ def test_embedding_bag_half(strict, mode):
 @pytest.mark.parametrize("op", [aten._embedding_bag, aten._embedding_bag_forward_only], ids=["grad", "forward_only"])
 @pytest.mark.parametrize("mode, padding_idx", [(0, -1), (0, 4), (1, -1), (1, 4), (2, -1), (2, 4)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
-def test_embedding_bag_op_results_like_cpu(strict, op, mode, padding_idx, dtype):
+@pytest.mark.parametrize("include_last_offset", [False, True], ids=["", "last_offset"])
+def test_embedding_bag_op_results_like_cpu(strict, op, mode, padding_idx, dtype, include_last_offset):
     """All four results, the backward's offset2bag, bag_size and max_indices included,
-    with CPU's shortcuts (the float sum leaves offset2bag empty)."""
+    with CPU's shortcuts (the float sum leaves offset2bag empty, and the forward-only sum
+    has as many bag sizes as offsets, one more than bags with ``include_last_offset``)."""
 
     def bag(weight, indices, offsets):
-        return op(weight, indices, offsets, False, mode, False, None, False, padding_idx)
+        return op(weight, indices, offsets, False, mode, False, None, include_last_offset, padding_idx)
 
-    assert_like_cpu(bag, make((10, 3), dtype), INDICES, OFFSETS)
-    assert_like_cpu(bag, make((10, 3), dtype), INDICES.int(), OFFSETS.int())
-    assert_like_cpu(bag, make((10, 3), dtype), INDICES.int(), OFFSETS)
+    offsets = torch.cat([OFFSETS, torch.tensor([len(INDICES)])]) if include_last_offset else OFFSETS
+    assert_like_cpu(bag, make((10, 3), dtype), INDICES, offsets)
+    assert_like_cpu(bag, make((10, 3), dtype), INDICES.int(), offsets.int())
+    assert_like_cpu(bag, make((10, 3), dtype), INDICES.int(), offsets)
 
 
 @pytest.mark.skipif(aten.arange.start_out not in KERNELS, reason="arange.start_out comes with the ranges family")
