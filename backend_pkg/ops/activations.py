@@ -29,7 +29,7 @@ What PyTorch sends the npy device for each (checked with
   reach npy as ``sigmoid``, ``mul`` and friends, which round each step in
   half precision where CPU's own kernels round once. No kernel is registered
   for them: one would hide the composite, which the project rules out
-  (``tests/ops/test_elementwise.py::test_no_kernel_hides_a_composite``).
+  (``tests/ops/test_registry.py::test_no_kernel_hides_a_composite``).
 
 Each op is one NumPy function of arrays (:func:`leaky_relu`...), which the
 eager kernel (the checks PyTorch's CPU kernel makes, ``computed_by`` the

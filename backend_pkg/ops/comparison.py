@@ -1,5 +1,5 @@
-"""Comparisons, logical and bitwise combinations, membership (``isin``), and selection (``where``,
-``masked_fill``)."""
+"""Comparisons, logical and bitwise combinations, and membership (``isin``); selection (``where``,
+``masked_fill``) is in :mod:`.indexing`."""
 
 import numpy as np
 import torch
