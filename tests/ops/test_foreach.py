@@ -23,6 +23,8 @@ FOREACH = {
     "norm": lambda a, b, c, d: tuple(torch._foreach_norm([a, b])),
     "norm 1 in float64": lambda a, b, c, d: tuple(torch._foreach_norm([a, b], 1, dtype=torch.float64)),
     "norm inf": lambda a, b, c, d: tuple(torch._foreach_norm([a, b], float("inf"))),
+    "norm of views": lambda a, b, c, d: tuple(torch._foreach_norm([a.t(), b[1::2]])),
+    "norm of infinities": lambda a, b, c, d: tuple(torch._foreach_norm([a / 0, b * 1e15])),
     "mul_ tensor": lambda a, b, c, d: _in_place(torch._foreach_mul_, a, b, c[0, 0]),
     "mul_ number": lambda a, b, c, d: _in_place(torch._foreach_mul_, a, b, 0.9),
     "mul_ integer": lambda a, b, c, d: _in_place(torch._foreach_mul_, a, b, 3),
