@@ -5,6 +5,10 @@ import pytest
 import torch
 from reference import assert_like_cpu, make
 
+from backend_pkg.ops import KERNELS
+
+aten = torch.ops.aten
+
 
 def _pair(dtype, seed=0):
     """Two tensors of different shapes, as a model's parameters are."""
@@ -81,3 +85,17 @@ def test_no_op_dispatched_per_tensor(name):
     names = [event.name for event in profile.events()]
     assert names.count(f"aten::{name.split()[0]}") == 1
     assert per_tensor_op not in names
+
+
+@pytest.mark.parametrize("name", CLIPPING_AND_SGD)
+def test_float_lists_skip_the_per_tensor_kernels(name, monkeypatch):
+    """Float32 lists whose tensors lie apart are computed by the list's kernel alone."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a per-tensor kernel ran")
+
+    for op in (aten.linalg_vector_norm.default, aten.mul_.Tensor, aten.add_.Tensor):
+        monkeypatch.setitem(KERNELS, op, refuse)
+    foreach, _ = CLIPPING_AND_SGD[name]
+    tensors, others = ([tensor.to("npy") for tensor in _pair(torch.float32, seed)] for seed in (0, 2))
+    foreach(tensors, others)
