@@ -167,11 +167,11 @@ for kind in (torch.nn.Parameter, type(parameters[0])):
 # %%
 # .. dropdown:: Upstream: the foreach path for a subclass that turns off ``__torch_function__``
 #
-#    **What happens.** A Python backend's parameters are a tensor subclass
-#    (its memory lives in the Python object), so PyTorch's optimizers never
-#    take their ``foreach`` path on its device by default, although the
-#    device is one PyTorch lists for it, and ``clip_grad_norm_`` takes it
-#    only for gradients that are plain ``torch.Tensor`` objects.
+#    **What happens.** On a backend whose parameters are a tensor subclass,
+#    as npy's are (``NpyTensor``, which keeps the NumPy view of its memory),
+#    PyTorch's optimizers never take their ``foreach`` path by default,
+#    although the device is one PyTorch lists for it; ``clip_grad_norm_``
+#    takes it only for gradients that are plain ``torch.Tensor`` objects.
 #
 #    **Where.** ``_default_to_fused_or_foreach`` in ``torch/optim/optimizer.py``
 #    (``type(p) in _foreach_supported_types``, the list ``[torch.Tensor,
