@@ -50,6 +50,7 @@ same terms as CPU's per-sequence kernels.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -235,72 +236,100 @@ def _check_floating(op, tensor):
 # --- the ops, on arrays: results in the query's (or source's) dtype -----------------
 
 
-def native_multi_head_attention(
-    query,
-    key,
-    value,
-    embed_dim,
-    num_head,
-    qkv_weight,
-    qkv_bias,
-    proj_weight,
-    proj_bias,
-    mask=None,
-    need_weights=True,
-    average_attn_weights=True,
-    mask_type=None,
-):
+class MultiHeadAttentionCall(NamedTuple):
+    """A call of ``_native_multi_head_attention``, its arguments in the schema's order: tensors
+    for the checks, arrays for the NumPy function."""
+
+    query: object
+    key: object
+    value: object
+    embed_dim: int
+    num_head: int
+    qkv_weight: object
+    qkv_bias: object
+    proj_weight: object
+    proj_bias: object
+    mask: object = None
+    need_weights: bool = True
+    average_attn_weights: bool = True
+    mask_type: object = None
+
+    @property
+    def weights(self):
+        return self.qkv_weight, self.qkv_bias, self.proj_weight, self.proj_bias
+
+
+def native_multi_head_attention(*args, **kwargs):
     """The attention's output and, if ``need_weights``, its weights (averaged over the heads
     if ``average_attn_weights``)."""
+    call = MultiHeadAttentionCall(*args, **kwargs)
+    query = call.query
     if query.size == 0:  # CPU returns before it projects
         return np.empty(query.shape, query.dtype), None
-    arrays = in_compute_dtype(query.dtype, query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias)
-    output, weights = multi_head_attention(*arrays[:3], num_head, *arrays[3:], _masked_positions(mask, mask_type))
-    if not need_weights:
+    arrays = in_compute_dtype(query.dtype, query, call.key, call.value, *call.weights)
+    masked = _masked_positions(call.mask, call.mask_type)
+    output, weights = multi_head_attention(*arrays[:3], call.num_head, *arrays[3:], masked)
+    if not call.need_weights:
         return output.astype(query.dtype, copy=False), None
-    if average_attn_weights:
+    if call.average_attn_weights:
         weights = weights.mean(axis=1)
     return output.astype(query.dtype, copy=False), weights.astype(query.dtype, copy=False)
 
 
-def transformer_encoder_layer_fwd(
-    src,
-    embed_dim,
-    num_heads,
-    qkv_weight,
-    qkv_bias,
-    proj_weight,
-    proj_bias,
-    use_gelu,
-    norm_first,
-    eps,
-    norm_weight_1,
-    norm_bias_1,
-    norm_weight_2,
-    norm_bias_2,
-    ffn_weight_1,
-    ffn_bias_1,
-    ffn_weight_2,
-    ffn_bias_2,
-    mask=None,
-    mask_type=None,
-):
+class EncoderLayerCall(NamedTuple):
+    """A call of ``_transformer_encoder_layer_fwd``, its arguments in the schema's order: tensors
+    for the checks and the nested kernel, arrays for the NumPy function."""
+
+    src: object
+    embed_dim: int
+    num_heads: int
+    qkv_weight: object
+    qkv_bias: object
+    proj_weight: object
+    proj_bias: object
+    use_gelu: bool
+    norm_first: bool
+    eps: float
+    norm_weight_1: object
+    norm_bias_1: object
+    norm_weight_2: object
+    norm_bias_2: object
+    ffn_weight_1: object
+    ffn_bias_1: object
+    ffn_weight_2: object
+    ffn_bias_2: object
+    mask: object = None
+    mask_type: object = None
+
+    @property
+    def attention(self):
+        return self.qkv_weight, self.qkv_bias, self.proj_weight, self.proj_bias
+
+    @property
+    def norms(self):
+        return self.norm_weight_1, self.norm_bias_1, self.norm_weight_2, self.norm_bias_2
+
+    @property
+    def feed_forward(self):
+        return self.ffn_weight_1, self.ffn_bias_1, self.ffn_weight_2, self.ffn_bias_2
+
+
+def transformer_encoder_layer_fwd(*args, **kwargs):
+    layer = EncoderLayerCall(*args, **kwargs)
+    src = layer.src
     if src.size == 0:
         return src.copy()
-    attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
-    norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
-    feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
-    arrays = in_compute_dtype(src.dtype, src, *attention, *norms, *feed_forward)
+    arrays = in_compute_dtype(src.dtype, src, *layer.attention, *layer.norms, *layer.feed_forward)
     result = transformer_encoder_layer(
         arrays[0],
-        num_heads,
+        layer.num_heads,
         arrays[1:5],
         arrays[5:9],
         arrays[9:],
-        use_gelu,
-        norm_first,
-        eps,
-        _masked_positions(mask, mask_type),
+        layer.use_gelu,
+        layer.norm_first,
+        layer.eps,
+        _masked_positions(layer.mask, layer.mask_type),
     )
     return result.astype(src.dtype, copy=False)
 
@@ -308,59 +337,25 @@ def transformer_encoder_layer_fwd(
 # --- kernels: the checks, then the op on arrays -----------------------------------
 
 
-def _multi_head_attention_checks(
-    query,
-    key,
-    value,
-    embed_dim,
-    num_head,
-    qkv_weight,
-    qkv_bias,
-    proj_weight,
-    proj_bias,
-    mask=None,
-    need_weights=True,
-    average_attn_weights=True,
-    mask_type=None,
-):
-    _check_attention_inputs(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias)
-    _check_same_dtype((query, key, value, qkv_weight, qkv_bias, proj_weight, proj_bias))
+def _multi_head_attention_checks(*args, **kwargs):
+    call = MultiHeadAttentionCall(*args, **kwargs)
+    query = call.query
+    _check_attention_inputs(query, call.key, call.value, call.embed_dim, call.num_head, *call.weights[:2])
+    _check_same_dtype((query, call.key, call.value, *call.weights))
     if query.numel() == 0:  # CPU returns before it looks at the mask
         return
-    _check_mask(mask, mask_type, query.shape[0], num_head, query.shape[1])
+    _check_mask(call.mask, call.mask_type, query.shape[0], call.num_head, query.shape[1])
     _check_floating("transform_bias_rescale_qkv", query)
 
 
-def _encoder_layer_checks(
-    src,
-    embed_dim,
-    num_heads,
-    qkv_weight,
-    qkv_bias,
-    proj_weight,
-    proj_bias,
-    use_gelu,
-    norm_first,
-    eps,
-    norm_weight_1,
-    norm_bias_1,
-    norm_weight_2,
-    norm_bias_2,
-    ffn_weight_1,
-    ffn_bias_1,
-    ffn_weight_2,
-    ffn_bias_2,
-    mask=None,
-    mask_type=None,
-):
+def _encoder_layer_checks(*args, **kwargs):
+    layer = EncoderLayerCall(*args, **kwargs)
+    src = layer.src
     if src.numel() == 0:
         return
-    attention = (qkv_weight, qkv_bias, proj_weight, proj_bias)
-    _check_attention_inputs(src, src, src, embed_dim, num_heads, qkv_weight, qkv_bias)
-    norms = (norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2)
-    feed_forward = (ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2)
-    _check_same_dtype((src, *attention, *feed_forward, *norms))
-    _check_mask(mask, mask_type, src.shape[0], num_heads, src.shape[1])
+    _check_attention_inputs(src, src, src, layer.embed_dim, layer.num_heads, layer.qkv_weight, layer.qkv_bias)
+    _check_same_dtype((src, *layer.attention, *layer.feed_forward, *layer.norms))
+    _check_mask(layer.mask, layer.mask_type, src.shape[0], layer.num_heads, src.shape[1])
     _check_floating("transform_bias_rescale_qkv", src)
 
 
@@ -413,58 +408,17 @@ def nested_tensor_from_mask(t, mask, mask_check=True):
 
 
 @implements(aten._transformer_encoder_layer_fwd.default, nested=True)
-def nested_transformer_encoder_layer_fwd(
-    src,
-    embed_dim,
-    num_heads,
-    qkv_weight,
-    qkv_bias,
-    proj_weight,
-    proj_bias,
-    use_gelu,
-    norm_first,
-    eps,
-    norm_weight_1,
-    norm_bias_1,
-    norm_weight_2,
-    norm_bias_2,
-    ffn_weight_1,
-    ffn_bias_1,
-    ffn_weight_2,
-    ffn_bias_2,
-    mask=None,
-    mask_type=None,
-):
+def nested_transformer_encoder_layer_fwd(*args, **kwargs):
     """The layer on each sequence of a nested ``src``: the padded batch with the padding
     masked out of attention (the same sums), unpadded again."""
-    if mask is not None:
+    layer = EncoderLayerCall(*args, **kwargs)
+    if layer.mask is not None:
         raise RuntimeError("NestedTensor with mask is not supported yet")
-    rows, lengths = rows_of(src)
+    rows, lengths = rows_of(layer.src)
     if rows.size == 0:
         return nested_from_rows(rows.copy(), lengths)
     batch, present = padded(rows, lengths, lengths.max(), 0)
-    result = _encoder_layer_kernel(
-        wrap(batch),
-        embed_dim,
-        num_heads,
-        qkv_weight,
-        qkv_bias,
-        proj_weight,
-        proj_bias,
-        use_gelu,
-        norm_first,
-        eps,
-        norm_weight_1,
-        norm_bias_1,
-        norm_weight_2,
-        norm_bias_2,
-        ffn_weight_1,
-        ffn_bias_1,
-        ffn_weight_2,
-        ffn_bias_2,
-        wrap(~present),
-        _KEY_PADDING_MASK,
-    )
+    result = _encoder_layer_kernel(*layer._replace(src=wrap(batch), mask=wrap(~present), mask_type=_KEY_PADDING_MASK))
     return nested_from_rows(unwrap(result)[present], lengths)
 
 

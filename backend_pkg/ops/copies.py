@@ -35,6 +35,9 @@ from .registry import aten, implements
 def _npy_array(tensor):
     """``tensor``'s memory as a NumPy array, when it is an npy tensor whose elements are what
     the array holds (no lazy conjugate or negative bit), else None."""
+    kept = getattr(tensor, "_npy_array", None)  # an NpyTensor's own view: npy memory, made by npy
+    if kept is not None:
+        return None if tensor.is_conj() or tensor.is_neg() else kept
     if tensor.device.type != DEVICE_NAME or tensor.is_conj() or tensor.is_neg() or has_foreign_storage(tensor):
         return None
     return unwrap(tensor)

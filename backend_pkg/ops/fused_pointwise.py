@@ -19,8 +19,10 @@ gradient is a plain ``torch.Tensor`` object (see
 :func:`backend_pkg.tensor.detached`). DTensor gets in by appending itself to both lists when
 imported; a backend doing so would change PyTorch's state for the whole
 process, so npy does not. Passing ``foreach=True`` works: the ``_foreach_*``
-ops then run their CompositeExplicitAutograd kernels, which loop over the
-tensors in C++ and call these ops for each.
+ops of clipping and of SGD have npy kernels (:mod:`.foreach`), and the others
+(Adam's ``_foreach_lerp_``, ``_foreach_addcmul_``...) run their
+CompositeExplicitAutograd kernels, which loop over the tensors in C++ and call
+these ops for each.
 """
 
 import numpy as np

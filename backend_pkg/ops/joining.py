@@ -1,8 +1,11 @@
 """Joining and rearranging: ops whose result is a new arrangement of the input's elements.
 
 Each result is fresh memory, never a view of an input: ``np.flip`` of no
-dims, for one, would hand back the input itself. ``stack``, ``hstack``
-and friends reach the backend as ``cat``; ``repeat`` and ``tile`` as
+dims, for one, would hand back the input itself. ``hstack`` and friends
+reach the backend as ``cat``, and so does ``stack`` (as each tensor
+unsqueezed, a view op each) except for npy tensors of one shape and dtype,
+which its own kernel joins in one NumPy call (``clip_grad_norm_`` stacks
+one norm per parameter); ``repeat`` and ``tile`` as
 ``unfold`` views written through (see :mod:`.views`); ``split``,
 ``chunk`` and ``unbind`` as slices.
 """
@@ -14,6 +17,7 @@ import torch
 from torch._prims_common import suggest_memory_format
 
 from ..dtypes import to_torch_dtype
+from ..tensor import wrap
 from ._dims import wrap_dim
 from ._layout import allocate_strided, strides_for
 from ._results import check_apart
@@ -104,6 +108,30 @@ def _check_cat_out(out, tensors, dim=0):
 def cat_kernel(tensors, dim=0):
     _check_cat_shapes(tensors, dim)
     return functools.reduce(torch.promote_types, (t.dtype for t in tensors))
+
+
+@implements(aten.stack.default)
+def stack(tensors, dim=0):
+    """``np.stack`` of npy tensors of one shape and dtype, of at most two dims (``cat`` gives a
+    result of three dims or fewer PyTorch's contiguous layout, as NumPy does), that keep their
+    NumPy views; any other call to PyTorch's kernel, which unsqueezes each tensor for ``cat`` and
+    raises its errors."""
+    arrays = [getattr(tensor, "_npy_array", None) for tensor in tensors]
+    if _stackable(arrays) and -arrays[0].ndim - 1 <= dim <= arrays[0].ndim:
+        shape = list(arrays[0].shape)
+        shape.insert(dim % (len(shape) + 1), len(arrays))
+        # Into C order: NumPy would lay its result out as the inputs are, PyTorch's cat does not.
+        return wrap(np.stack(arrays, axis=dim, out=np.empty(shape, arrays[0].dtype)))
+    return aten.stack.default._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, tensors, dim)
+
+
+def _stackable(arrays):
+    """Whether :func:`stack` joins these arrays itself: at least one, all of one shape and dtype,
+    of at most two dims (None for a tensor without a kept view)."""
+    if not arrays or arrays[0] is None or arrays[0].ndim > 2:
+        return False
+    first = arrays[0]
+    return all(array is not None and array.shape == first.shape and array.dtype is first.dtype for array in arrays)
 
 
 def flip(a, dims):

@@ -1,14 +1,16 @@
-"""``zoo``: one training step of each family of the model zoo (``tests/zoo.py``: LeNet, a ResNet with batch
-norm, a 2-layer LSTM language model, a bidirectional GRU over packed sequences, a TransformerEncoder
-language model, DCGAN's two steps), on one batch, eager on ``npy`` and on CPU, and the same step compiled
-by the default ``torch.compile`` (``torch.compile(recipe.step)``) on each; a step that cannot compile is a
-row's reason. The families whose width is a setting (hidden size, channels) run again, eager only, at the
-larger widths of :data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio falls as each op
-has more to do. ``zoo_aten_ops_per_step`` counts the aten ops one step of each family and width runs on
-npy and on CPU (a ``torch.utils._python_dispatch.TorchDispatchMode`` sees each op after autograd, the
-backward's included): a step's CPU time divided by CPU's count is the work per op. Beside them a
-depthwise and a 3d convolution, forward and backward, eager on both. A family's rows take turns, so CPU's
-step and npy's share every slow spell. The steps take milliseconds: :data:`OWN_SETTINGS`.
+"""``zoo``: one training step of each family of the model zoo (``tests/zoo.py``: LeNet, a ResNet with batch norm,
+a 2-layer LSTM language model, a bidirectional GRU over packed sequences, a TransformerEncoder language model,
+DCGAN's two steps), on one batch, eager on ``npy`` and on CPU, and the same step compiled by the default
+``torch.compile`` (``torch.compile(recipe.step)``) on each; a step that cannot compile is a row's reason. The
+families whose width is a setting (hidden size, channels) run again, eager only, at the larger widths of
+:data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio falls as each op has more to do. The
+families of :data:`ZOO_FOREACH` run again on npy, eager, with their optimizers' ``foreach`` set
+(``npy_eager_foreach``): the "what if" of PyTorch's optimizers taking npy parameters on their foreach path by
+default, as the limits page on parameters proposes. ``zoo_aten_ops_per_step`` counts the aten ops one step of
+each family and width runs on npy and on CPU (a ``torch.utils._python_dispatch.TorchDispatchMode`` sees each
+op after autograd, the backward's included): a step's CPU time divided by CPU's count is the work per op.
+Beside them a depthwise and a 3d convolution, forward and backward, eager on both. A family's rows take turns,
+so CPU's step and npy's share every slow spell. The steps take milliseconds: :data:`OWN_SETTINGS`.
 """
 
 import dataclasses
@@ -48,6 +50,12 @@ ZOO_WIDTHS = {
     "transformer_language_model": (128, 512),
     "dcgan": (64, 128),
 }
+# The families timed again on npy with ``foreach=True`` optimizers (FOREACH_VARIANT, beside their
+# zoo-size rows): what PyTorch would run by default for npy parameters if
+# ``_default_to_fused_or_foreach`` (torch/optim/optimizer.py) accepted their type; it accepts the
+# device already (``_get_foreach_kernels_supported_devices`` names the PrivateUse1 backend).
+ZOO_FOREACH = ("transformer_language_model",)
+FOREACH_VARIANT = "npy_eager_foreach"
 # Forward and backward of one convolution layer, eager: module, input shape.
 ZOO_CONVOLUTIONS = {
     "depthwise_conv": (lambda: torch.nn.Conv2d(32, 32, 3, padding=1, groups=32), (8, 32, 32, 32)),
@@ -77,6 +85,20 @@ def zoo_step(recipe, device, backend=None):
         step(model, optimizers, batch)
 
     return train_step
+
+
+def with_foreach(recipe):
+    """``recipe`` with each of its optimizers set to ``foreach=True`` (every param group's ``foreach``,
+    which the optimizers' steps read)."""
+
+    def optimizers(model):
+        made = recipe.optimizers(model)
+        for optimizer in made:
+            for group in optimizer.param_groups:
+                group["foreach"] = True
+        return made
+
+    return dataclasses.replace(recipe, optimizers=optimizers)
 
 
 def compiled_zoo_step(recipe, device):
@@ -152,9 +174,11 @@ def eager_zoo_works(recipe):
     return {"npy_eager": zoo_step(recipe, backend_pkg.DEVICE_NAME), "cpu_eager": zoo_step(recipe, "cpu")}
 
 
-def zoo_works(recipe, quick):
+def zoo_works(family, recipe, quick):
     """A family's steps by variant, and why each missing variant is missing."""
     works = eager_zoo_works(recipe)
+    if family in ZOO_FOREACH:
+        works[FOREACH_VARIANT] = zoo_step(with_foreach(recipe), backend_pkg.DEVICE_NAME)
     reasons = dict.fromkeys(("npy_inductor", "cpu_inductor"), QUICK_SKIPS_INDUCTOR)
     if not quick:
         for variant, device in (("npy_inductor", backend_pkg.DEVICE_NAME), ("cpu_inductor", "cpu")):
@@ -173,14 +197,16 @@ def measure_group(settings, quick):
     cases = zoo_cases()
     with torch._dynamo.config.patch(recompile_limit=ZOO_RECOMPILE_LIMIT):
         works_by_case = {
-            case: zoo_works(recipe, quick) if compiled else (eager_zoo_works(recipe), {})
-            for case, (_, recipe, compiled) in cases.items()
+            case: zoo_works(family, recipe, quick) if compiled else (eager_zoo_works(recipe), {})
+            for case, (family, recipe, compiled) in cases.items()
         }
     timings = {}
     for case, (works, reasons) in works_by_case.items():
         rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
         variants = ZOO_VARIANTS if cases[case][2] else ZOO_EAGER_VARIANTS
         timings[case] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in variants}
+        if FOREACH_VARIANT in rows:
+            timings[case][FOREACH_VARIANT] = rows[FOREACH_VARIANT]
     for case in ZOO_CONVOLUTIONS:
         works = {
             variant: convolution_step(case, device)
@@ -202,6 +228,9 @@ def describe():
         "cpu_eager": "the same on CPU",
         "npy_inductor": "torch.compile(recipe.step) (Inductor) on npy",
         "cpu_inductor": "torch.compile(recipe.step) (Inductor) on CPU",
+        FOREACH_VARIANT: "npy_eager with every optimizer's param groups set to foreach=True, for the families "
+        f"{', '.join(ZOO_FOREACH)}: what PyTorch would run by default if _default_to_fused_or_foreach "
+        "(torch/optim/optimizer.py) accepted an NpyTensor parameter",
         "widths": {
             case: {"family": family, "width": zoo_width(recipe)} for case, (family, recipe, _) in zoo_cases().items()
         },

@@ -364,11 +364,17 @@ for case in sorted(filter(at_zoo_size, zoo_widths), key=eager_ratio, reverse=Tru
 # each. What npy still runs tensor by tensor is the optimizer's step:
 # ``_default_to_fused_or_foreach`` (``torch/optim/optimizer.py``) takes the
 # ``foreach`` path only for parameters whose type is exactly ``torch.Tensor``
-# or ``Parameter``, and an npy parameter is an ``NpyTensor``.
+# or ``Parameter``, and an npy parameter is an ``NpyTensor``
+# (:ref:`sphx_glr_auto_examples_limits_03_parameters_and_storages.py` has the
+# upstream change; the bench times the Transformer's step with
+# ``foreach=True`` set by hand too).
 # ``clip_grad_norm_`` asks the same of the gradients (``_has_foreach_support``
 # in ``torch/utils/_foreach_utils.py``), and takes its ``_foreach_norm`` path:
 # an npy gradient is a plain ``torch.Tensor`` object, PyTorch's C++ ``detach``
-# of the computed one (``backend_pkg.tensor.detached``). The GRU runs
+# of the computed one (``backend_pkg.tensor.detached``). Its ``_foreach_*``
+# ops, and SGD's, have npy kernels that take the whole list in one call
+# (``backend_pkg/ops/foreach.py``) where PyTorch's own kernel for a device
+# without them dispatches one op per tensor. The GRU runs
 # fewer: npy computes the whole
 # packed sequence, forward and backward, in one op of its own
 # (``backend_pkg/ops/recurrent.py``) where CPU's step runs each time step's

@@ -117,6 +117,79 @@ for name, parameter in layer.named_parameters():
 #    ``TensorImpl`` subclass keep answering for themselves.
 
 # %%
+# The optimizers' ``foreach`` path
+# --------------------------------
+# An optimizer built without ``foreach=`` asks ``_default_to_fused_or_foreach``
+# (``torch/optim/optimizer.py``) whether its parameters take the ``foreach``
+# path: a few ``_foreach_*`` ops per step for all the parameters, instead of a
+# few ops for each. It accepts npy's device, which
+# ``_get_foreach_kernels_supported_devices`` (``torch/utils/_foreach_utils.py``)
+# lists, and refuses the parameters' type: ``_foreach_supported_types`` holds
+# ``torch.Tensor`` and ``Parameter``, compared with ``type(p) in``, and an npy
+# parameter is an ``NpyTensor``:
+
+from torch.optim.optimizer import _default_to_fused_or_foreach, _foreach_supported_types
+from torch.utils._foreach_utils import _get_foreach_kernels_supported_devices
+
+parameters = list(torch.nn.Linear(3, 2, device="npy").parameters())
+print("devices with foreach kernels:", _get_foreach_kernels_supported_devices())
+print(
+    "types taken:",
+    [kind.__name__ for kind in _foreach_supported_types],
+    "an npy parameter:",
+    type(parameters[0]).__name__,
+)
+print("(fused, foreach) for npy parameters:", _default_to_fused_or_foreach(parameters, differentiable=False))
+
+# %%
+# So SGD with momentum runs three in-place ops per parameter and step on npy
+# (``_single_tensor_sgd`` in ``torch/optim/sgd.py``), each a trip through
+# the dispatcher into Python. Passing ``foreach=True`` works, and npy
+# registers kernels for the ``_foreach_*`` ops of SGD and of
+# ``clip_grad_norm_`` (``backend_pkg/ops/foreach.py``) that call each
+# tensor's kernel from one Python loop. ``make bench`` times the zoo's
+# Transformer language model both ways, in turns with CPU's step
+# (``zoo.transformer_language_model.npy_eager`` and ``npy_eager_foreach`` in
+# ``source/benchmarks.json``, the ratio
+# ``zoo_transformer_language_model_eager_foreach_npy_vs_cpu``).
+#
+# What the type check keeps out is a subclass whose ``__torch_function__``
+# might treat a ``_foreach_*`` call in its own way. ``Parameter`` turns
+# ``__torch_function__`` off with ``torch._C._disabled_torch_function_impl``
+# (``torch/nn/parameter.py``), and so does ``NpyTensor``: every op on it,
+# a ``_foreach_*`` op included, goes to the dispatcher as a plain tensor's
+# does.
+
+for kind in (torch.nn.Parameter, type(parameters[0])):
+    print(f"{kind.__name__}.__torch_function__ is _disabled_torch_function_impl:", end=" ")
+    print(kind.__torch_function__ is torch._C._disabled_torch_function_impl)
+
+# %%
+# .. dropdown:: Upstream: the foreach path for a subclass that turns off ``__torch_function__``
+#
+#    **What happens.** On a backend whose parameters are a tensor subclass,
+#    as npy's are (``NpyTensor``, which keeps the NumPy view of its memory),
+#    PyTorch's optimizers never take their ``foreach`` path by default,
+#    although the device is one PyTorch lists for it; ``clip_grad_norm_``
+#    takes it only for gradients that are plain ``torch.Tensor`` objects.
+#
+#    **Where.** ``_default_to_fused_or_foreach`` in ``torch/optim/optimizer.py``
+#    (``type(p) in _foreach_supported_types``, the list ``[torch.Tensor,
+#    Parameter]``) and ``_has_foreach_support`` in
+#    ``torch/utils/_foreach_utils.py`` (its own ``_foreach_supported_types``,
+#    ``[torch.Tensor]``). ``torch/distributed/tensor/__init__.py`` appends
+#    ``DTensor`` to both lists when imported; a backend doing the same would
+#    change them for the whole process, for every device.
+#
+#    **Proposed change.** In both functions, take a tensor also when its type
+#    is a ``torch.Tensor`` subclass whose ``__torch_function__`` is
+#    ``torch._C._disabled_torch_function_impl``: such a subclass reaches the
+#    device's kernels exactly as a plain tensor does, for ``_foreach_*`` ops
+#    as for the others. A check by type, as now, in one helper the two
+#    functions share; ``Parameter`` then needs no entry of its own. The gain
+#    on npy is the bench row above, which sets ``foreach=True`` by hand.
+
+# %%
 # Tensor objects made by PyTorch's C++ code
 # -----------------------------------------
 # A few PyTorch paths make a new Python object over an existing npy storage:

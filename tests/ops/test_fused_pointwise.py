@@ -101,8 +101,8 @@ def test_optimizers_default_to_one_tensor_at_a_time_on_npy():
     ids=["sgd", "adam"],
 )
 def test_foreach_true_trains_like_cpu(make_optimizer, strict):
-    """``foreach=True``, with gradient clipping's too: the ``_foreach_*`` ops' composite kernels
-    call npy's in-place ops tensor by tensor."""
+    """``foreach=True``, with gradient clipping's too: SGD's and clipping's ``_foreach_*`` ops have
+    npy kernels, Adam's composite kernels call npy's in-place ops tensor by tensor."""
     torch.manual_seed(0)
     weights = [torch.randn(4, 3), torch.randn(3)]
     results = []

@@ -29,6 +29,28 @@ def test_cat_promotes_skips_legacy_empties_and_writes_out():
     check_out_like_cpu(lambda x, y, **out: torch.stack([x, x], 1, **out), a, b)
 
 
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)], ids=str)
+def test_stack_of_npy_tensors_of_one_shape_like_cpu(shape, dtype):
+    """The tensors npy's stack kernel joins itself (one shape and dtype, at most two dims), at every
+    dim it takes, transposed too; beside them a dim out of range and a tensor of another dtype."""
+    a, b = make(shape, dtype), make(shape, dtype, seed=1)
+    for dim in range(-len(shape) - 1, len(shape) + 1):
+        check_like_cpu(lambda x, y: torch.stack([x, y, x], dim), a, b)
+        check_like_cpu(lambda x, y: torch.stack([x.T, y.T], dim), a, b)
+    assert_fails_like_cpu(lambda x: torch.stack([x, x], len(shape) + 2), a)
+    check_like_cpu(lambda x, y: torch.stack([x, y.to(torch.complex128)]), a, b)
+
+
+def test_stack_backward_like_cpu():
+    grad = make((3, 2, 4), torch.float32, seed=2)
+    results = {}
+    for device in ("cpu", "npy"):
+        a, b, c = (make((2, 4), torch.float32, seed).to(device).requires_grad_() for seed in range(3))
+        torch.stack([a, b, c]).backward(grad.to(device))
+        results[device] = [tensor.grad.cpu() for tensor in (a, b, c)]
+    torch.testing.assert_close(results["npy"], results["cpu"])
+
+
 @pytest.mark.parametrize("join", [torch.hstack, torch.vstack, torch.dstack, torch.column_stack, torch.row_stack])
 def test_stacking_helpers_reach_cat(join):
     check_like_cpu(lambda x, y: join([x, y]), make((2, 3), torch.float64), make((2, 3), torch.float64, seed=1))

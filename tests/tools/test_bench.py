@@ -81,6 +81,7 @@ def expected_rows():
     zoo = [f"zoo.{family}.{variant}" for family in zoo_group.load_zoo().RECIPES for variant in zoo_group.ZOO_VARIANTS]
     zoo += [f"zoo.{case}.{variant}" for case in wider_zoo_cases() for variant in zoo_group.ZOO_EAGER_VARIANTS]
     zoo += [f"zoo.{case}.{variant}" for case in zoo_group.ZOO_CONVOLUTIONS for variant in zoo_group.ZOO_EAGER_VARIANTS]
+    zoo += [f"zoo.{family}.{zoo_group.FOREACH_VARIANT}" for family in zoo_group.ZOO_FOREACH]
     return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
 
@@ -123,6 +124,7 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
             for family in zoo_group.load_zoo().RECIPES
             for kind, target in (("eager", 3.0), ("inductor", 1.5))
         },
+        "zoo_transformer_language_model_eager_foreach_npy_vs_cpu": 3.0,
         "zoo_depthwise_conv_npy_vs_cpu": 3.0,
         "zoo_conv3d_npy_vs_cpu": 3.0,
     }
