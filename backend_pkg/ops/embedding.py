@@ -29,9 +29,10 @@ no ``padding_idx``, and per-sample weights, if any, of unit stride) reads
 each bag up to the next offset, so the last bag stops at the last offset;
 the mean still divides by the count up to the end of the indices. The other
 paths (max mode, float64, a ``padding_idx``) run the last bag to the end of
-the indices. Backward, the mean's and the other paths' gradients reach
-every index of the bag as the forward's ``offset2bag`` places it, the ones
-past the last offset included. The fast sum's backward rebuilds
+the indices. Backward, the forward's ``offset2bag`` puts the indices past
+the last offset in the last bag, so the mean's gradient and the other
+paths' reach them too (the fast mean's although its sum skipped them). The
+fast sum leaves ``offset2bag`` empty, and its backward rebuilds
 ``offset2bag`` from all the offsets, which puts the indices past the last
 one in a bag that does not exist: CPU reads their gradient from past the
 end of the output gradient (whatever memory holds); npy gives them none, the
