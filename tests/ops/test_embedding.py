@@ -210,6 +210,12 @@ def test_embedding_bag_short_last_offset_like_cpu(strict, mode, dtype, padding_i
     _assert_same_results(npy_grads, cpu_grads, **_half_tolerance(dtype))
 
 
+def test_embedding_bag_short_last_offset_of_a_transposed_weight_like_cpu(strict):
+    """Rows that are not contiguous take CPU's slow path: the last bag runs to the end of the indices."""
+    weight = make((3, 10), torch.float32).t()
+    assert_backward_like_cpu(lambda weight: _short_last_offset_bag("sum", None)(weight, None), weight)
+
+
 @pytest.mark.skipif(aten.arange.start_out not in KERNELS, reason="arange.start_out comes with the ranges family")
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
 def test_embedding_bag_2d_input(strict, mode):
