@@ -106,23 +106,47 @@ def as_tuple(result):
     return result if isinstance(result, tuple) else (result,)
 
 
+_REFUSAL = re.compile(r'^"([^"]+)" not implemented for')
+
+
 def gist(error):
     """An error message without what differs between backends: C++ kernel names, C++ source lines."""
     message = str(error).split("\n")[0].split(" (Triggered internally")[0]
-    return re.sub(r'^"[^"]+" not implemented for', "not implemented for", message)
+    return _REFUSAL.sub("not implemented for", message)
+
+
+def assert_same_message(npy_error, cpu_error):
+    """npy's error message reads as CPU's: their :func:`gist`, and in a refusal of a dtype, the kernel it names.
+
+    Where npy names CPU's kernel (a ``_cpu`` name), it must be CPU's; where npy names its own, it must name
+    the op CPU's is named after (``"elu_backward"`` for ``"elu_backward_cpu"``), if CPU's is named after
+    an op (not ``"GeluKernelImpl"`` or ``"mse_cpu"``).
+    """
+    assert gist(npy_error) == gist(cpu_error)
+    cpu_kernel, npy_kernel = (_refusing_kernel(error) for error in (cpu_error, npy_error))
+    if cpu_kernel is None or npy_kernel is None:
+        return
+    if npy_kernel.endswith("_cpu"):
+        assert npy_kernel == cpu_kernel
+    elif hasattr(torch.ops.aten, cpu_kernel.removesuffix("_cpu")):
+        assert npy_kernel == cpu_kernel.removesuffix("_cpu")
+
+
+def _refusing_kernel(error):
+    refusal = _REFUSAL.match(str(error))
+    return refusal and refusal.group(1)
 
 
 def assert_like_cpu(fn, *args):
     """``fn`` on npy copies of ``args`` does what it does on CPU: equal results (device, dtype, shape,
-    values), or the same error (type and message; the quoted C++ kernel name in "not implemented for"
-    messages aside, since npy kernels are not CPU kernels)."""
+    values), or the same error (type, and message as :func:`assert_same_message` compares them)."""
     try:
         expected = fn(*args)
     except Exception as cpu_error:
         with pytest.raises(Exception) as npy_error:
             fn(*on_npy(args))
         assert type(npy_error.value) is type(cpu_error)
-        assert gist(npy_error.value) == gist(cpu_error)
+        assert_same_message(npy_error.value, cpu_error)
         return
     actual = fn(*on_npy(args))
     assert len(as_tuple(actual)) == len(as_tuple(expected))
@@ -224,7 +248,7 @@ def assert_backward_like_cpu(fn, *args, **tolerance):
     except Exception as cpu_error:
         with pytest.raises(type(cpu_error)) as npy_error:
             fn(*npy_args)
-        assert gist(npy_error.value) == gist(cpu_error)
+        assert_same_message(npy_error.value, cpu_error)
         return
     npy_results = as_tuple(fn(*npy_args))
     assert len(npy_results) == len(cpu_results)

@@ -80,6 +80,15 @@ def floating_promoted(op, grad_output, self, *, refused_as=None):
     return dtype
 
 
+def check_same_dtype_as_self(self, *others):
+    """Some CPU backwards require ``self``'s dtype of every operand: the first of ``others`` of another is refused."""
+    for other in others:
+        if other.dtype != self.dtype:
+            raise RuntimeError(
+                f"Found dtype {SCALAR_TYPE_NAMES[other.dtype]} but expected {SCALAR_TYPE_NAMES[self.dtype]}"
+            )
+
+
 def _scalar(value, array):
     """A Scalar argument as the array's dtype, as CPU's kernels convert it before computing."""
     return array.dtype.type(value)
@@ -122,7 +131,7 @@ def leaky_relu_backward_kernel(grad_output, self, negative_slope, self_is_result
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope"
         )
-    return floating_promoted("leaky_relu_backward", grad_output, self)
+    return floating_promoted("leaky_relu_backward_cpu", grad_output, self)
 
 
 # --- silu and mish ---------------------------------------------------------------------
@@ -174,7 +183,7 @@ def elu_backward_kernel(grad_output, alpha, scale, input_scale, is_result, self_
             "supported. This is caused by calling in-place forward function with a negative slope, "
             "please call out-of-place version instead."
         )
-    return floating_promoted("elu_backward", grad_output, self_or_result)
+    return floating_promoted("elu_backward_cpu", grad_output, self_or_result)
 
 
 # --- hardtanh (relu6), hardsigmoid, hardswish --------------------------------------------
@@ -287,6 +296,13 @@ def log_sigmoid_forward_kernel(self):
     return floating("log_sigmoid", self)
 
 
+@implements(aten.log_sigmoid_backward.default, out=aten.log_sigmoid_backward.grad_input)
+@computed_by(log_sigmoid_backward)
+def log_sigmoid_backward_kernel(grad_output, self, buffer):
+    check_same_dtype_as_self(self, buffer, grad_output)
+    return floating("log_sigmoid_backward_cpu", self)
+
+
 # --- glu ---------------------------------------------------------------------------------
 
 
@@ -324,7 +340,13 @@ def glu_kernel(self, dim=-1):
 @computed_by(glu_backward)
 def glu_backward_kernel(grad_output, self, dim):
     _glu_axis(self, dim)
-    return floating("glu_backward", self)
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        # CPU's kernel first writes the sigmoid of self's second half into a tensor of self's dtype.
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {SCALAR_TYPE_NAMES[self.dtype]}"
+        )
+    check_same_dtype_as_self(self, grad_output)
+    return floating("glu_backward_cpu", self)
 
 
 # --- prelu ----------------------------------------------------------------------------------
@@ -353,7 +375,8 @@ def prelu_kernel(self, weight):
 @implements(aten._prelu_kernel_backward.default)
 @computed_by(prelu_backward, name="_prelu_kernel_backward")
 def prelu_backward_kernel(grad_output, self, weight):
-    return floating_promoted("_prelu_kernel_backward", weight, self, refused_as="prelu")
+    check_same_dtype_as_self(self, weight, grad_output)
+    return floating("prelu_backward_cpu", self)
 
 
 # --- threshold, softshrink, hardshrink -------------------------------------------------------
@@ -424,13 +447,15 @@ def softshrink_kernel(self, lambd=0.5):
 
 # --- the kernels whose one check is CPU's dtype rule -------------------------------------------
 
-# The kernels CPU's refusal of a dtype names, where they are not the op (CPU's hardtanh_backward is its
-# hardshrink_backward loop).
+# The kernels CPU's refusal of a dtype names, where they are not the op: a backward's as CPU's reads, ``_cpu``
+# included (CPU's hardtanh_backward is its hardshrink_backward loop, and both shrinks share one backward).
 _REFUSED_AS = {
     aten.hardshrink.default: "hardshrink_cpu",
-    aten.hardtanh_backward.default: "hardshrink_backward",
+    aten.hardtanh_backward.default: "hardshrink_backward_cpu",
+    aten.hardswish_backward.default: "hardswish_backward_cpu",
+    aten.softplus_backward.default: "softplus_backward_cpu",
     aten.softshrink_backward.default: "shrink_backward_cpu",
-    aten.hardshrink_backward.default: "hardshrink_backward_cpu",
+    aten.hardshrink_backward.default: "shrink_backward_cpu",
 }
 
 
@@ -485,7 +510,6 @@ for _function, _op, _out in [
     (hardsigmoid_backward, aten.hardsigmoid_backward.default, aten.hardsigmoid_backward.grad_input),
     (hardswish_backward, aten.hardswish_backward.default, aten.hardswish_backward.out),
     (softplus_backward, aten.softplus_backward.default, aten.softplus_backward.grad_input),
-    (log_sigmoid_backward, aten.log_sigmoid_backward.default, aten.log_sigmoid_backward.grad_input),
     (shrink_backward, aten.softshrink_backward.default, aten.softshrink_backward.grad_input),
     (shrink_backward, aten.hardshrink_backward.default, aten.hardshrink_backward.grad_input),
 ]:
@@ -672,7 +696,7 @@ def threshold_backward_kernel(grad_output, self, threshold):
     if grad_output.dtype != dtype:
         dtype = torch.result_type(grad_output, self)
     if dtype == torch.bool or dtype.is_complex:
-        raise not_implemented_for("threshold_backward", dtype)
+        raise not_implemented_for("threshold_cpu", dtype)  # CPU computes it with threshold's kernel
     return dtype
 
 
@@ -683,7 +707,7 @@ def _differentiable_checks(op):
         check_broadcastable(grad_output, output)
         dtype = promoted_dtype(grad_output, output)
         if not (dtype.is_floating_point or dtype.is_complex):
-            raise not_implemented_for(op, dtype)
+            raise not_implemented_for(f"{op}_cpu", dtype)  # CPU's kernel, named after the op
         return dtype
 
     checks.__name__ = checks.__qualname__ = op

@@ -21,9 +21,22 @@ of ``per_sample_weights`` is ``_embedding_bag_per_sample_weights_backward``.
 documented and as ``F.embedding`` does; PyTorch 2.13's CPU kernel divides by
 the count of another index when counts differ (pytorch/pytorch#190063).
 
-A bag starts at its offset and ends where the next bag starts; the last one
-runs to the end of the indices, also with ``include_last_offset`` (whose
-last offset then only says how many bags there are), as in the CPU kernel.
+A bag starts at its offset and ends where the next bag starts. With
+``include_last_offset`` and a last offset short of the indices, what becomes
+of the indices past it depends on CPU's path, and npy follows it. The fast
+path (sum or mean of float32 or float16 weights with unit column stride,
+no ``padding_idx``, and per-sample weights, if any, of unit stride) reads
+each bag up to the next offset, so the last bag stops at the last offset;
+the mean still divides by the count up to the end of the indices. The other
+paths (max mode, float64, a ``padding_idx``) run the last bag to the end of
+the indices. Backward, the forward's ``offset2bag`` puts the indices past
+the last offset in the last bag, so the mean's gradient and the other
+paths' reach them too (the fast mean's although its sum skipped them). The
+fast sum leaves ``offset2bag`` empty, and its backward rebuilds
+``offset2bag`` from all the offsets, which puts the indices past the last
+one in a bag that does not exist: CPU reads their gradient from past the
+end of the output gradient (whatever memory holds); npy gives them none, the
+gradient of the sum it computed.
 """
 
 from collections import namedtuple
@@ -113,9 +126,13 @@ def _bag_max(rows, bags, kept, num_bags, indices):
     return np.where(found, output, 0), max_indices
 
 
-def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, padding_idx):
+def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, padding_idx, summed_count=None):
     """The bags' sums, means or maxes of the rows of ``weight`` that ``indices`` name,
-    each bag's count of non-padding indices, and (max mode) where each max came from."""
+    each bag's count of non-padding indices, and (max mode) where each max came from.
+
+    A sum or mean adds only the first ``summed_count`` indices (all of them if None),
+    but counts all of them in the bag sizes, as CPU's fast path does.
+    """
     if num_bags == 0:  # no offsets: every index is outside any bag
         empty = np.zeros(0, dtype=np.int64)
         return np.zeros((0, weight.shape[1]), weight.dtype), empty, np.zeros((0, weight.shape[1]), np.int64)
@@ -127,8 +144,9 @@ def embedding_bag(weight, indices, bags, num_bags, mode, per_sample_weights, pad
     if mode == _MAX:
         output, max_indices = _bag_max(rows, bags, kept, num_bags, indices)
         return output, bag_size, max_indices
+    summed = kept & (np.arange(indices.size) < (indices.size if summed_count is None else summed_count))
     output = np.zeros((num_bags, weight.shape[1]), dtype=rows.dtype)
-    np.add.at(output, bags[kept], rows[kept])
+    np.add.at(output, bags[summed], rows[summed])
     if mode == _MEAN:
         output = output / np.maximum(bag_size, 1)[:, None].astype(rows.dtype)
     return output, bag_size, None
@@ -165,15 +183,22 @@ def weight_grad(
         scale = np.where(sizes != 0, scale / np.where(sizes != 0, sizes, 1), scale)
     if per_sample_weights is not None:
         scale = scale * per_sample_weights
-    kept = indices != padding_idx
+    kept = (indices != padding_idx) & _in_a_bag(bags, grad)
     np.add.at(grad_weight, indices[kept], grad[bags[kept]] * scale[kept, None].astype(grad.dtype))
     return grad_weight
 
 
 def per_sample_weights_backward(grad, weight, indices, bags, padding_idx):
     """The gradient of each per-sample weight: its bag's output gradient dotted with its row."""
-    dots = np.einsum("nd,nd->n", grad[bags], weight[indices])
-    return np.where(indices == padding_idx, 0, dots)
+    in_a_bag = _in_a_bag(bags, grad)
+    dots = np.einsum("nd,nd->n", grad[np.where(in_a_bag, bags, 0)], weight[indices])
+    return np.where((indices == padding_idx) | ~in_a_bag, 0, dots)
+
+
+def _in_a_bag(bags, grad):
+    """Which indices fall in a bag that has a gradient row: not those past a last offset (see the module
+    docstring), whose rebuilt ``offset2bag`` names the bag after the last."""
+    return bags < grad.shape[0]
 
 
 # --- checks, as PyTorch's CPU kernels make them -------------------------------
@@ -315,8 +340,10 @@ def _embedding_bag(bag, requires_grad, out_dtype):
     num_bags = starts.size - 1 if bag.include_last_offset else starts.size
     bags = bag_of_each_index(starts[:num_bags], positions.size)
     per_sample_weights = _computed(bag.per_sample_weights)
+    fast_path = bag.mode != _MAX and _is_fast_path(bag.weight, bag.per_sample_weights, bag.padding_idx)
+    summed_count = starts[-1] if fast_path and bag.include_last_offset else None
     output, bag_size, max_indices = embedding_bag(
-        _computed(bag.weight), positions, bags, num_bags, bag.mode, per_sample_weights, bag.padding_idx
+        _computed(bag.weight), positions, bags, num_bags, bag.mode, per_sample_weights, bag.padding_idx, summed_count
     )
     if bag.mode == _SUM:
         # CPU zeroes sum mode's bag sizes ("make bag_size output deterministic"); without
@@ -324,7 +351,7 @@ def _embedding_bag(bag, requires_grad, out_dtype):
         bag_size = np.zeros(num_bags if requires_grad else starts.size, dtype=np.int64)
     if max_indices is None:
         max_indices = bag_size
-    if bag.mode == _SUM and _is_fast_path(bag.weight, bag.per_sample_weights, bag.padding_idx):
+    if bag.mode == _SUM and fast_path:
         bags = bags[:0]
     return tuple(
         array.astype(dtype, copy=False) for array, dtype in zip((output, bags, bag_size, max_indices), out_dtype)

@@ -11,6 +11,7 @@ from reference import (
     FLOAT_DTYPES,
     assert_backward_like_cpu,
     assert_like_cpu,
+    assert_matches_cpu,
     assert_same_error,
     assert_writes_out_like_cpu,
     exact_data,
@@ -194,14 +195,41 @@ BACKWARDS = {
     "log_sigmoid_backward": lambda grad, x: aten.log_sigmoid_backward(grad, x, x),
     "softshrink_backward": lambda grad, x: aten.softshrink_backward(grad, x, 0.5),
     "hardshrink_backward": lambda grad, x: aten.hardshrink_backward(grad, x, 0.5),
+    "leaky_relu_backward": lambda grad, x: aten.leaky_relu_backward(grad, x, 0.1, False),
+    "elu_backward": lambda grad, x: aten.elu_backward(grad, 1.0, 1.0, 1.0, False, x),
+    "glu_backward": lambda grad, x: aten.glu_backward(grad[:, :2], x, 1),
+    "prelu_backward": lambda grad, x: aten._prelu_kernel_backward(
+        grad, x, torch.ones(1, dtype=x.dtype, device=x.device)
+    ),
+    "threshold_backward": lambda grad, x: aten.threshold_backward(grad, x, 0.5),
+    "sigmoid_backward": aten.sigmoid_backward,
+    "tanh_backward": aten.tanh_backward,
 }
+# Operand dtypes (grad's, self's): one non-floating dtype, or two dtypes, which some backwards refuse to mix.
+_BACKWARD_DTYPES = [
+    (torch.int64, torch.int64),
+    (torch.bool, torch.bool),
+    (torch.complex64, torch.complex64),
+    (torch.int64, torch.bool),
+    (torch.float32, torch.int64),
+    (torch.int64, torch.float32),
+    (torch.float16, torch.float64),
+]
 
 
-@pytest.mark.parametrize("dtype", [torch.int64, torch.bool], ids=str)
+@pytest.mark.parametrize("grad_dtype, dtype", _BACKWARD_DTYPES, ids=str)
 @pytest.mark.parametrize("name", BACKWARDS)
-def test_backwards_refuse_non_floating_operands_like_cpu(strict, name, dtype):
-    """Each refusal names the kernel CPU's does, which for some is another op's."""
-    assert_like_cpu(BACKWARDS[name], make((2, 4), dtype), make((2, 4), dtype))
+def test_backwards_refuse_operands_like_cpu(strict, name, grad_dtype, dtype):
+    """Each refusal reads as CPU's, word for word: the kernel it names is CPU's, which for some is another op's."""
+    grad, x = make((2, 4), grad_dtype), make((2, 4), dtype, seed=1)
+    try:
+        expected = BACKWARDS[name](grad, x)
+    except Exception as cpu_error:  # noqa: BLE001 - the error is what is compared
+        with pytest.raises(type(cpu_error)) as npy_error:
+            BACKWARDS[name](npy(grad), npy(x))
+        assert str(npy_error.value) == str(cpu_error)
+        return
+    assert_matches_cpu(BACKWARDS[name](npy(grad), npy(x)), expected)
 
 
 def test_silu_of_complex_numbers(strict):

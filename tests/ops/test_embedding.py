@@ -15,6 +15,7 @@ aten = torch.ops.aten
 INDICES = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
 OFFSETS = torch.tensor([0, 2, 2, 5])  # bags [1, 2], [], [4, 5, 4], [3, 2, 9]
 LAST_OFFSET = torch.tensor([0, 2, 2, 5, 8])
+SHORT_LAST_OFFSET = torch.tensor([0, 2, 2, 5, 6])  # last bag: [3] on CPU's fast path, [3, 2, 9] on the others
 
 
 # --- nn.Embedding -----------------------------------------------------------------------
@@ -122,19 +123,97 @@ def test_embedding_bag_half(strict, mode):
 @pytest.mark.parametrize("op", [aten._embedding_bag, aten._embedding_bag_forward_only], ids=["grad", "forward_only"])
 @pytest.mark.parametrize("mode, padding_idx", [(0, -1), (0, 4), (1, -1), (1, 4), (2, -1), (2, 4)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
-@pytest.mark.parametrize("include_last_offset", [False, True], ids=["", "last_offset"])
-def test_embedding_bag_op_results_like_cpu(strict, op, mode, padding_idx, dtype, include_last_offset):
+@pytest.mark.parametrize(
+    "offsets", [OFFSETS, LAST_OFFSET, SHORT_LAST_OFFSET], ids=["", "last_offset", "short_last_offset"]
+)
+def test_embedding_bag_op_results_like_cpu(strict, op, mode, padding_idx, dtype, offsets):
     """All four results, the backward's offset2bag, bag_size and max_indices included,
     with CPU's shortcuts (the float sum leaves offset2bag empty, and the forward-only sum
     has as many bag sizes as offsets, one more than bags with ``include_last_offset``)."""
+    include_last_offset = offsets is not OFFSETS
 
     def bag(weight, indices, offsets):
         return op(weight, indices, offsets, False, mode, False, None, include_last_offset, padding_idx)
 
-    offsets = torch.cat([OFFSETS, torch.tensor([len(INDICES)])]) if include_last_offset else OFFSETS
     assert_like_cpu(bag, make((10, 3), dtype), INDICES, offsets)
     assert_like_cpu(bag, make((10, 3), dtype), INDICES.int(), offsets.int())
     assert_like_cpu(bag, make((10, 3), dtype), INDICES.int(), offsets)
+
+
+def _short_last_offset_bag(mode, padding_idx):
+    """F.embedding_bag of INDICES whose last offset stops short of them, or of the indices up to it."""
+
+    def bag(weight, sample_weights, cut=False):
+        count = SHORT_LAST_OFFSET[-1] if cut else len(INDICES)
+        return F.embedding_bag(
+            INDICES[:count].to(weight.device),
+            weight,
+            SHORT_LAST_OFFSET.to(weight.device),
+            mode=mode,
+            padding_idx=padding_idx,
+            include_last_offset=True,
+            per_sample_weights=None if sample_weights is None else sample_weights[:count],
+        )
+
+    return bag
+
+
+# Each path of CPU's kernel, as (mode, dtype, padding_idx, per-sample weights): the fast path (sum or mean,
+# float32 or float16, no padding_idx) stops the last bag at its offset, the others run it to the end.
+_SHORT_LAST_OFFSET_PATHS = [
+    ("sum", torch.float32, None, False),
+    ("sum", torch.float32, None, True),
+    ("sum", torch.float16, None, True),
+    ("mean", torch.float32, None, False),
+    ("mean", torch.float16, None, False),
+    ("sum", torch.float64, None, True),
+    ("mean", torch.float64, None, False),
+    ("sum", torch.float32, 4, True),
+    ("mean", torch.float32, 4, False),
+    ("max", torch.float32, None, False),
+    ("max", torch.float16, None, False),
+    ("max", torch.float64, 4, False),
+]
+
+
+def _half_tolerance(dtype):
+    # CPU divides the half mean after rounding the sum to half; npy rounds once.
+    return {"atol": 1e-2, "rtol": 1e-3} if dtype == torch.float16 else {}
+
+
+def _assert_same_results(got, want, **tolerance):
+    for npy_result, cpu_result in zip(got, want):
+        torch.testing.assert_close(npy_result.detach().cpu(), cpu_result.detach(), **tolerance)
+        assert npy_result.stride() == cpu_result.stride()
+
+
+@pytest.mark.parametrize(
+    "mode, dtype, padding_idx, per_sample_weights",
+    _SHORT_LAST_OFFSET_PATHS,
+    ids=[f"{m}-{str(d)[6:]}-pad{p}-psw{w}" for m, d, p, w in _SHORT_LAST_OFFSET_PATHS],
+)
+def test_embedding_bag_short_last_offset_like_cpu(strict, mode, dtype, padding_idx, per_sample_weights):
+    """With ``include_last_offset``, indices past the last offset: in the last bag or not, as each of CPU's
+    paths has it, forward and backward. The fast sum's backward on CPU reads their gradient from past the
+    end of the output gradient; npy gives them none, as CPU does for the indices cut at the last offset."""
+    bag = _short_last_offset_bag(mode, padding_idx)
+    weight = make((10, 3), dtype).requires_grad_()
+    sample_weights = make((8,), dtype, seed=3).requires_grad_() if per_sample_weights else None
+    on_npy = [None if t is None else npy(t.detach()).requires_grad_() for t in (weight, sample_weights)]
+    expected, actual = bag(weight, sample_weights), bag(*on_npy)
+    _assert_same_results([actual], [expected], **_half_tolerance(dtype))
+    if mode == "sum" and dtype != torch.float64 and padding_idx is None:  # the fast sum
+        expected = bag(weight, sample_weights, cut=True)
+    seed = make(tuple(expected.shape), dtype, seed=5)
+    cpu_grads = torch.autograd.grad(expected, [t for t in (weight, sample_weights) if t is not None], seed)
+    npy_grads = torch.autograd.grad(actual, [t for t in on_npy if t is not None], npy(seed))
+    _assert_same_results(npy_grads, cpu_grads, **_half_tolerance(dtype))
+
+
+def test_embedding_bag_short_last_offset_of_a_transposed_weight_like_cpu(strict):
+    """Rows that are not contiguous take CPU's slow path: the last bag runs to the end of the indices."""
+    weight = make((3, 10), torch.float32).t()
+    assert_backward_like_cpu(lambda weight: _short_last_offset_bag("sum", None)(weight, None), weight)
 
 
 @pytest.mark.skipif(aten.arange.start_out not in KERNELS, reason="arange.start_out comes with the ranges family")
