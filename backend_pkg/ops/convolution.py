@@ -42,6 +42,7 @@ from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
+from ._threads import parts_of, split_over_threads
 from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ----------------------------------------------------
@@ -184,9 +185,14 @@ def _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, gro
     columns = _grouped_products(grads.reshape(groups, grads.shape[0] // groups, -1), weight, groups)
     columns = columns.reshape(-1, len(grid.shifts), *grads.shape[1:])  # (channels, offsets, batch, length)
     shape = (columns.shape[0], grads.shape[1], math.prod(grid.padded) + grid.tail)
-    flat = _workspace.zeros("padded", shape, grad_output.dtype)
-    for offset, shift in enumerate(grid.shifts):
-        flat[:, :, shift : shift + grid.length] += columns[:, offset]
+    flat = _workspace.array("padded", shape, grad_output.dtype)
+
+    def add_back(channels):
+        flat[channels].fill(0)
+        for offset, shift in enumerate(grid.shifts):
+            flat[channels, :, shift : shift + grid.length] += columns[channels, offset]
+
+    split_over_threads(add_back, parts_of(shape[0], columns.size))
     return _to_batch_first(grid.unflattened(flat)[grid.interior])
 
 
@@ -263,11 +269,17 @@ def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
     """:func:`_direct` for a depthwise ``weight`` (C, 1, *kernel)."""
     grid = _StrideOneGrid(x.shape[2:], weight.shape[2:], output_shape, stride, padding, dilation)
     flat = grid.flat_padded(x)
-    output = np.zeros((*x.shape[:2], grid.length), x.dtype)
+    output = np.empty((*x.shape[:2], grid.length), x.dtype)
     product = _workspace.array("columns", output.shape, x.dtype)
-    for shift, column in zip(grid.shifts, _offset_weights(weight)):
-        np.multiply(flat[:, :, shift : shift + grid.length], column, out=product)
-        output += product
+    (first_shift, *shifts), (first_column, *columns) = grid.shifts, _offset_weights(weight)
+
+    def accumulate(batch):
+        np.multiply(flat[batch, :, first_shift : first_shift + grid.length], first_column, out=output[batch])
+        for shift, column in zip(shifts, columns):
+            np.multiply(flat[batch, :, shift : shift + grid.length], column, out=product[batch])
+            output[batch] += product[batch]
+
+    split_over_threads(accumulate, parts_of(x.shape[0], product.size * len(grid.shifts)))
     return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()
 
 
@@ -276,21 +288,37 @@ def _depthwise_input_grad(grad_output, weight, input_shape, stride, padding, dil
     grid = _StrideOneGrid(input_shape, weight.shape[2:], grad_output.shape[2:], stride, padding, dilation)
     grads = grid.flat_grid(grad_output)
     shape = (*grad_output.shape[:2], math.prod(grid.padded) + grid.tail)
-    flat = _workspace.zeros("padded", shape, grad_output.dtype)
+    flat = _workspace.array("padded", shape, grad_output.dtype)
     product = _workspace.array("columns", grads.shape, grad_output.dtype)
-    for shift, column in zip(grid.shifts, _offset_weights(weight)):
-        np.multiply(grads, column, out=product)
-        flat[:, :, shift : shift + grid.length] += product
+    columns = _offset_weights(weight)
+
+    def accumulate(batch):
+        flat[batch].fill(0)
+        for shift, column in zip(grid.shifts, columns):
+            np.multiply(grads[batch], column, out=product[batch])
+            flat[batch, :, shift : shift + grid.length] += product[batch]
+
+    split_over_threads(accumulate, parts_of(grad_output.shape[0], product.size * len(grid.shifts)))
     return grid.unflattened(flat)[grid.interior].copy()  # out of the workspace
 
 
 def _depthwise_weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
     """:func:`_weight_grad` for a depthwise weight: per channel and offset, the input the offset read
-    times ``grad_output``, summed over the batch and the positions."""
+    times ``grad_output``, summed over the batch and the positions (each thread's part of the batch
+    summed first)."""
     grid = _StrideOneGrid(x.shape[2:], kernel_shape, grad_output.shape[2:], stride, padding, dilation)
     grads, flat = grid.flat_grid(grad_output), grid.flat_padded(x)
-    sums = [np.einsum("ncp,ncp->c", grads, flat[:, :, shift : shift + grid.length]) for shift in grid.shifts]
-    return np.stack(sums, axis=1).reshape(x.shape[1], 1, *kernel_shape)
+    parts = parts_of(x.shape[0], grads.size * len(grid.shifts))
+    sums = np.empty((len(parts), x.shape[1], len(grid.shifts)), x.dtype)
+
+    def sum_products(batch):
+        part = parts.index(batch)
+        for offset, shift in enumerate(grid.shifts):
+            window = flat[batch, :, shift : shift + grid.length]
+            np.einsum("ncp,ncp->c", grads[batch], window, out=sums[part, :, offset])
+
+    split_over_threads(sum_products, parts)
+    return sums.sum(axis=0).reshape(x.shape[1], 1, *kernel_shape)
 
 
 def _grouped_weight(weight, groups):
@@ -325,14 +353,19 @@ def _taps(offset, dilation, stride, count):
 def _columns(x, kernel_shape, output_shape, stride, padding, dilation):
     """im2col: ``columns[c, *k, n, *o]`` is the padded input that kernel offset ``k`` meets at output ``o``.
 
-    One strided copy per kernel offset: much faster than copying a
-    ``sliding_window_view`` whose fastest axis is the kernel's.
+    One strided copy per kernel offset (the channels split over threads): much faster than
+    copying a ``sliding_window_view`` whose fastest axis is the kernel's.
     """
     padded = _zero_padded(np.swapaxes(x, 0, 1), padding)
     columns = _workspace.array("columns", (x.shape[1], *kernel_shape, x.shape[0], *output_shape), x.dtype)
-    for offset in itertools.product(*map(range, kernel_shape)):
-        taps = map(_taps, offset, dilation, stride, output_shape)
-        columns[(slice(None), *offset)] = padded[(slice(None), slice(None), *taps)]
+    offsets = list(itertools.product(*map(range, kernel_shape)))
+
+    def copy(channels):
+        for offset in offsets:
+            taps = map(_taps, offset, dilation, stride, output_shape)
+            columns[(channels, *offset)] = padded[(channels, slice(None), *taps)]
+
+    split_over_threads(copy, parts_of(x.shape[1], columns.size))
     return columns
 
 
