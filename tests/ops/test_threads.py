@@ -98,7 +98,7 @@ def test_callers_on_several_threads(threads):
 # child calls the NumPy function itself: PyTorch's own CPU kernels hang in a child forked after they
 # ran on OpenMP threads (a libgomp limitation: DataLoader workers set one thread first).
 FORK_AND_EXIT = """
-import atexit, os
+import atexit, os, signal
 import numpy as np, torch, backend_pkg
 import torch.nn.functional as F
 from backend_pkg.ops.convolution import convolution
@@ -117,6 +117,7 @@ def check():
 check()
 child = os.fork()
 if child == 0:
+    signal.alarm(20)  # a hung child ends itself
     got = convolution(x.numpy(), weight.numpy(), None, *arguments)
     os._exit(0 if np.allclose(got, expected.numpy(), atol=1e-4, rtol=1.3e-6) else 1)
 assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
