@@ -266,25 +266,38 @@ def _offset_weights(weight):
 
 
 def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
-    """:func:`_direct` for a depthwise ``weight`` (C, 1, *kernel)."""
+    """:func:`_direct` for a depthwise ``weight`` (C, 1, *kernel): sample by sample, the windows each
+    kernel offset reads (C, offsets, grid length) are copied side by side, then one stack of
+    (1, offsets) by (offsets, grid length) products sums them per channel. The windows fit in the
+    processor's cache, where NumPy multiplying and adding offset by offset passes over the output
+    twice per offset (measured: half the time, for 3x3 over 8x32x32x32)."""
     grid = _StrideOneGrid(x.shape[2:], weight.shape[2:], output_shape, stride, padding, dilation)
     flat = grid.flat_padded(x)
-    output = np.empty((*x.shape[:2], grid.length), x.dtype)
-    product = _workspace.array("columns", output.shape, x.dtype)
-    (first_shift, *shifts), (first_column, *columns) = grid.shifts, _offset_weights(weight)
+    output = np.empty((*x.shape[:2], 1, grid.length), x.dtype)
+    weights = weight.reshape(weight.shape[0], 1, -1)
+    parts = parts_of(x.shape[0], output.size * len(grid.shifts))
+    windows = _workspace.array("columns", (len(parts), x.shape[1], len(grid.shifts), grid.length), x.dtype)
 
-    def accumulate(batch):
-        np.multiply(flat[batch, :, first_shift : first_shift + grid.length], first_column, out=output[batch])
-        for shift, column in zip(shifts, columns):
-            np.multiply(flat[batch, :, shift : shift + grid.length], column, out=product[batch])
-            output[batch] += product[batch]
+    def convolve(batch):
+        columns = windows[parts.index(batch)]
+        for sample in range(batch.start, batch.stop):
+            for offset, shift in enumerate(grid.shifts):
+                columns[:, offset] = flat[sample, :, shift : shift + grid.length]
+            np.matmul(weights, columns, out=output[sample])
 
-    split_over_threads(accumulate, parts_of(x.shape[0], product.size * len(grid.shifts)))
+    split_over_threads(convolve, parts)
     return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()
 
 
 def _depthwise_input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
-    """:func:`_input_grad` for a depthwise ``weight``: each offset's product added back where it was read."""
+    """:func:`_input_grad` for a depthwise ``weight``: at stride 1, the convolution of ``grad_output``
+    with the flipped kernel, padded so the kernel reaches every input position; otherwise each offset's
+    product added back where it was read."""
+    reach = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
+    if all(s == 1 for s in stride) and all(p <= r for p, r in zip(padding, reach)):
+        flipped = np.flip(weight, axis=tuple(range(2, weight.ndim)))
+        padding = [r - p for r, p in zip(reach, padding)]
+        return _depthwise(grad_output, flipped, input_shape, stride, padding, dilation, groups)
     grid = _StrideOneGrid(input_shape, weight.shape[2:], grad_output.shape[2:], stride, padding, dilation)
     grads = grid.flat_grid(grad_output)
     shape = (*grad_output.shape[:2], math.prod(grid.padded) + grid.tail)

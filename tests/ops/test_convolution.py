@@ -41,6 +41,10 @@ CASES = {
     "2d-depthwise-stride-pad-dil": case(
         F.conv2d, (2, 4, 9, 8), (4, 1, 3, 2), 4, groups=4, stride=(2, 1), padding=(1, 2), dilation=(2, 1)
     ),
+    # At stride 1 the input's gradient is a convolution with the flipped kernel, padded to reach every
+    # input position; padding past the kernel's reach takes the other path.
+    "2d-depthwise-dilated": case(F.conv2d, (2, 4, 9, 8), (4, 1, 3, 2), 4, groups=4, padding=(2, 0), dilation=(2, 1)),
+    "2d-depthwise-wide-padding": case(F.conv2d, (2, 3, 6, 6), (3, 1, 2, 2), 3, groups=3, padding=(2, 1)),
     "1d-depthwise": case(F.conv1d, (2, 3, 10), (3, 1, 4), 3, groups=3, stride=3, padding=2, dilation=2),
     "3d-depthwise": case(F.conv3d, (1, 2, 5, 6, 5), (2, 1, 3, 2, 3), 2, groups=2, stride=(1, 2, 1), padding=(1, 0, 1)),
     # An even kernel makes "same" pad one side more: the composite pads the input first.
