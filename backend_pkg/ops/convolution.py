@@ -274,7 +274,7 @@ def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
     grid = _StrideOneGrid(x.shape[2:], weight.shape[2:], output_shape, stride, padding, dilation)
     flat = grid.flat_padded(x)
     output = np.empty((*x.shape[:2], 1, grid.length), x.dtype)
-    weights = weight.reshape(weight.shape[0], 1, -1)
+    weights = np.ascontiguousarray(weight.reshape(weight.shape[0], 1, -1))  # for BLAS: a flipped kernel
     parts = parts_of(x.shape[0], output.size * len(grid.shifts))
     windows = _workspace.array("columns", (len(parts), x.shape[1], len(grid.shifts), grid.length), x.dtype)
 
