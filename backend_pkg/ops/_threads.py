@@ -2,12 +2,12 @@
 
 Why it exists: NumPy runs an elementwise call on the calling thread only,
 where PyTorch's CPU kernels split their work over ``torch.get_num_threads()``
-threads. A kernel made of many such calls (a depthwise convolution: a
-multiply and an add per kernel offset) then takes twice as long as it
-could on two cores. NumPy releases the GIL inside its loops, so Python
-threads, each running the calls on its own part of the arrays, do run at
-once. A matrix product needs none of this: NumPy's BLAS has threads of its
-own.
+threads. A kernel made of many such calls on small pieces (a depthwise
+convolution: copies and small products sample by sample) then takes twice
+as long as it could on two cores. NumPy releases the GIL inside its loops
+and BLAS calls, so Python threads, each running the calls on its own part
+of the arrays, do run at once. A large matrix product needs none of this:
+NumPy's BLAS has threads of its own.
 
 :func:`split_over_threads` runs ``work(part)`` over the parts of a range (the
 batch, the channels) that :func:`parts_of` cuts, the first on the calling thread and the others on a

@@ -185,14 +185,9 @@ def _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, gro
     columns = _grouped_products(grads.reshape(groups, grads.shape[0] // groups, -1), weight, groups)
     columns = columns.reshape(-1, len(grid.shifts), *grads.shape[1:])  # (channels, offsets, batch, length)
     shape = (columns.shape[0], grads.shape[1], math.prod(grid.padded) + grid.tail)
-    flat = _workspace.array("padded", shape, grad_output.dtype)
-
-    def add_back(channels):
-        flat[channels].fill(0)
-        for offset, shift in enumerate(grid.shifts):
-            flat[channels, :, shift : shift + grid.length] += columns[channels, offset]
-
-    split_over_threads(add_back, parts_of(shape[0], columns.size))
+    flat = _workspace.zeros("padded", shape, grad_output.dtype)
+    for offset, shift in enumerate(grid.shifts):
+        flat[:, :, shift : shift + grid.length] += columns[:, offset]
     return _to_batch_first(grid.unflattened(flat)[grid.interior])
 
 
@@ -212,13 +207,14 @@ def _is_depthwise(x, weight, groups):
     return groups > 1 and groups == x.shape[1] == weight.shape[0]
 
 
-# A depthwise convolution multiplies each channel by its own few weights: im2col would copy every
-# input value once per kernel offset, for a product of one row per channel. Instead each kernel
-# offset contributes the padded input, shifted, times that offset's weight per channel. With
-# each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call runs
-# along whole rows of memory. The outputs are computed on the stride-1 grid of the padded input:
-# its rows are as long as the padded ones (the extra positions are computed and dropped, or
-# zero in a gradient), and a strided convolution computes every position then keeps one per stride.
+# A depthwise convolution multiplies each channel by its own few weights: im2col over the whole
+# batch would copy every input value once per kernel offset, for a product of one row per channel.
+# Instead each kernel offset reads the padded input, shifted, times that offset's weight per channel.
+# With each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call
+# runs along whole rows of memory; the batch is split over threads (:mod:`._threads`). The outputs
+# are computed on the stride-1 grid of the padded input: its rows are as long as the padded ones
+# (the extra positions are computed and dropped, or zero in a gradient), and a strided convolution
+# computes every position then keeps one per stride.
 
 
 class _StrideOneGrid:
@@ -366,19 +362,14 @@ def _taps(offset, dilation, stride, count):
 def _columns(x, kernel_shape, output_shape, stride, padding, dilation):
     """im2col: ``columns[c, *k, n, *o]`` is the padded input that kernel offset ``k`` meets at output ``o``.
 
-    One strided copy per kernel offset (the channels split over threads): much faster than
-    copying a ``sliding_window_view`` whose fastest axis is the kernel's.
+    One strided copy per kernel offset: much faster than copying a
+    ``sliding_window_view`` whose fastest axis is the kernel's.
     """
     padded = _zero_padded(np.swapaxes(x, 0, 1), padding)
     columns = _workspace.array("columns", (x.shape[1], *kernel_shape, x.shape[0], *output_shape), x.dtype)
-    offsets = list(itertools.product(*map(range, kernel_shape)))
-
-    def copy(channels):
-        for offset in offsets:
-            taps = map(_taps, offset, dilation, stride, output_shape)
-            columns[(channels, *offset)] = padded[(channels, slice(None), *taps)]
-
-    split_over_threads(copy, parts_of(x.shape[1], columns.size))
+    for offset in itertools.product(*map(range, kernel_shape)):
+        taps = map(_taps, offset, dilation, stride, output_shape)
+        columns[(slice(None), *offset)] = padded[(slice(None), slice(None), *taps)]
     return columns
 
 

@@ -14,13 +14,12 @@ from backend_pkg.ops import _threads
 
 pytestmark = pytest.mark.usefixtures("strict")
 
-# The convolutions whose work is split: depthwise (by the batch), im2col and the stride-1 input
-# gradient (by the channels). Three threads split 5 samples or channels unevenly.
+# The depthwise convolutions, whose work is split by the batch: stride 1 (the input's gradient a
+# convolution too) and strided (the input's gradient added back). Three threads split 5 samples unevenly.
 SPLIT_CASES = {
     "depthwise": (F.conv2d, (5, 4, 7, 6), (4, 1, 3, 3), {"groups": 4, "padding": 1}),
     "depthwise-strided": (F.conv2d, (5, 3, 9, 8), (3, 1, 3, 2), {"groups": 3, "stride": 2, "dilation": (1, 2)}),
-    "3d": (F.conv3d, (3, 5, 5, 6, 4), (4, 5, 3, 2, 3), {"padding": 1}),
-    "2d-strided": (F.conv2d, (2, 5, 7, 8), (6, 5, 3, 3), {"stride": 2}),
+    "depthwise-3d": (F.conv3d, (5, 2, 4, 5, 4), (2, 1, 3, 2, 3), {"groups": 2, "padding": (1, 1, 0)}),
 }
 
 
