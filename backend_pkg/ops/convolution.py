@@ -42,6 +42,7 @@ from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
+from ._threads import parts_of, split_over_threads
 from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ----------------------------------------------------
@@ -144,12 +145,41 @@ _workspace = _Workspace()
 
 def _direct(x, weight, output_shape, stride, padding, dilation, groups):
     """The convolution of ``x`` with ``weight``, at the first ``output_shape`` positions."""
-    columns = _grouped_columns(x, weight.shape[2:], output_shape, stride, padding, dilation, groups)
+    if _columns_on_grid(weight.shape[2:], stride):
+        grid, columns = _grid_columns(x, weight.shape[2:], output_shape, padding, dilation, groups)
+        spatial, outputs = grid.shape, grid.outputs
+    else:
+        columns = _grouped_columns(x, weight.shape[2:], output_shape, stride, padding, dilation, groups)
+        spatial, outputs = output_shape, ()
     weights = _grouped_weight(weight, groups)
     output = np.empty((groups, weights.shape[1], columns.shape[2]), x.dtype)
     for group, (w, c) in enumerate(zip(weights, columns)):
         np.matmul(w, c, out=output[group])
-    return _to_batch_first(output.reshape(weight.shape[0], x.shape[0], *output_shape))
+    return _to_batch_first(output.reshape(weight.shape[0], x.shape[0], *spatial)[outputs])
+
+
+def _columns_on_grid(kernel_shape, stride):
+    """Whether im2col is :func:`_grid_columns`: a 3d convolution at stride 1."""
+    return len(kernel_shape) == 3 and all(s == 1 for s in stride)
+
+
+def _grid_columns(x, kernel_shape, output_shape, padding, dilation, groups):
+    """im2col on the stride-1 grid of :class:`_StrideOneGrid`: ``(grid, columns)``, the columns as
+    (groups, in_channels / groups * kernel size, batch * grid length).
+
+    A kernel offset's columns are one slice of each channel's and sample's flattened padded input,
+    copied whole, where :func:`_columns` copies rows as short as the output's, three dims deep for
+    a 3d kernel; the grid's extra positions make the product longer. For 3x3x3 over 4x8x16x16x16
+    (measured on one thread) the copy took a quarter of the time (0.32 ms against 1.25) and the
+    product a third more (2.0 ms against 1.5): the forward and the weight's gradient 5 to 9% less.
+    The product is what BLAS's threads share, so with two the saving is the larger part.
+    """
+    grid = _StrideOneGrid(x.shape[2:], kernel_shape, output_shape, (1,) * len(kernel_shape), padding, dilation)
+    flat = grid.flat_padded(np.swapaxes(x, 0, 1))
+    columns = _workspace.array("columns", (x.shape[1], len(grid.shifts), x.shape[0], grid.length), x.dtype)
+    for offset, shift in enumerate(grid.shifts):
+        columns[:, offset] = flat[:, :, shift : shift + grid.length]
+    return grid, columns.reshape(groups, -1, x.shape[0] * grid.length)
 
 
 def _input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
@@ -192,8 +222,12 @@ def _input_grad_on_grid(grad_output, weight, input_shape, padding, dilation, gro
 
 def _weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
     """The gradient of :func:`_direct` with respect to its weight, of spatial shape ``kernel_shape``."""
-    columns = _grouped_columns(x, kernel_shape, grad_output.shape[2:], stride, padding, dilation, groups)
-    grads = _channels_first(grad_output, groups)
+    if _columns_on_grid(kernel_shape, stride):
+        grid, columns = _grid_columns(x, kernel_shape, grad_output.shape[2:], padding, dilation, groups)
+        grads = grid.flat_grid(np.swapaxes(grad_output, 0, 1)).reshape(groups, grad_output.shape[1] // groups, -1)
+    else:
+        columns = _grouped_columns(x, kernel_shape, grad_output.shape[2:], stride, padding, dilation, groups)
+        grads = _channels_first(grad_output, groups)
     weight = np.empty((groups, grads.shape[1], columns.shape[1]), x.dtype)
     for group, (g, c) in enumerate(zip(grads, columns)):
         np.matmul(g, c.T, out=weight[group])
@@ -206,13 +240,14 @@ def _is_depthwise(x, weight, groups):
     return groups > 1 and groups == x.shape[1] == weight.shape[0]
 
 
-# A depthwise convolution multiplies each channel by its own few weights: im2col would copy every
-# input value once per kernel offset, for a product of one row per channel. Instead each kernel
-# offset contributes the padded input, shifted, times that offset's weight per channel. With
-# each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call runs
-# along whole rows of memory. The outputs are computed on the stride-1 grid of the padded input:
-# its rows are as long as the padded ones (the extra positions are computed and dropped, or
-# zero in a gradient), and a strided convolution computes every position then keeps one per stride.
+# A depthwise convolution multiplies each channel by its own few weights: im2col over the whole
+# batch would copy every input value once per kernel offset, for a product of one row per channel.
+# Instead each kernel offset reads the padded input, shifted, times that offset's weight per channel.
+# With each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call
+# runs along whole rows of memory; the batch is split over threads (:mod:`._threads`). The outputs
+# are computed on the stride-1 grid of the padded input: its rows are as long as the padded ones
+# (the extra positions are computed and dropped, or zero in a gradient), and a strided convolution
+# computes every position then keeps one per stride.
 
 
 class _StrideOneGrid:
@@ -260,37 +295,72 @@ def _offset_weights(weight):
 
 
 def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
-    """:func:`_direct` for a depthwise ``weight`` (C, 1, *kernel)."""
+    """:func:`_direct` for a depthwise ``weight`` (C, 1, *kernel): sample by sample, the windows each
+    kernel offset reads (C, offsets, grid length) are copied side by side, then one stack of
+    (1, offsets) by (offsets, grid length) products sums them per channel. The windows fit in the
+    processor's cache, where NumPy multiplying and adding offset by offset passes over the output
+    twice per offset (measured: half the time, for 3x3 over 8x32x32x32)."""
     grid = _StrideOneGrid(x.shape[2:], weight.shape[2:], output_shape, stride, padding, dilation)
     flat = grid.flat_padded(x)
-    output = np.zeros((*x.shape[:2], grid.length), x.dtype)
-    product = _workspace.array("columns", output.shape, x.dtype)
-    for shift, column in zip(grid.shifts, _offset_weights(weight)):
-        np.multiply(flat[:, :, shift : shift + grid.length], column, out=product)
-        output += product
+    output = np.empty((*x.shape[:2], 1, grid.length), x.dtype)
+    weights = np.ascontiguousarray(weight.reshape(weight.shape[0], 1, -1))  # for BLAS: a flipped kernel
+    parts = parts_of(x.shape[0], output.size * len(grid.shifts))
+    windows = _workspace.array("columns", (len(parts), x.shape[1], len(grid.shifts), grid.length), x.dtype)
+
+    def convolve(batch):
+        columns = windows[parts.index(batch)]
+        for sample in range(batch.start, batch.stop):
+            for offset, shift in enumerate(grid.shifts):
+                columns[:, offset] = flat[sample, :, shift : shift + grid.length]
+            np.matmul(weights, columns, out=output[sample])
+
+    split_over_threads(convolve, parts)
     return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()
 
 
 def _depthwise_input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):
-    """:func:`_input_grad` for a depthwise ``weight``: each offset's product added back where it was read."""
+    """:func:`_input_grad` for a depthwise ``weight``: at stride 1, the convolution of ``grad_output``
+    with the flipped kernel, padded so the kernel reaches every input position; otherwise each offset's
+    product added back where it was read."""
+    reach = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
+    if all(s == 1 for s in stride) and all(p <= r for p, r in zip(padding, reach)):
+        flipped = np.flip(weight, axis=tuple(range(2, weight.ndim)))
+        padding = [r - p for r, p in zip(reach, padding)]
+        return _depthwise(grad_output, flipped, input_shape, stride, padding, dilation, groups)
     grid = _StrideOneGrid(input_shape, weight.shape[2:], grad_output.shape[2:], stride, padding, dilation)
     grads = grid.flat_grid(grad_output)
     shape = (*grad_output.shape[:2], math.prod(grid.padded) + grid.tail)
-    flat = _workspace.zeros("padded", shape, grad_output.dtype)
+    flat = _workspace.array("padded", shape, grad_output.dtype)
     product = _workspace.array("columns", grads.shape, grad_output.dtype)
-    for shift, column in zip(grid.shifts, _offset_weights(weight)):
-        np.multiply(grads, column, out=product)
-        flat[:, :, shift : shift + grid.length] += product
+    columns = _offset_weights(weight)
+
+    def accumulate(batch):
+        flat[batch].fill(0)
+        for shift, column in zip(grid.shifts, columns):
+            np.multiply(grads[batch], column, out=product[batch])
+            flat[batch, :, shift : shift + grid.length] += product[batch]
+
+    split_over_threads(accumulate, parts_of(grad_output.shape[0], product.size * len(grid.shifts)))
     return grid.unflattened(flat)[grid.interior].copy()  # out of the workspace
 
 
 def _depthwise_weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
     """:func:`_weight_grad` for a depthwise weight: per channel and offset, the input the offset read
-    times ``grad_output``, summed over the batch and the positions."""
+    times ``grad_output``, summed over the batch and the positions (each thread's part of the batch
+    summed first)."""
     grid = _StrideOneGrid(x.shape[2:], kernel_shape, grad_output.shape[2:], stride, padding, dilation)
     grads, flat = grid.flat_grid(grad_output), grid.flat_padded(x)
-    sums = [np.einsum("ncp,ncp->c", grads, flat[:, :, shift : shift + grid.length]) for shift in grid.shifts]
-    return np.stack(sums, axis=1).reshape(x.shape[1], 1, *kernel_shape)
+    parts = parts_of(x.shape[0], grads.size * len(grid.shifts))
+    sums = np.empty((len(parts), x.shape[1], len(grid.shifts)), x.dtype)
+
+    def sum_products(batch):
+        part = parts.index(batch)
+        for offset, shift in enumerate(grid.shifts):
+            window = flat[batch, :, shift : shift + grid.length]
+            np.einsum("ncp,ncp->c", grads[batch], window, out=sums[part, :, offset])
+
+    split_over_threads(sum_products, parts)
+    return sums.sum(axis=0).reshape(x.shape[1], 1, *kernel_shape)
 
 
 def _grouped_weight(weight, groups):

@@ -41,6 +41,10 @@ CASES = {
     "2d-depthwise-stride-pad-dil": case(
         F.conv2d, (2, 4, 9, 8), (4, 1, 3, 2), 4, groups=4, stride=(2, 1), padding=(1, 2), dilation=(2, 1)
     ),
+    # At stride 1 the input's gradient is a convolution with the flipped kernel, padded to reach every
+    # input position; padding past the kernel's reach takes the other path.
+    "2d-depthwise-dilated": case(F.conv2d, (2, 4, 9, 8), (4, 1, 3, 2), 4, groups=4, padding=(2, 0), dilation=(2, 1)),
+    "2d-depthwise-wide-padding": case(F.conv2d, (2, 3, 6, 6), (3, 1, 2, 2), 3, groups=3, padding=(2, 1)),
     "1d-depthwise": case(F.conv1d, (2, 3, 10), (3, 1, 4), 3, groups=3, stride=3, padding=2, dilation=2),
     "3d-depthwise": case(F.conv3d, (1, 2, 5, 6, 5), (2, 1, 3, 2, 3), 2, groups=2, stride=(1, 2, 1), padding=(1, 0, 1)),
     # An even kernel makes "same" pad one side more: the composite pads the input first.
@@ -51,6 +55,10 @@ CASES = {
     "2d-1x1": case(F.conv2d, (2, 8, 5, 5), (4, 8, 1, 1), 4),
     "3d": case(F.conv3d, (2, 3, 5, 6, 4), (4, 3, 3, 2, 3), 4, padding=(1, 0, 1)),
     "3d-stride-dil-groups": case(F.conv3d, (1, 4, 7, 7, 7), (4, 2, 2, 3, 2), 4, stride=2, dilation=(2, 1, 1), groups=2),
+    # At stride 1 a 3d im2col copies whole rows of the flattened padded input (the stride-1 grid).
+    "3d-groups-dilated": case(
+        F.conv3d, (2, 4, 6, 5, 6), (6, 2, 3, 2, 2), 6, groups=2, padding=(1, 1, 0), dilation=(1, 2, 1)
+    ),
     "3d-unbatched": case(F.conv3d, (2, 4, 4, 4), (3, 2, 2, 2, 2)),
     "transpose1d": case(F.conv_transpose1d, (2, 4, 6), (4, 3, 3), 3, stride=2, output_padding=1),
     "transpose1d-unbatched": case(F.conv_transpose1d, (4, 6), (4, 3, 3), padding=1),
@@ -62,6 +70,7 @@ CASES = {
         F.conv_transpose2d, (2, 4, 5, 5), (4, 2, 3, 3), 4, groups=2, dilation=2, output_padding=1
     ),
     "transpose2d-unbatched": case(F.conv_transpose2d, (4, 5, 5), (4, 2, 3, 3), 2, stride=2),
+    "transpose3d-stride1": case(F.conv_transpose3d, (2, 2, 3, 4, 3), (2, 3, 2, 3, 2), 3, padding=(0, 1, 0)),
     "transpose3d": case(
         F.conv_transpose3d,
         (2, 2, 3, 4, 3),
