@@ -25,6 +25,7 @@ stored in the gates' dtype, as on CUDA.
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 import torch
@@ -415,58 +416,71 @@ def _lstm_direction_forward(steps, x, h0, c0, weights):
     """The LSTM's time steps, each written into preallocated rows: the hidden projection into the
     step's workspace rows (``np.matmul(..., out=)``), the gate nonlinearities in place there, the
     cell and hidden states into the step's rows of ``cells`` and ``out``. The same arithmetic, in
-    the same order, as :func:`lstm_cell`. The state a step starts from is the step before's
-    (``previous_h``, ``previous_c``, which the backward reads too); rows a reversed packed
-    sequence adds start from ``h0`` and ``c0``."""
+    the same order, as :func:`lstm_cell`. A step starts from the step before's rows (views), or
+    from ``h0`` and ``c0`` (:func:`_entering`); the states each step started from, which the
+    backward reads, and the final states are gathered once, after the last step."""
     w_ih, w_hh, b_ih, b_hh = weights
     input_gates = x @ w_ih.T  # every time step's input projection, in one matmul
     if b_ih is not None:
         input_gates += b_ih + b_hh
     workspace = np.empty_like(input_gates)
-    out, cells, previous_h, previous_c = (np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype) for _ in range(4))
-    hy, cy, scratch = np.empty_like(h0), np.empty_like(c0), np.empty_like(h0)
+    out, cells = np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype), np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype)
+    scratch = np.empty_like(h0)
     ingate, forgetgate, cellgate, outgate = _gate_split(workspace, _LSTM_GATES)  # every step's, as column views
     with np.errstate(over="ignore"):
         for index, (first, rows) in enumerate(steps):
             at = slice(first, first + rows)
-            _enter_step(steps, index, (previous_h, previous_c), (out, cells), (h0, c0))
             gates, temporary = workspace[at], scratch[:rows]
-            np.matmul(previous_h[at], w_hh.T, out=gates)
+            np.matmul(_entering(out, h0, steps, index), w_hh.T, out=gates)
             gates += input_gates[at]
             np.tanh(cellgate[at], out=temporary)
             _sigmoid_in_place(gates)
             cellgate[at] = temporary
-            np.multiply(forgetgate[at], previous_c[at], out=cells[at])
+            np.multiply(forgetgate[at], _entering(cells, c0, steps, index), out=cells[at])
             np.multiply(ingate[at], cellgate[at], out=temporary)
             cells[at] += temporary
             np.tanh(cells[at], out=temporary)
             np.multiply(outgate[at], temporary, out=out[at])
-            _keep_final(steps, index, (hy, cy), (out, cells))
+    entering_rows, final_rows = _state_rows(steps)
+    previous_h, previous_c = (np.concatenate(pair)[entering_rows] for pair in ((out, h0), (cells, c0)))
+    hy, cy = np.empty_like(h0), np.empty_like(c0)
+    for batch_rows, packed_rows in final_rows:
+        hy[batch_rows], cy[batch_rows] = out[packed_rows], cells[packed_rows]
     return out, hy, cy, (previous_h, previous_c, cells, workspace)
 
 
-def _enter_step(steps, index, entering, outputs, initial):
-    """Write the states step ``index`` starts from into its rows of each of ``entering``: the
-    step before's rows of ``outputs``, and ``initial`` for rows the step before did not have."""
-    first, rows = steps[index]
-    before = 0
-    if index:
-        before_first, before = steps[index - 1]
-        before = min(before, rows)
-        for state, output in zip(entering, outputs):
-            state[first : first + before] = output[before_first : before_first + before]
-    if before < rows:
-        for state, start in zip(entering, initial):
-            state[first + before : first + rows] = start[before:rows]
+def _entering(outputs, initial, steps, index):
+    """The state step ``index`` starts from: the step before's rows of ``outputs`` (a view), with
+    ``initial``'s rows where the step before had fewer (only a reversed packed sequence's)."""
+    rows = steps[index][1]
+    if index == 0:
+        return initial[:rows]
+    before_first, before = steps[index - 1]
+    if rows <= before:
+        return outputs[before_first : before_first + rows]
+    return np.concatenate((outputs[before_first : before_first + before], initial[before:rows]))
 
 
-def _keep_final(steps, index, finals, outputs):
-    """Copy into ``finals`` the rows of step ``index``'s ``outputs`` that no later step continues."""
-    first, rows = steps[index]
-    after = steps[index + 1][1] if index + 1 < len(steps) else 0
-    if after < rows:
-        for final, output in zip(finals, outputs):
-            final[after:rows] = output[first + after : first + rows]
+@functools.lru_cache(maxsize=64)
+def _state_rows(steps):
+    """Where the states of time ``steps`` (in the order they run) come from and go, as
+    :func:`_entering` takes them: for each packed row, the row of ``[outputs; initial states]``
+    its step started from; and ``(batch rows, packed rows)`` slices from the packed outputs to
+    the final states, each batch element's from its last step."""
+    total = sum(rows for _, rows in steps)
+    entering = np.empty(total, dtype=np.intp)
+    finals = []
+    before_first, before = 0, 0
+    for index, (first, rows) in enumerate(steps):
+        kept = min(rows, before)
+        entering[first : first + kept] = np.arange(before_first, before_first + kept)
+        entering[first + kept : first + rows] = total + np.arange(kept, rows)
+        after = steps[index + 1][1] if index + 1 < len(steps) else 0
+        if after < rows:
+            finals.append((slice(after, rows), slice(first + after, first + rows)))
+        before_first, before = first, rows
+    entering.flags.writeable = False  # shared by every call with these steps
+    return entering, tuple(finals)
 
 
 def _lstm_backward_factors(saved):
