@@ -290,7 +290,10 @@ print(sorted(dynamo_torch_function.banned_attrs))
 # in its count of frames), which runs eagerly. On CPU the same function is
 # one graph. A CPU tensor of a two-line subclass that disables
 # ``__torch_function__`` meets the same graph break, so the limit is
-# PyTorch's, for every tensor subclass:
+# PyTorch's, for every tensor subclass. Upstream: let Dynamo trace a
+# subclass that disables ``__torch_function__`` and defines no
+# ``__torch_dispatch__`` of its own as the plain tensor it behaves as
+# (``infer_subclass_type``), or read a subclass's ``grad`` as a tensor's:
 
 
 class PlainSubclass(torch.Tensor):
