@@ -424,7 +424,7 @@ def _lstm_direction_forward(steps, x, h0, c0, weights):
     if b_ih is not None:
         input_gates += b_ih + b_hh
     workspace = np.empty_like(input_gates)
-    out, cells = np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype), np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype)
+    out, cells = (np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype) for _ in range(2))
     scratch = np.empty_like(h0)
     ingate, forgetgate, cellgate, outgate = _gate_split(workspace, _LSTM_GATES)  # every step's, as column views
     with np.errstate(over="ignore"):
