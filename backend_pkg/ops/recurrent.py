@@ -25,6 +25,7 @@ stored in the gates' dtype, as on CUDA.
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 import torch
@@ -366,6 +367,12 @@ class _Sequence:
         chosen = params[start : start + per_layer]
         return tuple(chosen) if self.has_biases else (*chosen, None, None)
 
+    def runs(self, layer, params):
+        """Each direction of ``layer``: the direction, its index among the states, whether it runs
+        backwards in time, and its weights."""
+        for direction in range(self.directions):
+            yield direction, layer * self.directions + direction, direction == 1, self.weights(params, layer, direction)
+
 
 def _steps_of(batch_sizes):
     """``(first row, rows)`` of each time step of a packed sequence with these batch sizes."""
@@ -381,54 +388,181 @@ def _direction_forward(sequence, x, reverse, h0, c0, weights):
     """One layer in one direction over the packed rows ``x``: its outputs, final states, and
     the arrays its backward reads. A sequence that ends early keeps its last state: the
     rows of a time step are the first ones of the step before."""
-    w_ih, w_hh, b_ih, b_hh = weights
-    lstm = sequence.kind == "lstm"
-    input_gates = x @ w_ih.T
-    if b_ih is not None:
-        input_gates += b_ih + b_hh if lstm else b_ih  # the GRU's hidden bias is scaled by its reset gate
-    h, c = h0.copy(), (c0.copy() if lstm else None)
-    out = np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype)
-    previous_h = np.empty_like(out)
-    previous_c, cells = (np.empty_like(out), np.empty_like(out)) if lstm else (None, None)
-    workspace = np.empty((x.shape[0], w_hh.shape[0] + (0 if lstm else 2 * h0.shape[1])), dtype=x.dtype)
-    for first, rows in _in_time_order(sequence.steps, reverse):
-        at = slice(first, first + rows)
-        previous_h[at] = h[:rows]
-        hidden_gates = h[:rows] @ w_hh.T
-        if lstm:
-            previous_c[at] = c[:rows]
-            h[:rows], c[:rows], workspace[at] = lstm_cell(input_gates[at], hidden_gates, c[:rows])
-            cells[at] = c[:rows]
-        else:
-            h[:rows], workspace[at] = gru_cell(input_gates[at], hidden_gates, h[:rows], None, b_hh)
-        out[at] = h[:rows]
-    return out, h, c, (previous_h, previous_c, cells, workspace)
+    steps = _in_time_order(sequence.steps, reverse)
+    if sequence.kind == "lstm":
+        return _lstm_direction_forward(steps, x, h0, c0, weights)
+    return _gru_direction_forward(steps, x, h0, weights)
 
 
 def _direction_backward(sequence, x, reverse, saved, weights, grad_out, grad_h, grad_c):
     """The gradients of ``x``, the initial states and the weights of one layer in one direction,
     time step by time step in the reverse of the forward's order."""
+    steps = tuple(reversed(_in_time_order(sequence.steps, reverse)))
+    if sequence.kind == "lstm":
+        return _lstm_direction_backward(steps, x, saved, weights, grad_out, grad_h, grad_c)
+    return _gru_direction_backward(steps, x, saved, weights, grad_out, grad_h)
+
+
+def _sigmoid_in_place(x):
+    """``_sigmoid`` written into ``x``: four NumPy calls and no temporary (``reciprocal``, as ``1 / x``
+    rounds, without converting the 1 at each call)."""
+    np.negative(x, out=x)
+    np.exp(x, out=x)  # overflows to inf for very negative x, where the sigmoid is 0 (the caller's errstate)
+    x += 1
+    np.reciprocal(x, out=x)
+
+
+def _lstm_direction_forward(steps, x, h0, c0, weights):
+    """The LSTM's time steps, each written into preallocated rows: the hidden projection into the
+    step's workspace rows (``np.matmul(..., out=)``), the gate nonlinearities in place there, the
+    cell and hidden states into the step's rows of ``cells`` and ``out``. The same arithmetic, in
+    the same order, as :func:`lstm_cell`. A step starts from the step before's rows (views), or
+    from ``h0`` and ``c0`` (:func:`_entering`); the states each step started from, which the
+    backward reads, and the final states are gathered once, after the last step."""
+    w_ih, w_hh, b_ih, b_hh = weights
+    input_gates = x @ w_ih.T  # every time step's input projection, in one matmul
+    if b_ih is not None:
+        input_gates += b_ih + b_hh
+    workspace = np.empty_like(input_gates)
+    out, cells = (np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype) for _ in range(2))
+    scratch = np.empty_like(h0)
+    ingate, forgetgate, cellgate, outgate = _gate_split(workspace, _LSTM_GATES)  # every step's, as column views
+    with np.errstate(over="ignore"):
+        for index, (first, rows) in enumerate(steps):
+            at = slice(first, first + rows)
+            gates, temporary = workspace[at], scratch[:rows]
+            np.matmul(_entering(out, h0, steps, index), w_hh.T, out=gates)
+            gates += input_gates[at]
+            np.tanh(cellgate[at], out=temporary)
+            _sigmoid_in_place(gates)
+            cellgate[at] = temporary
+            np.multiply(forgetgate[at], _entering(cells, c0, steps, index), out=cells[at])
+            np.multiply(ingate[at], cellgate[at], out=temporary)
+            cells[at] += temporary
+            np.tanh(cells[at], out=temporary)
+            np.multiply(outgate[at], temporary, out=out[at])
+    entering_rows, final_rows = _state_rows(steps)
+    previous_h, previous_c = (np.concatenate(pair)[entering_rows] for pair in ((out, h0), (cells, c0)))
+    hy, cy = np.empty_like(h0), np.empty_like(c0)
+    for batch_rows, packed_rows in final_rows:
+        hy[batch_rows], cy[batch_rows] = out[packed_rows], cells[packed_rows]
+    return out, hy, cy, (previous_h, previous_c, cells, workspace)
+
+
+def _entering(outputs, initial, steps, index):
+    """The state step ``index`` starts from: the step before's rows of ``outputs`` (a view), with
+    ``initial``'s rows where the step before had fewer (only a reversed packed sequence's)."""
+    rows = steps[index][1]
+    if index == 0:
+        return initial[:rows]
+    before_first, before = steps[index - 1]
+    if rows <= before:
+        return outputs[before_first : before_first + rows]
+    return np.concatenate((outputs[before_first : before_first + before], initial[before:rows]))
+
+
+@functools.lru_cache(maxsize=64)
+def _state_rows(steps):
+    """Where the states of time ``steps`` (in the order they run) come from and go, as
+    :func:`_entering` takes them: for each packed row, the row of ``[outputs; initial states]``
+    its step started from; and ``(batch rows, packed rows)`` slices from the packed outputs to
+    the final states, each batch element's from its last step."""
+    total = sum(rows for _, rows in steps)
+    entering = np.empty(total, dtype=np.intp)
+    finals = []
+    before_first, before = 0, 0
+    for index, (first, rows) in enumerate(steps):
+        kept = min(rows, before)
+        entering[first : first + kept] = np.arange(before_first, before_first + kept)
+        entering[first + kept : first + rows] = total + np.arange(kept, rows)
+        after = steps[index + 1][1] if index + 1 < len(steps) else 0
+        if after < rows:
+            finals.append((slice(after, rows), slice(first + after, first + rows)))
+        before_first, before = first, rows
+    entering.flags.writeable = False  # shared by every call with these steps
+    return entering, tuple(finals)
+
+
+def _lstm_backward_factors(saved):
+    """What the LSTM's backward multiplies by at each time step, for every step at once: the
+    cell state's gradient per unit of hidden gradient, and each gate's pre-activation gradient
+    per unit of the cell's (input, forget and cell gates) or of the hidden's (output gate)."""
+    _, previous_c, cells, workspace = saved
+    ingate, forgetgate, cellgate, outgate = _gate_split(workspace, _LSTM_GATES)
+    tanh_cells = np.tanh(cells)
+    hidden_to_cell = outgate * (1 - tanh_cells * tanh_cells)
+    gate_factors = np.concatenate(
+        [
+            cellgate * (1 - ingate) * ingate,
+            previous_c * (1 - forgetgate) * forgetgate,
+            ingate * (1 - cellgate * cellgate),
+            tanh_cells * (1 - outgate) * outgate,
+        ],
+        axis=1,
+    )
+    return hidden_to_cell, gate_factors.reshape(len(cells), _LSTM_GATES, -1), forgetgate
+
+
+def _lstm_direction_backward(steps, x, saved, weights, grad_out, grad_h, grad_c):
+    """The LSTM's backprop through time: the nonlinearities' derivatives computed for every step
+    at once (:func:`_lstm_backward_factors`), then per step only what the recurrence needs,
+    written into preallocated rows."""
     w_ih, w_hh, b_ih, _ = weights
-    previous_h, previous_c, cells, workspace = saved
-    lstm = sequence.kind == "lstm"
-    grad_h, grad_c = grad_h.copy(), (grad_c.copy() if lstm else None)
+    previous_h = saved[0]
+    hidden_to_cell, gate_factors, forgetgate = _lstm_backward_factors(saved)
+    grad_h, grad_c, grad_hy = grad_h.copy(), grad_c.copy(), np.empty_like(grad_h)
+    grad_gates = np.empty((x.shape[0], w_ih.shape[0]), dtype=x.dtype)
+    grad_gates_by_gate = grad_gates.reshape(gate_factors.shape)
+    for first, rows in steps:
+        at = slice(first, first + rows)
+        grad_hidden, grad_cell = grad_hy[:rows], grad_c[:rows]
+        np.add(grad_h[:rows], grad_out[at], out=grad_hidden)
+        grad_cell += grad_hidden * hidden_to_cell[at]
+        np.multiply(gate_factors[at, :3], grad_cell[:, None, :], out=grad_gates_by_gate[at, :3])
+        np.multiply(gate_factors[at, 3], grad_hidden, out=grad_gates_by_gate[at, 3])
+        grad_cell *= forgetgate[at]
+        np.matmul(grad_gates[at], w_hh, out=grad_h[:rows])
+    grad_weights = [grad_gates.T @ x, grad_gates.T @ previous_h]
+    if b_ih is not None:
+        grad_bias = grad_gates.sum(axis=0)
+        grad_weights += [grad_bias, grad_bias.copy()]
+    return grad_gates @ w_ih, grad_h, grad_c, grad_weights
+
+
+def _gru_direction_forward(steps, x, h0, weights):
+    """The GRU's time steps, each through :func:`gru_cell`."""
+    w_ih, w_hh, b_ih, b_hh = weights
+    input_gates = x @ w_ih.T
+    if b_ih is not None:
+        input_gates += b_ih  # the hidden bias is scaled by the reset gate: added in the cell
+    h = h0.copy()
+    out = np.empty((x.shape[0], h0.shape[1]), dtype=x.dtype)
+    previous_h = np.empty_like(out)
+    workspace = np.empty((x.shape[0], w_hh.shape[0] + 2 * h0.shape[1]), dtype=x.dtype)
+    for first, rows in steps:
+        at = slice(first, first + rows)
+        previous_h[at] = h[:rows]
+        h[:rows], workspace[at] = gru_cell(input_gates[at], h[:rows] @ w_hh.T, h[:rows], None, b_hh)
+        out[at] = h[:rows]
+    return out, h, None, (previous_h, None, None, workspace)
+
+
+def _gru_direction_backward(steps, x, saved, weights, grad_out, grad_h):
+    """The GRU's backprop through time, each step through :func:`gru_cell_backward`."""
+    w_ih, w_hh, b_ih, _ = weights
+    previous_h, _, _, workspace = saved
+    grad_h = grad_h.copy()
     grad_input_gates = np.empty((x.shape[0], w_ih.shape[0]), dtype=x.dtype)
-    grad_hidden_gates = grad_input_gates if lstm else np.empty_like(grad_input_gates)
-    for first, rows in reversed(_in_time_order(sequence.steps, reverse)):
+    grad_hidden_gates = np.empty_like(grad_input_gates)
+    for first, rows in steps:
         at = slice(first, first + rows)
         grad_hy = grad_h[:rows] + grad_out[at]
-        if lstm:
-            grad_input_gates[at], grad_c[:rows] = lstm_cell_backward(
-                grad_hy, grad_c[:rows], previous_c[at], cells[at], workspace[at]
-            )
-            grad_h[:rows] = grad_input_gates[at] @ w_hh
-        else:
-            grad_input_gates[at], grad_hidden_gates[at], grad_direct = gru_cell_backward(grad_hy, workspace[at])
-            grad_h[:rows] = grad_direct + grad_hidden_gates[at] @ w_hh
+        grad_input_gates[at], grad_hidden_gates[at], grad_direct = gru_cell_backward(grad_hy, workspace[at])
+        grad_h[:rows] = grad_direct + grad_hidden_gates[at] @ w_hh
     grad_weights = [grad_input_gates.T @ x, grad_hidden_gates.T @ previous_h]
     if b_ih is not None:
         grad_weights += [grad_input_gates.sum(axis=0), grad_hidden_gates.sum(axis=0)]
-    return grad_input_gates @ w_ih, grad_h, grad_c, grad_weights
+    return grad_input_gates @ w_ih, grad_h, None, grad_weights
 
 
 def _sequence_forward(sequence, data, h0, c0, params):
@@ -438,16 +572,8 @@ def _sequence_forward(sequence, data, h0, c0, params):
     layers, x = [], data
     for layer in range(sequence.num_layers):
         outs, saved = [], []
-        for direction in range(sequence.directions):
-            index = layer * sequence.directions + direction
-            out, hy[index], c_n, record = _direction_forward(
-                sequence,
-                x,
-                direction == 1,
-                h0[index],
-                None if c0 is None else c0[index],
-                sequence.weights(params, layer, direction),
-            )
+        for _, index, reverse, weights in sequence.runs(layer, params):
+            out, hy[index], c_n, record = _direction_forward(sequence, x, reverse, h0[index], _row(c0, index), weights)
             if cy is not None:
                 cy[index] = c_n
             outs.append(out)
@@ -457,27 +583,25 @@ def _sequence_forward(sequence, data, h0, c0, params):
     return x, hy, cy, layers
 
 
+def _row(states, index):
+    """One layer and direction's states, or None without them (a GRU's cell states)."""
+    return None if states is None else states[index]
+
+
 def _sequence_backward(sequence, layers, params, grad_output, grad_hy, grad_cy):
     """The gradients of the packed rows, the initial states and every parameter."""
     grad_h0, grad_c0 = np.empty_like(grad_hy), (None if grad_cy is None else np.empty_like(grad_cy))
     grad_params = [None] * len(params)
     per_layer = 4 if sequence.has_biases else 2
     grad_x = grad_output
+    hidden = grad_hy.shape[-1]
     for layer in reversed(range(sequence.num_layers)):
         x, saved = layers[layer]
         grad_layer_input = np.zeros_like(x)
-        hidden = grad_hy.shape[-1]
-        for direction in range(sequence.directions):
-            index = layer * sequence.directions + direction
+        for direction, index, reverse, weights in sequence.runs(layer, params):
+            grad_out = grad_x[:, direction * hidden : (direction + 1) * hidden]
             grad_in, grad_h0[index], grad_c, grad_weights = _direction_backward(
-                sequence,
-                x,
-                direction == 1,
-                saved[direction],
-                sequence.weights(params, layer, direction),
-                grad_x[:, direction * hidden : (direction + 1) * hidden],
-                grad_hy[index],
-                None if grad_cy is None else grad_cy[index],
+                sequence, x, reverse, saved[direction], weights, grad_out, grad_hy[index], _row(grad_cy, index)
             )
             if grad_c0 is not None:
                 grad_c0[index] = grad_c

@@ -231,8 +231,8 @@ for case, label in (("forward", "forward"), ("train_step", "training step")):
         print(f"{label + ', ' + LABELS[implementation]:45} {mlp_timings[case][implementation]['us']:8.0f} us")
 
 # %%
-# Two limits
-# ----------
+# Three limits
+# ------------
 # Compiled code keeps the eager limits
 # (:ref:`sphx_glr_auto_examples_learn_05_gotchas.py`). A tensor made on npy
 # inside a compiled function works: under fake-tensor tracing the npy
@@ -266,3 +266,69 @@ try:
 except NameError as error:
     print("NameError:", error)
 print(torch.compile(lambda t: torch.ge(t, 0), backend="npy")(pair))
+
+# %%
+# Reading a parameter's gradient is a graph break. Dynamo models a tensor
+# whose class is not ``torch.Tensor`` or ``nn.Parameter`` (nor a wrapper
+# subclass with ``__tensor_flatten__``) as a tensor subclass
+# (``infer_subclass_type`` in ``torch/_dynamo/variables/builder.py``), and
+# refuses to read these attributes of a subclass (``banned_attrs`` in
+# ``torch/_dynamo/variables/torch_function.py``):
+
+import torch._dynamo.variables.torch_function as dynamo_torch_function
+from torch._dynamo.utils import counters
+
+print(sorted(dynamo_torch_function.banned_attrs))
+
+# %%
+# An npy parameter is an ``NpyTensor``, and ``clip_grad_norm_`` reads each
+# parameter's ``.grad``: given a list of npy parameters, it breaks the graph
+# there. Given ``module.parameters()``, the usual call, the graph break
+# happens with the generator half consumed, which Dynamo cannot rebuild to
+# resume after the break ("Generator reconstruction with mutations", with
+# ``TORCH_LOGS=graph_breaks``): it gives up on the whole frame (no ``"ok"``
+# in its count of frames), which runs eagerly. On CPU the same function is
+# one graph. A CPU tensor of a two-line subclass that disables
+# ``__torch_function__`` meets the same graph break, so the limit is
+# PyTorch's, for every tensor subclass. Upstream: let Dynamo trace a
+# subclass that disables ``__torch_function__`` and defines no
+# ``__torch_dispatch__`` of its own as the plain tensor it behaves as
+# (``infer_subclass_type``), or read a subclass's ``grad`` as a tensor's:
+
+
+class PlainSubclass(torch.Tensor):
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+
+def clip_gradients(tensors):
+    return torch.nn.utils.clip_grad_norm_(tensors, 1.0)
+
+
+def clip_module_gradients(module):
+    return torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
+
+
+def layer_with_gradients(device):
+    layer = torch.nn.Linear(4, 2).to(device)
+    layer(torch.ones(3, 4, device=device)).sum().backward()
+    return layer
+
+
+def subclass_leaf_with_gradient():
+    leaf = torch.ones(3).as_subclass(PlainSubclass).requires_grad_()
+    (leaf * 2).sum().backward()
+    return leaf
+
+
+cpu_layer, npy_layer = layer_with_gradients("cpu"), layer_with_gradients("npy")
+for label, clip, argument in (
+    ("CPU, parameters()", clip_module_gradients, cpu_layer),
+    ("npy, parameters()", clip_module_gradients, npy_layer),
+    ("npy, a list", clip_gradients, list(npy_layer.parameters())),
+    ("CPU subclass, a list", clip_gradients, [subclass_leaf_with_gradient()]),
+):
+    counters.clear()
+    torch._dynamo.reset()
+    torch.compile(clip, backend="eager")(argument)
+    breaks = [reason.splitlines()[0] for reason in counters["graph_break"]]
+    print(f"{label:21} frames {dict(counters['frames'])}, graph breaks {breaks}")

@@ -141,8 +141,11 @@ print("restored on", next(restored.parameters()).device, f"- test accuracy {accu
 # ----------------------------
 # The text is the Zen of Python, which every Python installation ships
 # (ROT13-encoded, in the ``this`` module). A two-layer LSTM learns to
-# predict each next character; PyTorch sends its cells on an accelerator to
-# a fused LSTM cell op, which ``npy`` implements in NumPy.
+# predict each next character. PyTorch's ``aten::lstm`` is a composite: a
+# loop over the time steps whose cell, on an accelerator, is the fused op
+# ``_thnn_fused_lstm_cell``. ``npy`` registers a kernel for the whole
+# sequence instead, its forward and its backprop through time in NumPy
+# (``backend_pkg/ops/recurrent.py``), as cuDNN's path is on CUDA.
 
 with contextlib.redirect_stdout(io.StringIO()):
     import this  # which prints the Zen on import
