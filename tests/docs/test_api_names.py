@@ -40,12 +40,14 @@ def names_shown():
 
 
 def resolve(dotted):
-    """What ``dotted`` names; a submodule ``import torch`` leaves out (torch.utils.cpp_extension) is imported."""
+    """What ``dotted`` names. A submodule ``import torch`` leaves out (torch.utils.cpp_extension), or one its
+    package deletes from its namespace (torch.optim.optimizer), is imported."""
     target, parts = torch, dotted.split(".")
     for index, attribute in enumerate(parts[1:], start=2):
-        if not hasattr(target, attribute):
-            importlib.import_module(".".join(parts[:index]))  # ModuleNotFoundError if there is no such module
-        target = getattr(target, attribute)
+        if hasattr(target, attribute):
+            target = getattr(target, attribute)
+        else:  # ModuleNotFoundError if there is no such module either
+            target = importlib.import_module(".".join(parts[:index]))
     return target
 
 
