@@ -42,7 +42,6 @@ from ..dtypes import SCALAR_TYPE_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import not_implemented_for
 from ._operands import in_compute_dtype
-from ._threads import parts_of, split_over_threads
 from .registry import aten, computed_by, implements, lowers
 
 # --- the NumPy functions ----------------------------------------------------
@@ -244,7 +243,7 @@ def _is_depthwise(x, weight, groups):
 # batch would copy every input value once per kernel offset, for a product of one row per channel.
 # Instead each kernel offset reads the padded input, shifted, times that offset's weight per channel.
 # With each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call
-# runs along whole rows of memory; the batch is split over threads (:mod:`._threads`). The outputs
+# runs along whole rows of memory. The outputs
 # are computed on the stride-1 grid of the padded input: its rows are as long as the padded ones
 # (the extra positions are computed and dropped, or zero in a gradient), and a strided convolution
 # computes every position then keeps one per stride.
@@ -304,17 +303,11 @@ def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
     flat = grid.flat_padded(x)
     output = np.empty((*x.shape[:2], 1, grid.length), x.dtype)
     weights = np.ascontiguousarray(weight.reshape(weight.shape[0], 1, -1))  # for BLAS: a flipped kernel
-    parts = parts_of(x.shape[0], output.size * len(grid.shifts))
-    windows = _workspace.array("columns", (len(parts), x.shape[1], len(grid.shifts), grid.length), x.dtype)
-
-    def convolve(batch):
-        columns = windows[parts.index(batch)]
-        for sample in range(batch.start, batch.stop):
-            for offset, shift in enumerate(grid.shifts):
-                columns[:, offset] = flat[sample, :, shift : shift + grid.length]
-            np.matmul(weights, columns, out=output[sample])
-
-    split_over_threads(convolve, parts)
+    columns = _workspace.array("columns", (x.shape[1], len(grid.shifts), grid.length), x.dtype)
+    for sample in range(x.shape[0]):
+        for offset, shift in enumerate(grid.shifts):
+            columns[:, offset] = flat[sample, :, shift : shift + grid.length]
+        np.matmul(weights, columns, out=output[sample])
     return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()
 
 
@@ -334,33 +327,23 @@ def _depthwise_input_grad(grad_output, weight, input_shape, stride, padding, dil
     product = _workspace.array("columns", grads.shape, grad_output.dtype)
     columns = _offset_weights(weight)
 
-    def accumulate(batch):
-        flat[batch].fill(0)
-        for shift, column in zip(grid.shifts, columns):
-            np.multiply(grads[batch], column, out=product[batch])
-            flat[batch, :, shift : shift + grid.length] += product[batch]
-
-    split_over_threads(accumulate, parts_of(grad_output.shape[0], product.size * len(grid.shifts)))
+    flat.fill(0)
+    for shift, column in zip(grid.shifts, columns):
+        np.multiply(grads, column, out=product)
+        flat[:, :, shift : shift + grid.length] += product
     return grid.unflattened(flat)[grid.interior].copy()  # out of the workspace
 
 
 def _depthwise_weight_grad(x, grad_output, kernel_shape, stride, padding, dilation, groups):
     """:func:`_weight_grad` for a depthwise weight: per channel and offset, the input the offset read
-    times ``grad_output``, summed over the batch and the positions (each thread's part of the batch
-    summed first)."""
+    times ``grad_output``, summed over the batch and the positions."""
     grid = _StrideOneGrid(x.shape[2:], kernel_shape, grad_output.shape[2:], stride, padding, dilation)
     grads, flat = grid.flat_grid(grad_output), grid.flat_padded(x)
-    parts = parts_of(x.shape[0], grads.size * len(grid.shifts))
-    sums = np.empty((len(parts), x.shape[1], len(grid.shifts)), x.dtype)
-
-    def sum_products(batch):
-        part = parts.index(batch)
-        for offset, shift in enumerate(grid.shifts):
-            window = flat[batch, :, shift : shift + grid.length]
-            np.einsum("ncp,ncp->c", grads[batch], window, out=sums[part, :, offset])
-
-    split_over_threads(sum_products, parts)
-    return sums.sum(axis=0).reshape(x.shape[1], 1, *kernel_shape)
+    sums = np.empty((x.shape[1], len(grid.shifts)), x.dtype)
+    for offset, shift in enumerate(grid.shifts):
+        window = flat[:, :, shift : shift + grid.length]
+        np.einsum("ncp,ncp->c", grads, window, out=sums[:, offset])
+    return sums.reshape(x.shape[1], 1, *kernel_shape)
 
 
 def _grouped_weight(weight, groups):
