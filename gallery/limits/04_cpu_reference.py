@@ -85,7 +85,9 @@ print("sample_weights.grad[7] is weight[9] . rows[4]:", torch.allclose(sample_we
 # fast sum's backward it gives the indices past the last offset no gradient:
 # the gradient of the sum it computed, the only defined answer, which is
 # what CPU gives when the indices stop at the last offset.
-# ``tests/ops/test_embedding.py`` checks every path against CPU that way.
+# ``tests/ops/test_embedding.py`` checks every path against CPU that way,
+# and checks the read past the output gradient shown above, to fail the day
+# PyTorch changes it.
 
 on_npy = weight.float().to("npy").requires_grad_()
 (npy_grad,) = torch.autograd.grad(bags(on_npy), on_npy, output_grad.to("npy"))

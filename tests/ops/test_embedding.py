@@ -216,6 +216,16 @@ def test_embedding_bag_short_last_offset_of_a_transposed_weight_like_cpu(strict)
     assert_backward_like_cpu(lambda weight: _short_last_offset_bag("sum", None)(weight, None), weight)
 
 
+def test_cpu_fast_sum_backward_reads_the_row_after_the_output_gradient():
+    """What the limits page on the CPU reference shows, on CPU alone: the fast sum's backward takes the
+    gradient of the indices past a short last offset from the row after the output gradient. Fails the
+    day PyTorch changes it, and with it the page and npy's choice to give those indices no gradient."""
+    weight = make((10, 3), torch.float32).requires_grad_()
+    rows = torch.arange(15.0).reshape(5, 3)  # the output gradient is the first 4 rows: row 4 is past its end
+    (weight_grad,) = torch.autograd.grad(_short_last_offset_bag("sum", None)(weight, None), weight, rows[:4])
+    torch.testing.assert_close(weight_grad[9], rows[4])  # index 9 comes after the last offset only
+
+
 @pytest.mark.skipif(aten.arange.start_out not in KERNELS, reason="arange.start_out comes with the ranges family")
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
 def test_embedding_bag_2d_input(strict, mode):
