@@ -16,12 +16,13 @@ import backend_pkg
 # ``embedding_bag`` with a last offset short of the indices
 # ---------------------------------------------------------
 # With ``include_last_offset=True`` the offsets hold one more entry than there
-# are bags: where the last bag ends, normally ``len(indices)``. Nothing checks
-# that it is, and when it is smaller, CPU's paths disagree about the indices
-# past it. The fast path (sum or mean of float32, float16 or bfloat16 weights
-# whose rows are contiguous, no ``padding_idx``) ends the last bag at the last
-# offset; the other paths (float64, a ``padding_idx``, max mode) run it to the
-# end of the indices. Here the last offset is 6 of 8 indices:
+# are bags: where the last bag ends, normally ``len(indices)``. PyTorch checks
+# only that it is not larger, and when it is smaller, CPU's paths disagree
+# about the indices past it. The fast path (sum or mean of float32, float16 or
+# bfloat16 weights with contiguous rows, no ``padding_idx``, per-sample weights
+# if any of unit stride) ends the last bag at the last offset; the other paths
+# (float64, a ``padding_idx``, max mode) run it to the end of the indices. Here
+# the last offset is 6 of 8 indices:
 
 indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
 offsets = torch.tensor([0, 2, 2, 5, 6])  # bags [1, 2], [], [4, 5, 4], and [3] or [3, 2, 9]
