@@ -11,6 +11,7 @@ import backend_pkg
 
 def test_registered_ops_include_this_family():
     expected = {"aten::view", "aten::as_strided", "aten::unfold", "aten::view_as_real", "aten::view_as_complex"}
+    expected |= {"aten::unsqueeze", "aten::squeeze.dim"}
     assert expected <= set(backend_pkg.registered_ops())
 
 
@@ -33,6 +34,13 @@ VIEWS = {
     "select": lambda t: t[1, 2],
     "diagonal": lambda t: t[0].diagonal(),
     "unsqueeze": lambda t: t.unsqueeze(1),
+    "unsqueeze_last": lambda t: t.unsqueeze(-1),
+    "unsqueeze_strided": lambda t: t[1:, :, ::2].unsqueeze(2),
+    "unsqueeze_scalar": lambda t: t[1, 2, 3].unsqueeze(0),
+    "squeeze": lambda t: t[:, 1:2].squeeze(1),
+    "squeeze_strided": lambda t: t.transpose(0, 2)[:, :1].squeeze(-2),
+    "squeeze_not_one": lambda t: t.squeeze(1),
+    "squeeze_scalar": lambda t: t[1, 2, 3].squeeze(-1),
     "reshape_copy": lambda t: t.transpose(0, 1).reshape(-1),
     "split": lambda t: t.split(1)[1],
 }
@@ -57,6 +65,14 @@ def test_view_errors_match_cpu():
         with pytest.raises(RuntimeError) as npy_error:
             bad(npy(a))
         assert str(npy_error.value) == str(cpu_error.value)
+
+
+@pytest.mark.parametrize("dim", [3, -4], ids=str)
+def test_squeeze_and_unsqueeze_dim_errors_match_cpu(dim):
+    a = make((2, 3, 4), torch.float32)
+    assert_fails_like_cpu(lambda t: t.unsqueeze(dim + 1 if dim > 0 else dim - 1), a)
+    assert_fails_like_cpu(lambda t: t.squeeze(dim), a)
+    assert_fails_like_cpu(lambda t: t[0, 0, 0].squeeze(dim // 3), a)
 
 
 def test_as_strided_out_of_bounds_is_an_error():
