@@ -92,6 +92,19 @@ def squeeze(self, dim):
     return restrided(self, size, stride, array.squeeze(dim))
 
 
+@implements(aten.permute.default)
+def permute(self, dims):
+    """PyTorch's composite reaches ``as_strided``; reordering the sizes and strides stays within ``self``'s elements."""
+    array = unwrap(self)
+    rank = max(array.ndim, 1)
+    axes = [dim % rank for dim in dims if -rank <= dim < rank]
+    if len(dims) != array.ndim or len(axes) != len(dims) or len(set(axes)) != len(axes):
+        check_on_cpu(aten.permute.default, self, dims)  # raises CPU's error
+    permuted = array.transpose(axes)
+    size, stride = self.shape, self.stride()
+    return restrided(self, [size[axis] for axis in axes], [stride[axis] for axis in axes], permuted)
+
+
 def _swapped(self, array, dim0, dim1):
     swapped = array.swapaxes(dim0, dim1)
     itemsize = array.itemsize

@@ -11,7 +11,7 @@ import backend_pkg
 
 def test_registered_ops_include_this_family():
     expected = {"aten::view", "aten::as_strided", "aten::unfold", "aten::view_as_real", "aten::view_as_complex"}
-    expected |= {"aten::unsqueeze", "aten::squeeze.dim"}
+    expected |= {"aten::unsqueeze", "aten::squeeze.dim", "aten::permute"}
     assert expected <= set(backend_pkg.registered_ops())
 
 
@@ -41,6 +41,9 @@ VIEWS = {
     "squeeze_strided": lambda t: t.transpose(0, 2)[:, :1].squeeze(-2),
     "squeeze_not_one": lambda t: t.squeeze(1),
     "squeeze_scalar": lambda t: t[1, 2, 3].squeeze(-1),
+    "permute": lambda t: t.permute(2, 0, 1),
+    "permute_negative": lambda t: t[:, 1:, ::2].permute(-1, 0, -2),
+    "permute_scalar": lambda t: t[1, 2, 3].permute(()),
     "reshape_copy": lambda t: t.transpose(0, 1).reshape(-1),
     "split": lambda t: t.split(1)[1],
 }
@@ -73,6 +76,11 @@ def test_squeeze_and_unsqueeze_dim_errors_match_cpu(dim):
     assert_fails_like_cpu(lambda t: t.unsqueeze(dim + 1 if dim > 0 else dim - 1), a)
     assert_fails_like_cpu(lambda t: t.squeeze(dim), a)
     assert_fails_like_cpu(lambda t: t[0, 0, 0].squeeze(dim // 3), a)
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (0, 1, 3), (0, 1, -4), (0, 1, 1), (0, 1, -2), (0, 1, 2, 3)], ids=str)
+def test_permute_errors_match_cpu(dims):
+    assert_fails_like_cpu(lambda t: t.permute(dims), make((2, 3, 4), torch.float32))
 
 
 def test_as_strided_out_of_bounds_is_an_error():
