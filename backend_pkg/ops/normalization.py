@@ -166,16 +166,17 @@ def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
     param_shape = x.shape[x.ndim - normalized_ndim :]
     shape = (mean.size, math.prod(param_shape))
     rows, grad_rows = x.reshape(shape), grad.reshape(shape)
-    mean, rstd = mean.reshape(-1), rstd.reshape(-1)
+    mean, rstd = mean.reshape(-1, 1), rstd.reshape(-1, 1)  # a column: one value per row
     scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
-    sums = np.vecdot(scaled, rows), scaled.sum(axis=-1)
+    sums = np.vecdot(scaled, rows)[:, None], np.add.reduce(scaled, 1, None, None, True)
     x_coefficient, constant = _row_coefficients(*sums, mean, rstd, shape[1])
-    grad_input = scaled * rstd[:, None]
-    grad_input += rows * x_coefficient[:, None]
-    grad_input += constant[:, None]
-    weighted = rows - mean[:, None]
+    grad_input = scaled * rstd
+    buffer = np.multiply(rows, x_coefficient)
+    grad_input += buffer
+    grad_input += constant
+    weighted = np.subtract(rows, mean, out=buffer)
     weighted *= grad_rows
-    grad_weight = rstd @ weighted  # the sum over rows of grad * (x - mean) * rstd
+    grad_weight = rstd.T @ weighted  # the sum over rows of grad * (x - mean) * rstd
     grad_bias = grad_rows.sum(axis=0)
     return grad_input.reshape(x.shape), grad_weight.reshape(param_shape), grad_bias.reshape(param_shape)
 
