@@ -64,22 +64,6 @@ def transpose(self, dim0, dim1):
     return alias_of(self) if dim0 == dim1 else _swapped(self, array, dim0, dim1)
 
 
-@implements(aten.unsqueeze.default)
-def unsqueeze(self, dim):
-    """PyTorch's composite reaches ``as_strided``; a new length-1 dim stays within ``self``'s elements.
-
-    Its stride is PyTorch's (``inferUnsqueezeGeometry``): the span of the
-    dim after it, 1 at the end.
-    """
-    array = unwrap(self)
-    dim = wrap_dim(dim, array.ndim + 1)
-    size, stride = list(self.shape), self.stride()
-    new_stride = size[dim] * stride[dim] if dim < array.ndim else 1
-    size.insert(dim, 1)
-    stride = [*stride[:dim], new_stride, *stride[dim:]]
-    return restrided(self, size, stride, array[(slice(None),) * dim + (None,)])
-
-
 @implements(aten.squeeze.dim)
 def squeeze(self, dim):
     """PyTorch's composite reaches ``as_strided``; dropping a length-1 dim stays within ``self``'s elements."""

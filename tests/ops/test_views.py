@@ -11,7 +11,7 @@ import backend_pkg
 
 def test_registered_ops_include_this_family():
     expected = {"aten::view", "aten::as_strided", "aten::unfold", "aten::view_as_real", "aten::view_as_complex"}
-    expected |= {"aten::unsqueeze", "aten::squeeze.dim", "aten::permute"}
+    expected |= {"aten::squeeze.dim", "aten::permute"}
     assert expected <= set(backend_pkg.registered_ops())
 
 
@@ -41,9 +41,12 @@ VIEWS = {
     "squeeze_strided": lambda t: t.transpose(0, 2)[:, :1].squeeze(-2),
     "squeeze_not_one": lambda t: t.squeeze(1),
     "squeeze_scalar": lambda t: t[1, 2, 3].squeeze(-1),
+    "squeeze_then_transpose": lambda t: t[:, :, 1:2].squeeze(2).t(),
+    "unsqueeze_then_transpose": lambda t: t[:, :, ::2].unsqueeze(-1).transpose(1, 3),
     "permute": lambda t: t.permute(2, 0, 1),
     "permute_negative": lambda t: t[:, 1:, ::2].permute(-1, 0, -2),
     "permute_scalar": lambda t: t[1, 2, 3].permute(()),
+    "permute_then_transpose": lambda t: t[:1].unsqueeze(2).permute(2, 0, 3, 1).transpose(0, 1),
     "reshape_copy": lambda t: t.transpose(0, 1).reshape(-1),
     "split": lambda t: t.split(1)[1],
 }
