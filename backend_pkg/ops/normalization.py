@@ -137,9 +137,18 @@ def _row_coefficients(grad_x_sums, grad_sums, mean, rstd, count):
 def layer_norm(x, normalized_ndim, weight, bias, eps):
     """Normalize over the last ``normalized_ndim`` dims; the mean and 1 / std keep those dims as 1s."""
     stats_shape = x.shape[: x.ndim - normalized_ndim] + (1,) * normalized_ndim
-    rows = x.reshape(math.prod(stats_shape), math.prod(x.shape[x.ndim - normalized_ndim :]))
-    out, mean, rstd = _row_statistics(rows, eps)
-    out *= rstd[:, None]
+    count = math.prod(x.shape[x.ndim - normalized_ndim :])
+    rows = x.reshape(math.prod(stats_shape), count)
+    # Each row's statistics as a column, computed in place: one NumPy call per step, no temporaries.
+    mean = np.add.reduce(rows, 1, None, None, True)
+    mean /= max(count, 1)
+    out = rows - mean
+    rstd = np.vecdot(out, out)[:, None]
+    rstd /= count
+    rstd += eps
+    np.sqrt(rstd, out=rstd)
+    np.divide(1, rstd, out=rstd)
+    out *= rstd
     if weight is not None:
         out *= weight.reshape(-1)
     if bias is not None:
@@ -157,16 +166,17 @@ def layer_norm_backward(grad, x, normalized_ndim, mean, rstd, weight):
     param_shape = x.shape[x.ndim - normalized_ndim :]
     shape = (mean.size, math.prod(param_shape))
     rows, grad_rows = x.reshape(shape), grad.reshape(shape)
-    mean, rstd = mean.reshape(-1), rstd.reshape(-1)
+    mean, rstd = mean.reshape(-1, 1), rstd.reshape(-1, 1)  # a column: one value per row
     scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
-    sums = np.vecdot(scaled, rows), scaled.sum(axis=-1)
+    sums = np.vecdot(scaled, rows)[:, None], np.add.reduce(scaled, 1, None, None, True)
     x_coefficient, constant = _row_coefficients(*sums, mean, rstd, shape[1])
-    grad_input = scaled * rstd[:, None]
-    grad_input += rows * x_coefficient[:, None]
-    grad_input += constant[:, None]
-    weighted = rows - mean[:, None]
+    grad_input = scaled * rstd
+    buffer = np.multiply(rows, x_coefficient)
+    grad_input += buffer
+    grad_input += constant
+    weighted = np.subtract(rows, mean, out=buffer)
     weighted *= grad_rows
-    grad_weight = rstd @ weighted  # the sum over rows of grad * (x - mean) * rstd
+    grad_weight = rstd.T @ weighted  # the sum over rows of grad * (x - mean) * rstd
     grad_bias = grad_rows.sum(axis=0)
     return grad_input.reshape(x.shape), grad_weight.reshape(param_shape), grad_bias.reshape(param_shape)
 
@@ -243,9 +253,15 @@ def _rounded(array, dtype):
 def _results(arrays, out_dtypes, wanted=(True, True, True)):
     """The results in their dtypes, C-contiguous, and None where not ``wanted``."""
     return tuple(
-        np.ascontiguousarray(array.astype(dtype, copy=False)) if want else None
-        for want, array, dtype in zip(wanted, arrays, out_dtypes)
+        _in_dtype_contiguous(array, dtype) if want else None for want, array, dtype in zip(wanted, arrays, out_dtypes)
     )
+
+
+def _in_dtype_contiguous(array, dtype):
+    """``array`` in ``dtype``, C-contiguous; most results already are, and are returned as they are."""
+    if array.dtype == dtype and array.flags.c_contiguous:
+        return array
+    return np.ascontiguousarray(array.astype(dtype, copy=False))
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out_dtype):
@@ -462,6 +478,8 @@ def _batch_norm_backward_checks(
 
 def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
     """CPU's ``_check_layer_norm_inputs``."""
+    # Shapes compare as tuples (a torch.Size is one), the messages show them as lists.
+    normalized = tuple(normalized_shape)
     normalized_shape = list(normalized_shape)
     if not normalized_shape:
         raise RuntimeError(
@@ -469,13 +487,13 @@ def _check_layer_norm_inputs(input, normalized_shape, weight, bias):
             f"element, but got normalized_shape = {normalized_shape}"
         )
     for name, tensor in [("weight", weight), ("bias", bias)]:
-        if tensor is not None and list(tensor.shape) != normalized_shape:
+        if tensor is not None and tensor.shape != normalized:
             raise RuntimeError(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                 f"{list(tensor.shape)} and normalized_shape = {normalized_shape}"
             )
-    trailing = list(input.shape[input.dim() - len(normalized_shape) :])
-    if input.dim() < len(normalized_shape) or trailing != normalized_shape:
+    shape = input.shape
+    if len(shape) < len(normalized) or shape[len(shape) - len(normalized) :] != normalized:
         expected = "".join(f", {size}" for size in normalized_shape)
         raise RuntimeError(
             f"Given normalized_shape={normalized_shape}, expected input with shape [*{expected}], "

@@ -64,6 +64,31 @@ def transpose(self, dim0, dim1):
     return alias_of(self) if dim0 == dim1 else _swapped(self, array, dim0, dim1)
 
 
+@implements(aten.squeeze.dim)
+def squeeze(self, dim):
+    """PyTorch's composite reaches ``as_strided``; dropping a length-1 dim stays within ``self``'s elements."""
+    array = unwrap(self)
+    dim = wrap_dim(dim, array.ndim)
+    if array.ndim == 0 or array.shape[dim] != 1:
+        return alias_of(self)
+    size, stride = list(self.shape), list(self.stride())
+    del size[dim], stride[dim]
+    return restrided(self, size, stride, array.squeeze(dim))
+
+
+@implements(aten.permute.default)
+def permute(self, dims):
+    """PyTorch's composite reaches ``as_strided``; reordering the sizes and strides stays within ``self``'s elements."""
+    array = unwrap(self)
+    rank = max(array.ndim, 1)
+    axes = [dim % rank for dim in dims if -rank <= dim < rank]
+    if len(dims) != array.ndim or len(axes) != len(dims) or len(set(axes)) != len(axes):
+        check_on_cpu(aten.permute.default, self, dims)  # raises CPU's error
+    permuted = array.transpose(axes)
+    size, stride = self.shape, self.stride()
+    return restrided(self, [size[axis] for axis in axes], [stride[axis] for axis in axes], permuted)
+
+
 def _swapped(self, array, dim0, dim1):
     swapped = array.swapaxes(dim0, dim1)
     itemsize = array.itemsize

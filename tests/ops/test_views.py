@@ -11,6 +11,7 @@ import backend_pkg
 
 def test_registered_ops_include_this_family():
     expected = {"aten::view", "aten::as_strided", "aten::unfold", "aten::view_as_real", "aten::view_as_complex"}
+    expected |= {"aten::squeeze.dim", "aten::permute"}
     assert expected <= set(backend_pkg.registered_ops())
 
 
@@ -33,6 +34,19 @@ VIEWS = {
     "select": lambda t: t[1, 2],
     "diagonal": lambda t: t[0].diagonal(),
     "unsqueeze": lambda t: t.unsqueeze(1),
+    "unsqueeze_last": lambda t: t.unsqueeze(-1),
+    "unsqueeze_strided": lambda t: t[1:, :, ::2].unsqueeze(2),
+    "unsqueeze_scalar": lambda t: t[1, 2, 3].unsqueeze(0),
+    "squeeze": lambda t: t[:, 1:2].squeeze(1),
+    "squeeze_strided": lambda t: t.transpose(0, 2)[:, :1].squeeze(-2),
+    "squeeze_not_one": lambda t: t.squeeze(1),
+    "squeeze_scalar": lambda t: t[1, 2, 3].squeeze(-1),
+    "squeeze_then_transpose": lambda t: t[:, :, 1:2].squeeze(2).t(),
+    "unsqueeze_then_transpose": lambda t: t[:, :, ::2].unsqueeze(-1).transpose(1, 3),
+    "permute": lambda t: t.permute(2, 0, 1),
+    "permute_negative": lambda t: t[:, 1:, ::2].permute(-1, 0, -2),
+    "permute_scalar": lambda t: t[1, 2, 3].permute(()),
+    "permute_then_transpose": lambda t: t[:1].unsqueeze(2).permute(2, 0, 3, 1).transpose(0, 1),
     "reshape_copy": lambda t: t.transpose(0, 1).reshape(-1),
     "split": lambda t: t.split(1)[1],
 }
@@ -57,6 +71,19 @@ def test_view_errors_match_cpu():
         with pytest.raises(RuntimeError) as npy_error:
             bad(npy(a))
         assert str(npy_error.value) == str(cpu_error.value)
+
+
+@pytest.mark.parametrize("dim", [3, -4], ids=str)
+def test_squeeze_and_unsqueeze_dim_errors_match_cpu(dim):
+    a = make((2, 3, 4), torch.float32)
+    assert_fails_like_cpu(lambda t: t.unsqueeze(dim + 1 if dim > 0 else dim - 1), a)
+    assert_fails_like_cpu(lambda t: t.squeeze(dim), a)
+    assert_fails_like_cpu(lambda t: t[0, 0, 0].squeeze(dim // 3), a)
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (0, 1, 3), (0, 1, -4), (0, 1, 1), (0, 1, -2), (0, 1, 2, 3)], ids=str)
+def test_permute_errors_match_cpu(dims):
+    assert_fails_like_cpu(lambda t: t.permute(dims), make((2, 3, 4), torch.float32))
 
 
 def test_as_strided_out_of_bounds_is_an_error():
