@@ -24,8 +24,9 @@ dims before them are planes, pooled alike.
 Max pooling is not separable: it walks the kernel offsets over a padded
 copy of the input, keeping CPU's rule for each window (the first maximum
 wins; a NaN wins and the last NaN is kept; a window with nothing above the
-lowest value reports its first in-bounds position). Indices are flat
-positions in each input plane, as on CPU. Average pooling is separable: one
+lowest value reports its first in-bounds position). Windows side by side
+(kernel = stride, no padding, no dilation, no NaN) are one ``argmax``
+instead. Indices are flat positions in each input plane, as on CPU. Average pooling is separable: one
 :mod:`~backend_pkg.ops._axis_maps` map per axis sums the windows, then the
 sum is divided by the window's divisor, as CPU divides.
 """
