@@ -199,8 +199,8 @@ def _tiles_the_input(spatial, kernel, stride, padding, dilation, outs):
 def _max_pool_tiled(x, kernel, outs):
     """:func:`max_pool` for windows that tile the input, with no NaN in it: the values each kernel offset
     reads copied side by side on a last axis, then one ``argmax`` for all windows, where the general walk
-    makes four masked passes per offset (LeNet's 2x2 poolings, measured interleaved: 0.56 of the walk's time
-    over 16x6x16x16, 0.44 over 16x16x6x6; moving the window axes last with one reshape copies three times
+    makes four masked passes per offset (LeNet's 2x2 poolings, measured interleaved: 0.43 of the walk's time
+    over 16x6x16x16, 0.42 over 16x16x6x6; moving the window axes last with one reshape copies three times
     slower than these strided copies).
     ``argmax`` keeps the first maximum, as CPU does; a NaN, which CPU keeps the last of, takes the walk."""
     lead = x.shape[: -len(kernel)]
@@ -209,13 +209,11 @@ def _max_pool_tiled(x, kernel, outs):
         windows[..., offset] = x[(Ellipsis, *(slice(j, o * k, k) for j, o, k in zip(position, outs, kernel)))]
     which = np.argmax(windows, axis=-1)
     best = windows.reshape(-1, windows.shape[-1])[np.arange(which.size), which.ravel()].reshape(which.shape)
-    index = 0
-    for dim, (offset, out, k, size) in enumerate(
-        zip(np.unravel_index(which, kernel), outs, kernel, x.shape[len(lead) :])
-    ):
-        starts = (np.arange(out) * k).reshape((-1,) + (1,) * (len(kernel) - dim - 1))
-        index = index * size + starts + offset
-    return best, index.astype(np.int64, copy=False)
+    spatial = x.shape[len(lead) :]
+    # A window's start plus the offset's position in the window, both flat positions in the plane.
+    in_window = _flat_positions([np.arange(k) for k in kernel], spatial).ravel()
+    starts = _flat_positions([np.arange(out) * k for out, k in zip(outs, kernel)], spatial)
+    return best, np.take(in_window, which) + starts
 
 
 def max_pool_backward(grad, indices, input_spatial):
