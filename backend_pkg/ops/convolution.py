@@ -378,15 +378,40 @@ def _taps(offset, dilation, stride, count):
 def _columns(x, kernel_shape, output_shape, stride, padding, dilation):
     """im2col: ``columns[c, *k, n, *o]`` is the padded input that kernel offset ``k`` meets at output ``o``.
 
-    One strided copy per kernel offset: much faster than copying a
-    ``sliding_window_view`` whose fastest axis is the kernel's.
+    One strided copy per kernel offset, whose fastest axis is the output's: much faster than copying a
+    ``sliding_window_view``, whose fastest axis is the kernel's. Small columns are one copy of the same
+    order, from :func:`_offset_windows`: there the calls cost more than their copies. Measured against
+    a copy per offset: 0.6 of the time for LeNet's 5x5 kernels over 16x1x16x16 and 16x6x8x8, 0.87 to
+    0.96 up to :data:`_ONE_COPY_LIMIT` values, 1.05 to 1.14 above (8x64x56x56, 3x3 at stride 1 and 2).
     """
     padded = _zero_padded(np.swapaxes(x, 0, 1), padding)
     columns = _workspace.array("columns", (x.shape[1], *kernel_shape, x.shape[0], *output_shape), x.dtype)
+    if columns.size <= _ONE_COPY_LIMIT:
+        np.copyto(columns, _offset_windows(padded, kernel_shape, output_shape, stride, dilation))
+        return columns
     for offset in itertools.product(*map(range, kernel_shape)):
         taps = map(_taps, offset, dilation, stride, output_shape)
         columns[(slice(None), *offset)] = padded[(slice(None), slice(None), *taps)]
     return columns
+
+
+# The most values im2col copies in one call (see :func:`_columns`).
+_ONE_COPY_LIMIT = 2**20
+
+
+def _offset_windows(padded, kernel_shape, output_shape, stride, dilation):
+    """``padded`` (channels, batch, *spatial) viewed, not copied, as the columns of :func:`_columns`:
+    (channels, *kernel, batch, *output), a kernel offset's axis stepping ``dilation`` along the input and an
+    output's ``stride``."""
+    spatial_strides = padded.strides[2:]
+    shape = (padded.shape[0], *kernel_shape, padded.shape[1], *output_shape)
+    strides = (
+        padded.strides[0],
+        *(step * d for step, d in zip(spatial_strides, dilation)),
+        padded.strides[1],
+        *(step * s for step, s in zip(spatial_strides, stride)),
+    )
+    return np.lib.stride_tricks.as_strided(padded, shape, strides, writeable=False)
 
 
 def _scatter_columns(columns, input_shape, stride, padding, dilation):

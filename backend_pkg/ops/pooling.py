@@ -24,8 +24,9 @@ dims before them are planes, pooled alike.
 Max pooling is not separable: it walks the kernel offsets over a padded
 copy of the input, keeping CPU's rule for each window (the first maximum
 wins; a NaN wins and the last NaN is kept; a window with nothing above the
-lowest value reports its first in-bounds position). Indices are flat
-positions in each input plane, as on CPU. Average pooling is separable: one
+lowest value reports its first in-bounds position). Windows side by side
+(kernel = stride, no padding, no dilation, no NaN) are one ``argmax``
+instead. Indices are flat positions in each input plane, as on CPU. Average pooling is separable: one
 :mod:`~backend_pkg.ops._axis_maps` map per axis sums the windows, then the
 sum is divided by the window's divisor, as CPU divides.
 """
@@ -160,6 +161,9 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode):
     """Max pooling over the last ``len(kernel)`` axes: the maxima and their flat positions per plane."""
     spatial = x.shape[-len(kernel) :]
     outs = [pooled_size(*dims, ceil_mode) for dims in zip(spatial, kernel, padding, stride, dilation)]
+    nan_possible = _has_nan(x)
+    if _tiles_the_input(spatial, kernel, stride, padding, dilation, outs) and not nan_possible:
+        return _max_pool_tiled(x, kernel, outs)
     lowest = _lowest(x.dtype)
     # Right padding reaches the last window of ceil mode; padded values never win.
     right = [
@@ -173,13 +177,43 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode):
     # Before any value beats the lowest, a window reports its first in-bounds position.
     firsts = [np.where(st < 0, st + d * ((-st + d - 1) // d), st) for st, d in zip(starts, dilation)]
     index = _filled(_flat_positions(firsts, spatial), best.shape)
-    nan_possible = _has_nan(x)
     for offsets in itertools.product(*(range(k) for k in kernel)):
         window = tuple(slice(j * d, j * d + (o - 1) * s + 1, s) for j, d, o, s in zip(offsets, dilation, outs, stride))
         positions = [st + j * d for st, j, d in zip(starts, offsets, dilation)]
         values = padded[(Ellipsis, *window)]
         _take_larger(best, index, values, _flat_positions(positions, spatial), nan_possible)
     return best, index
+
+
+def _tiles_the_input(spatial, kernel, stride, padding, dilation, outs):
+    """Whether the windows are side by side, unpadded and undilated, all inside the input: a tiling of it
+    (the last rows and columns left out when the kernel does not divide the size)."""
+    return (
+        tuple(stride) == tuple(kernel)
+        and not any(padding)
+        and all(d == 1 for d in dilation)
+        and all(o * k <= n for o, k, n in zip(outs, kernel, spatial))
+    )
+
+
+def _max_pool_tiled(x, kernel, outs):
+    """:func:`max_pool` for windows that tile the input, with no NaN in it: the values each kernel offset
+    reads copied side by side on a last axis, then one ``argmax`` for all windows, where the general walk
+    makes four masked passes per offset (LeNet's 2x2 poolings, measured interleaved: 0.43 of the walk's time
+    over 16x6x16x16, 0.42 over 16x16x6x6; moving the window axes last with one reshape copies three times
+    slower than these strided copies).
+    ``argmax`` keeps the first maximum, as CPU does; a NaN, which CPU keeps the last of, takes the walk."""
+    lead = x.shape[: -len(kernel)]
+    windows = np.empty((*lead, *outs, math.prod(kernel)), x.dtype)
+    for offset, position in enumerate(itertools.product(*map(range, kernel))):
+        windows[..., offset] = x[(Ellipsis, *(slice(j, o * k, k) for j, o, k in zip(position, outs, kernel)))]
+    which = np.argmax(windows, axis=-1)
+    best = windows.reshape(-1, windows.shape[-1])[np.arange(which.size), which.ravel()].reshape(which.shape)
+    spatial = x.shape[len(lead) :]
+    # A window's start plus the offset's position in the window, both flat positions in the plane.
+    in_window = _flat_positions([np.arange(k) for k in kernel], spatial).ravel()
+    starts = _flat_positions([np.arange(out) * k for out, k in zip(outs, kernel)], spatial)
+    return best, np.take(in_window, which) + starts
 
 
 def max_pool_backward(grad, indices, input_spatial):

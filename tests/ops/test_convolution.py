@@ -13,6 +13,8 @@ import torch
 import torch.nn.functional as F
 from reference import FLOAT_DTYPES, assert_backward_like_cpu, assert_like_cpu, assert_same_error, make, npy
 
+from backend_pkg.ops import convolution
+
 pytestmark = pytest.mark.usefixtures("strict")
 
 # npy computes float16 in float32 and rounds once; CPU rounds partial sums to
@@ -93,6 +95,17 @@ def conv_args(case, dtype):
 @pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")
 @pytest.mark.parametrize("case", CASES)
 def test_forward_and_backward(case):
+    function, x, weight, bias, kwargs = conv_args(case, torch.float64)
+    assert_backward_like_cpu(lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias)
+
+
+# The im2col cases: columns above the one-copy limit are copied per kernel offset.
+IM2COL_CASES = ["1d-stride-pad-dil", "2d-asymmetric", "2d-groups", "2d-depthwise-multiplier", "3d-stride-dil-groups"]
+
+
+@pytest.mark.parametrize("case", IM2COL_CASES)
+def test_im2col_a_copy_per_kernel_offset(case, monkeypatch):
+    monkeypatch.setattr(convolution, "_ONE_COPY_LIMIT", 0)
     function, x, weight, bias, kwargs = conv_args(case, torch.float64)
     assert_backward_like_cpu(lambda x, w, b: function(x, w, b, **kwargs), x, weight, bias)
 

@@ -84,6 +84,21 @@ def test_max_pool_ties_nan_and_infinities_pick_cpus_index():
     assert_like_cpu(lambda x: aten.max_pool2d_with_indices(x, [3], [1], [1]), ints)
 
 
+def test_max_pool_side_by_side_windows_ties_and_lowest_pick_cpus_index():
+    """Windows that tile the input (kernel = stride, no padding) take their own path: first maximum of a tie,
+    the first position of a window at the lowest value, the rows and columns past the last window left out."""
+    ties = torch.tensor([0.0, 1, 1, 0, -float("inf"), -float("inf"), 2, 2, 3]).repeat(2, 3, 9, 1)
+    ties[:, 1] = ties[:, 1].transpose(-1, -2)
+    for dims in (2, 3):
+        x = ties if dims == 2 else ties.reshape(2, 3, 3, 3, 9)
+        assert_like_cpu(lambda x: MAX_POOLS[dims](x, 2, return_indices=True), x)
+        assert_like_cpu(lambda x: MAX_POOLS[dims](x, (3,) * (dims - 1) + (2,), return_indices=True), x)
+    ints = torch.randint(0, 2, (2, 3, 7, 6), generator=torch.Generator().manual_seed(0), dtype=torch.int64)
+    assert_like_cpu(lambda x: aten.max_pool2d_with_indices(x, [2, 3]), ints)
+    lowest = torch.full((1, 4, 4), torch.iinfo(torch.int32).min, dtype=torch.int32)
+    assert_like_cpu(lambda x: aten.max_pool2d_with_indices(x, [2]), lowest)
+
+
 def test_max_pool_out_and_empty_batch():
     x = make((0, 3, 6, 6), torch.float32)
     assert_like_cpu(lambda x: aten.max_pool2d_with_indices(x, [2]), x)
