@@ -7,6 +7,8 @@ and strides. Where a CPU kernel is wrong, npy cannot simply copy it. Each
 case is run here on CPU, with what npy does instead and the report to file.
 """
 
+import matplotlib.pyplot as plt
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -45,9 +47,35 @@ def last_bag(weight, **options):
             return indices[offsets[-2] : end].tolist()
 
 
-print("float32 (fast path):", last_bag(weight.float()))
-print("float64:", last_bag(weight))
-print("float32, padding_idx=0:", last_bag(weight.float(), padding_idx=0))
+last_bags = {
+    "float32 (fast path)": last_bag(weight.float()),
+    "float64": last_bag(weight),
+    "float32, padding_idx=0": last_bag(weight.float(), padding_idx=0),
+}
+for path, summed in last_bags.items():
+    print(f"{path}:", summed)
+
+# %%
+# The bag each index fell in, from the last bags found above (blank: in none):
+
+
+def bag_of_each_index(last_bag_length):
+    """Each index's bag when the last bag holds ``last_bag_length`` indices; -1 for an index in none."""
+    ends = [*offsets[1:-1].tolist(), offsets[-2].item() + last_bag_length]
+    membership = np.full(len(indices), -1)
+    for bag, (start, end) in enumerate(zip(offsets[:-1].tolist(), ends)):
+        membership[start:end] = bag
+    return membership
+
+
+membership = np.stack([bag_of_each_index(len(summed)) for summed in last_bags.values()])
+figure, axis = plt.subplots(figsize=(7, 2))
+axis.imshow(np.ma.masked_less(membership, 0), cmap="Pastel1", vmin=0, vmax=8, aspect="auto")
+for (row, column), bag in np.ndenumerate(membership):
+    axis.text(column, row, f"{indices[column].item()}" + (f"\nbag {bag}" if bag >= 0 else ""), ha="center", va="center")
+axis.set_xticks(range(len(indices)), [f"position {i}" for i in range(len(indices))], fontsize=7)
+axis.set_yticks(range(len(last_bags)), list(last_bags))
+figure.tight_layout()
 
 # %%
 # The backward of the fast sum is worse. It needs each index's bag, which
