@@ -243,10 +243,9 @@ def _is_depthwise(x, weight, groups):
 # batch would copy every input value once per kernel offset, for a product of one row per channel.
 # Instead each kernel offset reads the padded input, shifted, times that offset's weight per channel.
 # With each channel's padded input flattened, a shift is a plain slice of it, so every NumPy call
-# runs along whole rows of memory. The outputs
-# are computed on the stride-1 grid of the padded input: its rows are as long as the padded ones
-# (the extra positions are computed and dropped, or zero in a gradient), and a strided convolution
-# computes every position then keeps one per stride.
+# runs along whole rows of memory. The outputs are computed on the stride-1 grid of the padded
+# input: its rows are as long as the padded ones (the extra positions are computed and dropped, or
+# zero in a gradient), and a strided convolution computes every position then keeps one per stride.
 
 
 class _StrideOneGrid:
