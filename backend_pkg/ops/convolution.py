@@ -89,7 +89,8 @@ def convolution_backward(
         weight_grad = _depthwise_weight_grad if depthwise else _weight_grad
         grad_weight = weight_grad(source, target, weight.shape[2:], stride, padding, dilation, groups)
     if output_mask[2]:
-        grad_bias = np.sum(_channels_first(grad_output, 1)[0], axis=1)
+        # Summed where it lies: copied channels first, it took twice as long (0.14 ms against 0.07, 8x32x32x32).
+        grad_bias = np.sum(grad_output, axis=(0, *range(2, grad_output.ndim)))
     return grad_input, grad_weight, grad_bias
 
 
@@ -312,13 +313,16 @@ def _depthwise(x, weight, output_shape, stride, padding, dilation, groups):
     (0.92 ms against 0.70, the same case, one process)."""
     grid = _StrideOneGrid(x.shape[2:], weight.shape[2:], output_shape, stride, padding, dilation)
     windows = grid.windows(grid.flat_padded(x))
-    output = np.empty((*x.shape[:2], 1, grid.length), x.dtype)
+    # Fresh memory for the output too would make two large allocations per call, whose pages fault
+    # again whenever malloc has handed them back to the system: measured in the bench's depthwise step
+    # (8x32x32x32), 990 page faults per step and 2.2 times the time (5.7 ms against 2.6).
+    output = _workspace.array("grid", (*x.shape[:2], 1, grid.length), x.dtype)
     weights = np.ascontiguousarray(weight.reshape(weight.shape[0], 1, -1))  # for BLAS: a flipped kernel
     columns = _workspace.array("columns", windows.shape[1:], x.dtype)
     for sample in range(x.shape[0]):
         np.copyto(columns, windows[sample])
         np.matmul(weights, columns.reshape(x.shape[1], -1, grid.length), out=output[sample])
-    return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()
+    return output.reshape(*x.shape[:2], *grid.shape)[grid.outputs].copy()  # out of the workspace
 
 
 def _depthwise_input_grad(grad_output, weight, input_shape, stride, padding, dilation, groups):

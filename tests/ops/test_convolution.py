@@ -342,17 +342,19 @@ def test_modules(name):
         torch.testing.assert_close(npy_parameter.grad.cpu(), cpu_parameter.grad)
 
 
+@pytest.mark.parametrize("weight_shape, groups", [((4, 3, 3, 3), 1), ((3, 1, 3, 3), 3)], ids=["im2col", "depthwise"])
 @pytest.mark.parametrize("batch, padding", [(1, 0), (1, 1), (3, 0)])
-def test_results_do_not_share_the_kernels_workspace(batch, padding, strict):
-    """Column matrices and padded copies live in memory reused from call to call; results never do."""
-    weight = torch.randn(4, 3, 3, 3)
+def test_results_do_not_share_the_kernels_workspace(batch, padding, weight_shape, groups, strict):
+    """Column matrices, padded copies and the depthwise outputs on their grid live in memory reused
+    from call to call; results never do."""
+    weight = torch.randn(weight_shape)
     inputs = [torch.randn(batch, 3, 6, 6, requires_grad=True) for _ in range(2)]
     npy_inputs = [x.detach().to("npy").requires_grad_() for x in inputs]
     npy_weight = weight.to("npy")
-    outputs = [torch.nn.functional.conv2d(x, npy_weight, padding=padding) for x in npy_inputs]
+    outputs = [torch.nn.functional.conv2d(x, npy_weight, padding=padding, groups=groups) for x in npy_inputs]
     seeds = [torch.randn(out.shape) for out in outputs]
     grads = [torch.autograd.grad(out, x, npy(seed))[0] for out, x, seed in zip(outputs, npy_inputs, seeds)]
     for x, out, grad, seed in zip(inputs, outputs, grads, seeds):
-        expected = torch.nn.functional.conv2d(x, weight, padding=padding)
+        expected = torch.nn.functional.conv2d(x, weight, padding=padding, groups=groups)
         torch.testing.assert_close(out.detach().cpu(), expected.detach(), atol=1e-4, rtol=1.3e-6)
         torch.testing.assert_close(grad.cpu(), torch.autograd.grad(expected, x, seed)[0], atol=1e-4, rtol=1.3e-6)
