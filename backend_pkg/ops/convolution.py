@@ -361,7 +361,7 @@ def _depthwise_weight_grad(x, grad_output, kernel_shape, stride, padding, dilati
     grid = _StrideOneGrid(x.shape[2:], kernel_shape, grad_output.shape[2:], stride, padding, dilation)
     grads, windows = grid.flat_grid(grad_output), grid.windows(grid.flat_padded(x))
     grads = grads.reshape(*grads.shape[:2], *[1] * len(kernel_shape), grid.length)
-    return np.vecdot(grads, windows).sum(axis=0)[:, None]
+    return np.vecdot(grads, windows).sum(axis=0).reshape(x.shape[1], 1, *kernel_shape)
 
 
 def _grouped_weight(weight, groups):
