@@ -116,11 +116,11 @@ class _Workspace(threading.local):
 
     The columns of a 3x3 convolution over 8x64x56x56 float32 take 58 MB, and
     fresh memory of that size costs its page faults at every call: about
-    as long again as filling it. The column matrix and the zero-padded
-    input never outlive the function that made them, and no function holds
-    two of one slot, so one buffer per slot serves them all, as a cuDNN
-    workspace does. (Per thread: the autograd engine runs npy's backward on
-    a thread of its own.)
+    as long again as filling it. The column matrix, the zero-padded input
+    and the values on a stride-1 grid never outlive the function that made
+    them, and no function holds two of one slot, so one buffer per slot
+    serves them all, as a cuDNN workspace does. (Per thread: the autograd
+    engine runs npy's backward on a thread of its own.)
     """
 
     def __init__(self):
