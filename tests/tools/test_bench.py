@@ -82,15 +82,17 @@ def expected_rows():
     zoo += [f"zoo.{case}.{variant}" for case in wider_zoo_cases() for variant in zoo_group.ZOO_EAGER_VARIANTS]
     zoo += [f"zoo.{case}.{variant}" for case in zoo_group.ZOO_CONVOLUTIONS for variant in zoo_group.ZOO_EAGER_VARIANTS]
     zoo += [f"zoo.{family}.{zoo_group.FOREACH_VARIANT}" for family in zoo_group.ZOO_FOREACH]
+    zoo += [f"zoo.{family}.{zoo_group.GRAD_TRACED_VARIANT}" for family in zoo_group.ZOO_GRAD_TRACED]
     return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
 
 def test_quick_run_has_every_row(quick_run):
     data = quick_run
     assert data["quick"] is True
+    compiled = {*guard_group.INDUCTOR_VARIANTS, *zoo_group.ZOO_COMPILED_VARIANTS, zoo_group.GRAD_TRACED_VARIANT}
     for path in expected_rows():
         row = bench.row_at(data["timings_us"], path)
-        if path.split(".")[-1] in guard_group.INDUCTOR_VARIANTS:
+        if path.split(".")[-1] in compiled:
             assert row["us"] is None and row["unavailable"] == shared.QUICK_SKIPS_INDUCTOR, path
             continue
         assert row["us"] > 0 and row["unavailable"] is None, path
@@ -122,9 +124,10 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         **{
             f"zoo_{family}_{kind}_npy_vs_cpu": target
             for family in zoo_group.load_zoo().RECIPES
-            for kind, target in (("eager", 3.0), ("inductor", 1.5))
+            for kind, target in (("eager", 3.0), ("inductor", 1.5), ("reduce_overhead", 1.5))
         },
         "zoo_transformer_language_model_eager_foreach_npy_vs_cpu": 3.0,
+        "zoo_transformer_language_model_inductor_grad_traced_npy_vs_cpu": 1.5,
         "zoo_depthwise_conv_npy_vs_cpu": 3.0,
         "zoo_conv3d_npy_vs_cpu": 3.0,
     }
