@@ -8,6 +8,7 @@ import sys
 import pytest
 import torch
 from sitebuild import ROOT
+from torch._dynamo.utils import counters
 
 from benchmarks import shared
 from benchmarks.groups import backends as backends_group
@@ -247,3 +248,26 @@ def test_merging_the_zoo_brings_its_op_counts(quick_run, committed):
     counted = {**committed, "zoo_aten_ops_per_step": dict.fromkeys(committed["zoo_aten_ops_per_step"], {"cpu": 1})}
     with_zoo = {**quick_run, "timings_us": {"zoo": quick_run["timings_us"]["zoo"]}}
     assert bench.merged(counted, with_zoo)["zoo_aten_ops_per_step"] == quick_run["zoo_aten_ops_per_step"]
+
+
+def test_the_grad_what_if_lets_dynamo_read_an_npy_parameters_grad():
+    """The zoo's ``npy_inductor_grad_traced`` rows compile under ``dynamo_reads_subclass_grad``: within it,
+    ``clip_grad_norm_(module.parameters())`` on npy is traced whole, as on CPU; without it, the frame gives up."""
+    layer = torch.nn.Linear(4, 2).to("npy")
+    layer(torch.ones(3, 4, device="npy")).sum().backward()
+
+    def clip(module):
+        return torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
+
+    def frames_and_breaks():
+        counters.clear()
+        torch._dynamo.reset()
+        torch.compile(clip, backend="eager")(layer)
+        return dict(counters["frames"]), sum(counters["graph_break"].values())
+
+    frames, breaks = frames_and_breaks()
+    assert frames.get("ok", 0) < frames["total"] and breaks > 0
+    with zoo_group.dynamo_reads_subclass_grad():
+        frames, breaks = frames_and_breaks()
+    assert frames.get("ok", 0) == frames["total"] and breaks == 0
+    assert "grad" in torch._dynamo.variables.torch_function.banned_attrs  # the patch ends with its context
