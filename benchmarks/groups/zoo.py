@@ -1,12 +1,22 @@
 """``zoo``: one training step of each family of the model zoo (``tests/zoo.py``: LeNet, a ResNet with batch norm,
 a 2-layer LSTM language model, a bidirectional GRU over packed sequences, a TransformerEncoder language model,
 DCGAN's two steps), on one batch, eager on ``npy`` and on CPU, and the same step compiled by the default
-``torch.compile`` (``torch.compile(recipe.step)``) on each; a step that cannot compile is a row's reason. The
+``torch.compile`` (``torch.compile(recipe.step)``) and by ``torch.compile(recipe.step, mode="reduce-overhead")``
+on each; a step that cannot compile is a row's reason. That mode only turns on ``triton.cudagraphs``
+(``list_mode_options`` in torch/_inductor/__init__.py), and Inductor skips CUDA graphs for a graph with no CUDA
+device (``check_lowering_disable_cudagraph`` in torch/_inductor/cudagraph_utils.py, counted as
+``cudagraph_skips``); on CPU and npy the setting still changes the compile, as graph partitions are on by default:
+the scheduler reorders nodes for fewer partitions (``Scheduler._init``, ``reorder_for_reducing_graph_partitions``),
+which changes some fusions, and the graph's ``call`` leaves its input size and stride asserts to the partitions
+(``is_using_cudagraph_partition`` in torch/_inductor/codegen/wrapper.py), of which a CPU or npy node gets none. The
 families whose width is a setting (hidden size, channels) run again, eager only, at the larger widths of
 :data:`ZOO_WIDTHS` (``lstm_language_model_width96``...): how the ratio falls as each op has more to do. The
 families of :data:`ZOO_FOREACH` run again on npy, eager, with their optimizers' ``foreach`` set
 (``npy_eager_foreach``): the "what if" of PyTorch's optimizers taking npy parameters on their foreach path by
-default, as the limits page on parameters proposes. ``zoo_aten_ops_per_step`` counts the aten ops one step of
+default, as the limits page on parameters proposes. The families of :data:`ZOO_GRAD_TRACED` run again on npy,
+compiled by default, while Dynamo reads a tensor subclass's ``grad`` as a tensor's (``npy_inductor_grad_traced``,
+under :func:`dynamo_reads_subclass_grad`): the "what if" of the upstream change the compiling page proposes, for
+steps that call ``clip_grad_norm_``. ``zoo_aten_ops_per_step`` counts the aten ops one step of
 each family and width runs on npy and on CPU (a ``torch.utils._python_dispatch.TorchDispatchMode`` sees each
 op after autograd, the backward's included): a step's CPU time divided by CPU's count is the work per op.
 Beside them a depthwise and a 3d convolution, forward and backward, eager on both. A family's rows take turns,
@@ -17,8 +27,10 @@ import dataclasses
 import functools
 import importlib.util
 import inspect
+from unittest import mock
 
 import torch
+import torch._dynamo.variables.torch_function as dynamo_torch_function
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import backend_pkg
@@ -32,14 +44,26 @@ TITLE = (
 # still-spinning BLAS threads for its first repeats (see benchmarks/timing.py).
 OWN_SETTINGS = Settings(rounds=4, repeat=5, seconds=0.02, warmup=2)
 ZOO = ROOT / "tests" / "zoo.py"
-ZOO_VARIANTS = ("npy_eager", "cpu_eager", "npy_inductor", "cpu_inductor")
+ZOO_EAGER_VARIANTS = ("npy_eager", "cpu_eager")
+# The compiled variants: device and ``torch.compile``'s mode.
+ZOO_COMPILED_VARIANTS = {
+    "npy_inductor": (backend_pkg.DEVICE_NAME, "default"),
+    "cpu_inductor": ("cpu", "default"),
+    "npy_reduce_overhead": (backend_pkg.DEVICE_NAME, "reduce-overhead"),
+    "cpu_reduce_overhead": ("cpu", "reduce-overhead"),
+}
+ZOO_VARIANTS = (*ZOO_EAGER_VARIANTS, *ZOO_COMPILED_VARIANTS)
 # Every family's optimizer steps through one function (``Optimizer.step``'s wrapper in
 # torch/optim/optimizer.py), which Dynamo compiles once per optimizer object it meets: past
 # ``recompile_limit`` (8) compiles of one function it runs that function eagerly from then on,
 # so the later families' compiled steps would run their optimizer eagerly. One process compiles
-# every family's step in each compiled variant, and each optimizer's step stays compiled.
-ZOO_RECOMPILE_LIMIT = 64
-ZOO_EAGER_VARIANTS = ("npy_eager", "cpu_eager")
+# every family's step in each compiled variant, each twice (COMPILING_CALLS), and each optimizer's
+# step stays compiled: about 30 optimizers, two compiles each.
+ZOO_RECOMPILE_LIMIT = 128
+# An optimizer's step compiles again on its second call, which finds the state the first one made
+# (SGD's momentum buffers, Adam's moments): both calls run while the limit above holds, so that no
+# compile is left for the timed calls, under Dynamo's own limit.
+COMPILING_CALLS = 2
 # The larger widths (the ``width`` argument of the family's model: hidden size or channels) each
 # family whose width is a setting is timed at, eager, beside its zoo size. The recurrent and
 # attention steps stay small enough at 16x; the convnets' work grows with the square of the width.
@@ -56,6 +80,10 @@ ZOO_WIDTHS = {
 # device already (``_get_foreach_kernels_supported_devices`` names the PrivateUse1 backend).
 ZOO_FOREACH = ("transformer_language_model",)
 FOREACH_VARIANT = "npy_eager_foreach"
+# The families timed again on npy compiled by default while Dynamo reads a parameter's ``grad`` as it does on
+# CPU (GRAD_TRACED_VARIANT, under dynamo_reads_subclass_grad): their steps call ``clip_grad_norm_``.
+ZOO_GRAD_TRACED = ("transformer_language_model",)
+GRAD_TRACED_VARIANT = "npy_inductor_grad_traced"
 # Forward and backward of one convolution layer, eager: module, input shape.
 ZOO_CONVOLUTIONS = {
     "depthwise_conv": (lambda: torch.nn.Conv2d(32, 32, 3, padding=1, groups=32), (8, 32, 32, 32)),
@@ -71,15 +99,15 @@ def load_zoo():
     return module
 
 
-def zoo_step(recipe, device, backend=None):
+def zoo_step(recipe, device, backend=None, mode=None):
     """One training step of ``recipe`` on its first batch, on ``device``; compiled by ``backend``
-    (``torch.compile(recipe.step, backend=...)``) if given."""
+    (``torch.compile(recipe.step, backend=..., mode=...)``) if given."""
     torch.manual_seed(0)
     model = recipe.build().to(device)
     optimizers = recipe.optimizers(model)
     batch = next(iter(recipe.batches(device)))
     batch = tuple(value.to(device) if isinstance(value, torch.Tensor) else value for value in batch)
-    step = recipe.step if backend is None else torch.compile(recipe.step, backend=backend)
+    step = recipe.step if backend is None else torch.compile(recipe.step, backend=backend, mode=mode)
 
     def train_step():
         step(model, optimizers, batch)
@@ -101,11 +129,39 @@ def with_foreach(recipe):
     return dataclasses.replace(recipe, optimizers=optimizers)
 
 
-def compiled_zoo_step(recipe, device):
-    """The step compiled by default and run once (it compiles), or None and why not."""
-    work = zoo_step(recipe, device, backend="inductor")
+def dynamo_reads_subclass_grad():
+    """Dynamo reading a tensor subclass's ``grad`` as a tensor's: the upstream change the compiling page
+    proposes, as a context manager (``unittest.mock.patch.object``), for the "what if" rows only.
+
+    ``TensorWithTFOverrideVariable.var_getattr`` in torch/_dynamo/variables/torch_function.py refuses every
+    name of that module's ``banned_attrs`` (``grad``, ``_grad``, ``_base``) on a tensor subclass, and Dynamo
+    models an npy tensor as one (``infer_subclass_type`` in torch/_dynamo/variables/builder.py); within this
+    context ``banned_attrs`` lacks ``grad``, so the attribute is read as it is on ``torch.Tensor``. Dynamo reads
+    the list when it traces, so the context must hold whenever the row's function may compile or recompile:
+    every call of it (:func:`patched_for_each_call`), and no call of another row's function."""
+    kept = [name for name in dynamo_torch_function.banned_attrs if name != "grad"]
+    return mock.patch.object(dynamo_torch_function, "banned_attrs", kept)
+
+
+def patched_for_each_call(work, patch):
+    """``work`` run inside a fresh ``patch()`` on every call (3 µs a call, against steps of milliseconds)."""
+
+    def patched_work():
+        with patch():
+            work()
+
+    return patched_work
+
+
+def compiled_zoo_step(recipe, device, mode="default", patch=None):
+    """The step compiled by Inductor in ``mode``, each call inside ``patch()`` if given, and run
+    :data:`COMPILING_CALLS` times (it compiles), or None and why not."""
+    work = zoo_step(recipe, device, backend="inductor", mode=mode)
+    if patch is not None:
+        work = patched_for_each_call(work, patch)
     try:
-        work()
+        for _ in range(COMPILING_CALLS):
+            work()
     except Exception as error:  # noqa: BLE001  (a step that does not compile yet is a row's reason)
         return None, error_reason(f"torch.compile of the step failed on {device}", error)
     return work, None
@@ -179,10 +235,13 @@ def zoo_works(family, recipe, quick):
     works = eager_zoo_works(recipe)
     if family in ZOO_FOREACH:
         works[FOREACH_VARIANT] = zoo_step(with_foreach(recipe), backend_pkg.DEVICE_NAME)
-    reasons = dict.fromkeys(("npy_inductor", "cpu_inductor"), QUICK_SKIPS_INDUCTOR)
+    compiled = {variant: (device, mode, None) for variant, (device, mode) in ZOO_COMPILED_VARIANTS.items()}
+    if family in ZOO_GRAD_TRACED:
+        compiled[GRAD_TRACED_VARIANT] = (backend_pkg.DEVICE_NAME, "default", dynamo_reads_subclass_grad)
+    reasons = dict.fromkeys(compiled, QUICK_SKIPS_INDUCTOR)
     if not quick:
-        for variant, device in (("npy_inductor", backend_pkg.DEVICE_NAME), ("cpu_inductor", "cpu")):
-            work, reasons[variant] = compiled_zoo_step(recipe, device)
+        for variant, (device, mode, patch) in compiled.items():
+            work, reasons[variant] = compiled_zoo_step(recipe, device, mode, patch)
             if work is not None:
                 works[variant] = work
     return works, reasons
@@ -203,7 +262,7 @@ def measure_group(settings, quick):
     timings = {}
     for case, (works, reasons) in works_by_case.items():
         rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
-        variants = ZOO_VARIANTS if cases[case][2] else ZOO_EAGER_VARIANTS
+        variants = (*ZOO_EAGER_VARIANTS, *reasons)  # the compiled variants, for the cases compiled
         timings[case] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in variants}
         if FOREACH_VARIANT in rows:
             timings[case][FOREACH_VARIANT] = rows[FOREACH_VARIANT]
@@ -228,6 +287,12 @@ def describe():
         "cpu_eager": "the same on CPU",
         "npy_inductor": "torch.compile(recipe.step) (Inductor) on npy",
         "cpu_inductor": "torch.compile(recipe.step) (Inductor) on CPU",
+        "npy_reduce_overhead": 'torch.compile(recipe.step, mode="reduce-overhead") on npy: Inductor skips its CUDA '
+        "graphs off CUDA, but reorders nodes for graph partitions and leaves out the input size and stride asserts",
+        "cpu_reduce_overhead": 'torch.compile(recipe.step, mode="reduce-overhead") on CPU, likewise',
+        GRAD_TRACED_VARIANT: f"npy_inductor, for the families {', '.join(ZOO_GRAD_TRACED)}, compiled and run with "
+        "'grad' taken out of banned_attrs (torch/_dynamo/variables/torch_function.py) around each call: what "
+        "if Dynamo read a tensor subclass's grad as a tensor's, the upstream change the compiling page proposes",
         FOREACH_VARIANT: "npy_eager with every optimizer's param groups set to foreach=True, for the families "
         f"{', '.join(ZOO_FOREACH)}: what PyTorch would run by default if _default_to_fused_or_foreach "
         "(torch/optim/optimizer.py) accepted an NpyTensor parameter",

@@ -332,3 +332,15 @@ for label, clip, argument in (
     torch.compile(clip, backend="eager")(argument)
     breaks = [reason.splitlines()[0] for reason in counters["graph_break"]]
     print(f"{label:21} frames {dict(counters['frames'])}, graph breaks {breaks}")
+
+# %%
+# ``make bench`` measures that change as a "what if": the zoo's Transformer
+# language model step, whose ``clip_grad_norm_`` reads every parameter's
+# ``grad``, compiled by default on npy while ``banned_attrs`` lacks ``grad``
+# (``npy_inductor_grad_traced`` in ``benchmarks/groups/zoo.py``), over the
+# same step compiled on CPU, beside the ratio of the step as it compiles today:
+
+zoo_ratios = load_benchmarks()["ratios"]
+for kind in ("inductor", "inductor_grad_traced"):
+    ratio = zoo_ratios[f"zoo_transformer_language_model_{kind}_npy_vs_cpu"]
+    print(f"{ratio['formula'].split(' / ')[0]:58} {ratio['value']:.2f}")

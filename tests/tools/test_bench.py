@@ -8,6 +8,7 @@ import sys
 import pytest
 import torch
 from sitebuild import ROOT
+from torch._dynamo.utils import counters
 
 from benchmarks import shared
 from benchmarks.groups import backends as backends_group
@@ -82,15 +83,17 @@ def expected_rows():
     zoo += [f"zoo.{case}.{variant}" for case in wider_zoo_cases() for variant in zoo_group.ZOO_EAGER_VARIANTS]
     zoo += [f"zoo.{case}.{variant}" for case in zoo_group.ZOO_CONVOLUTIONS for variant in zoo_group.ZOO_EAGER_VARIANTS]
     zoo += [f"zoo.{family}.{zoo_group.FOREACH_VARIANT}" for family in zoo_group.ZOO_FOREACH]
+    zoo += [f"zoo.{family}.{zoo_group.GRAD_TRACED_VARIANT}" for family in zoo_group.ZOO_GRAD_TRACED]
     return small + large + mlp + guard + eager + models + backends + distributed + zoo
 
 
 def test_quick_run_has_every_row(quick_run):
     data = quick_run
     assert data["quick"] is True
+    compiled = {*guard_group.INDUCTOR_VARIANTS, *zoo_group.ZOO_COMPILED_VARIANTS, zoo_group.GRAD_TRACED_VARIANT}
     for path in expected_rows():
         row = bench.row_at(data["timings_us"], path)
-        if path.split(".")[-1] in guard_group.INDUCTOR_VARIANTS:
+        if path.split(".")[-1] in compiled:
             assert row["us"] is None and row["unavailable"] == shared.QUICK_SKIPS_INDUCTOR, path
             continue
         assert row["us"] > 0 and row["unavailable"] is None, path
@@ -122,9 +125,10 @@ def test_quick_run_has_every_ratio_with_its_target(quick_run):
         **{
             f"zoo_{family}_{kind}_npy_vs_cpu": target
             for family in zoo_group.load_zoo().RECIPES
-            for kind, target in (("eager", 3.0), ("inductor", 1.5))
+            for kind, target in (("eager", 3.0), ("inductor", 1.5), ("reduce_overhead", 1.5))
         },
         "zoo_transformer_language_model_eager_foreach_npy_vs_cpu": 3.0,
+        "zoo_transformer_language_model_inductor_grad_traced_npy_vs_cpu": 1.5,
         "zoo_depthwise_conv_npy_vs_cpu": 3.0,
         "zoo_conv3d_npy_vs_cpu": 3.0,
     }
@@ -244,3 +248,26 @@ def test_merging_the_zoo_brings_its_op_counts(quick_run, committed):
     counted = {**committed, "zoo_aten_ops_per_step": dict.fromkeys(committed["zoo_aten_ops_per_step"], {"cpu": 1})}
     with_zoo = {**quick_run, "timings_us": {"zoo": quick_run["timings_us"]["zoo"]}}
     assert bench.merged(counted, with_zoo)["zoo_aten_ops_per_step"] == quick_run["zoo_aten_ops_per_step"]
+
+
+def test_the_grad_what_if_lets_dynamo_read_an_npy_parameters_grad():
+    """The zoo's ``npy_inductor_grad_traced`` rows compile under ``dynamo_reads_subclass_grad``: within it,
+    ``clip_grad_norm_(module.parameters())`` on npy is traced whole, as on CPU; without it, the frame gives up."""
+    layer = torch.nn.Linear(4, 2).to("npy")
+    layer(torch.ones(3, 4, device="npy")).sum().backward()
+
+    def clip(module):
+        return torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
+
+    def frames_and_breaks():
+        counters.clear()
+        torch._dynamo.reset()
+        torch.compile(clip, backend="eager")(layer)
+        return dict(counters["frames"]), sum(counters["graph_break"].values())
+
+    frames, breaks = frames_and_breaks()
+    assert frames.get("ok", 0) < frames["total"] and breaks > 0
+    with zoo_group.dynamo_reads_subclass_grad():
+        frames, breaks = frames_and_breaks()
+    assert frames.get("ok", 0) == frames["total"] and breaks == 0
+    assert "grad" in torch._dynamo.variables.torch_function.banned_attrs  # the patch ends with its context
