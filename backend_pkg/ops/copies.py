@@ -27,8 +27,9 @@ import torch
 
 from ..names import DEVICE_NAME
 from ..tensor import has_foreign_storage, host_view, unwrap
+from ._layout import is_non_overlapping_and_dense
 from ._results import check_apart
-from .factories import check_factory_options, empty_strided
+from .factories import check_factory_options, empty, empty_strided
 from .registry import aten, implements
 
 
@@ -92,6 +93,27 @@ def to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_
     layout_of = torch.empty_strided(self.size(), self.stride(), dtype=self.dtype, device="meta")
     like = torch.empty_like(layout_of, dtype=dtype, memory_format=memory_format or torch.preserve_format)
     out = empty_strided(like.shape, like.stride(), dtype=like.dtype)
+    copy_host(out, self)
+    return out
+
+
+@implements(aten.clone.default)
+def clone(self, *, memory_format=None):
+    """``self`` copied into new memory laid out as ``memory_format`` asks.
+
+    PyTorch's ``clone`` (aten/src/ATen/native/TensorFactories.cpp) is a composite: ``empty_strided``
+    with ``self``'s strides for a tensor that is non-overlapping and dense, otherwise ``empty_like``,
+    then ``copy_``: two trips through the dispatcher into Python kernels, for every ``.contiguous()``
+    of a view. Here it is one. Only the layouts left (channels last, or preserving the layout of a
+    tensor with gaps or overlaps) ask :func:`to_copy`'s meta tensors, which cost more than the rest
+    of the copy.
+    """
+    if memory_format is torch.contiguous_format:
+        out = empty(self.size(), dtype=self.dtype)
+    elif memory_format in (None, torch.preserve_format) and is_non_overlapping_and_dense(self.size(), self.stride()):
+        out = empty_strided(self.size(), self.stride(), dtype=self.dtype)
+    else:
+        return to_copy(self, memory_format=memory_format)
     copy_host(out, self)
     return out
 

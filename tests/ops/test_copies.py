@@ -223,6 +223,49 @@ def test_same_dtype_copy_between_npy_tensors_is_numpys(monkeypatch):
     assert_matches_cpu(moved, torch.arange(12.0).reshape(3, 4).t().contiguous())
 
 
+@st.composite
+def as_strided_layouts(draw):
+    """Any layout over a CPU buffer: sizes, strides (0 and repeats, so overlapping, included) and offset."""
+    dim = draw(st.integers(0, 4))
+    size = draw(st.lists(st.integers(0, 4), min_size=dim, max_size=dim))
+    stride = draw(st.lists(st.sampled_from([0, 1, 2, 3, 4, 6, 12, 24]), min_size=dim, max_size=dim))
+    return size, stride, draw(st.integers(0, 5))
+
+
+CLONES = {
+    "clone": lambda t: t.clone(),
+    "contiguous": lambda t: t.contiguous(),
+    "clone_contiguous_format": lambda t: t.clone(memory_format=torch.contiguous_format),
+    "clone_channels_last": lambda t: t.clone(memory_format=torch.channels_last) if t.dim() == 4 else t.clone(),
+}
+
+
+@pytest.mark.parametrize("clone", CLONES.values(), ids=CLONES.keys())
+@settings(max_examples=150, deadline=None)
+@given(layout=as_strided_layouts())
+def test_clone_lays_out_its_copy_as_cpu_does(clone, layout):
+    """``clone`` keeps the strides of a tensor without gaps or overlaps and lays any other out as
+    ``memory_format`` says, as CPU does; its copy never aliases its input."""
+    size, stride, offset = layout
+    base = torch.arange(400.0)
+    on_cpu = base.as_strided(size, stride, offset)
+    on_npy = base.to("npy").as_strided(size, stride, offset)
+    expected, result = clone(on_cpu), clone(on_npy)
+    assert_matches_cpu(result, expected)
+    assert result.stride() == expected.stride()
+    shares = expected.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+    assert (result.untyped_storage().data_ptr() == on_npy.untyped_storage().data_ptr()) == shares
+
+
+def test_clone_resolves_conjugate_and_negative_views_like_cpu():
+    values = torch.arange(6.0).reshape(2, 3).to(torch.complex64) * (1 + 1j)
+    for view in (lambda t: t.conj(), lambda t: t.conj().t(), lambda t: torch._neg_view(t)):
+        expected, result = view(values).clone(), view(npy(values)).clone()
+        assert (result.is_conj(), result.is_neg()) == (expected.is_conj(), expected.is_neg())
+        assert result.stride() == expected.stride()
+        assert_matches_cpu(result.resolve_conj().resolve_neg(), expected.resolve_conj().resolve_neg())
+
+
 OVERLAPPING_COPIES = {
     "self": lambda x: x.copy_(x),
     "forward_by_step": lambda x: x[2::2].copy_(x[:-2:2]),
