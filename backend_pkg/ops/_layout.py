@@ -47,13 +47,12 @@ def strides_for(size, memory_format):
 
 def is_non_overlapping_and_dense(size, stride):
     """Whether a tensor of ``size`` and ``stride`` holds each element once, with no gaps, in some
-    order of its dimensions, as ``TensorImpl`` computes it (c10/core/TensorImpl.h: contiguous, which
-    a tensor without elements is, or ``compute_non_overlapping_and_dense`` of c10/core/Contiguity.h),
-    which Python cannot ask. A dimension of length 1 takes any stride."""
+    order of its dimensions, as ``TensorImpl::_refresh_contiguous`` (c10/core/TensorImpl.h) decides
+    it, which Python cannot ask: contiguous, which a tensor without elements is, or
+    ``_compute_non_overlapping_and_dense`` (c10/core/Contiguity.h). A dimension of length 1 takes any
+    stride."""
     if 0 in size:
         return True
-    if len(size) == 1:
-        return size[0] < 2 or stride[0] == 1
     expected = 1
     for length, step in sorted(zip(size, stride), key=lambda pair: (pair[0] < 2, pair[1])):
         if length < 2:
