@@ -183,7 +183,7 @@ def write_pair(op, outs, results):
 def check_dtype_of_out(out, expected):
     """PyTorch's refusal of an ``out=`` whose dtype is not ``expected``.
 
-    PyTorch's ops that do not promote (``neg``, ``floor``, ``clamp``...)
+    PyTorch's ops that do not promote (``neg``, ``floor``, ``hardtanh``...)
     refuse any other ``out`` dtype, even one the result casts to.
     """
     if out.dtype != expected:

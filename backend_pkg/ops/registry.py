@@ -92,10 +92,10 @@ def implements(
     elementwise op): the kernel runs without NumPy's floating-point warnings
     and with PyTorch's broadcasting error, and its ``out=`` and in-place
     kernels make TensorIterator's overlap check before anything else;
-    ``pointwise="exact_dtype"`` is for one whose TensorIterator also wants
-    every tensor of one dtype (``check_all_same_dtype``: the ops that do not
-    promote, ``neg``, ``floor``, ``hardtanh``...), which refuses an ``out`` not
-    of the result's dtype, even one the result casts to;
+    ``pointwise="exact_dtype"`` is for one whose TensorIterator keeps
+    ``check_all_same_dtype`` (``neg``, ``floor``, ``hardtanh``...: the ops
+    that do not promote), which refuses an ``out`` not of the result's
+    dtype, even one the result casts to;
     ``same_dtype``, a NumPy function, computes the op for two tensors of one
     dtype (:mod:`._same_dtype`). Otherwise ``reads`` and ``partial`` name
     the arguments the ``out`` is checked against once resized
