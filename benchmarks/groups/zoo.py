@@ -204,6 +204,15 @@ def aten_ops_per_step(recipe, device):
     return counter.calls
 
 
+def aten_ops_per_case(cases):
+    """case -> device (``npy``, ``cpu``) -> how many aten ops one training step of the case's recipe runs."""
+    devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
+    return {
+        case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
+        for case, (_, recipe, _) in cases.items()
+    }
+
+
 def zoo_width(recipe):
     """The width the recipe's model is built with (its ``width`` argument), or None if it has none."""
     build = recipe.build
@@ -272,12 +281,7 @@ def measure_group(settings, quick):
             for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))
         }
         timings[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
-    devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
-    ops = {
-        case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
-        for case, (_, recipe, _) in cases.items()
-    }
-    return timings, {"zoo_aten_ops_per_step": ops}
+    return timings, {"zoo_aten_ops_per_step": aten_ops_per_case(cases)}
 
 
 def describe():
