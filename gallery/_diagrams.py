@@ -20,14 +20,22 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch, Patch
 
-# Who runs each box: the fill colour, and the legend's words for it.
+
+@dataclass(frozen=True)
+class Layer:
+    """Who runs a box: its fill colour, and the legend's words for it."""
+
+    fill: str
+    legend: str
+
+
 LAYERS = {
-    "python": ("#dbe9f6", "Python: the user's code, and PyTorch's"),
-    "torch": ("#eeeeee", "C++: PyTorch's"),
-    "generated": ("#e6ddf2", "C++ that Inductor generates"),
-    "skipped": ("#ffffff", "a key the dispatcher skips for this call"),
-    "npy": ("#d9f0d3", "backend_pkg, in Python"),
-    "numpy": ("#fde0c5", "NumPy"),
+    "python": Layer("#dbe9f6", "Python: the user's code, and PyTorch's"),
+    "torch": Layer("#eeeeee", "C++: PyTorch's"),
+    "generated": Layer("#e6ddf2", "C++ that Inductor generates"),
+    "skipped": Layer("#ffffff", "a key the dispatcher skips for this call"),
+    "npy": Layer("#d9f0d3", "backend_pkg, in Python"),
+    "numpy": Layer("#fde0c5", "NumPy"),
 }
 LINE_HEIGHT = 0.19  # inches per line of text at FONT_SIZE
 FONT_SIZE = 9
@@ -641,7 +649,7 @@ def figure_of(diagram):
     for arrow in diagram.arrows:
         _draw_arrow(axes, arrow, patches)
     layers = dict.fromkeys(box.layer for box in diagram.boxes)
-    handles = [Patch(facecolor=LAYERS[layer][0], edgecolor="#555555", label=LAYERS[layer][1]) for layer in layers]
+    handles = [Patch(facecolor=LAYERS[layer].fill, edgecolor="#555555", label=LAYERS[layer].legend) for layer in layers]
     axes.legend(
         handles=handles,
         loc="lower center",
@@ -654,7 +662,7 @@ def figure_of(diagram):
 
 
 def _draw_box(axes, box):
-    colour = LAYERS[box.layer][0]
+    colour = LAYERS[box.layer].fill
     patch = FancyBboxPatch(
         (box.x - box.width / 2, box.y - box.height / 2),
         box.width,

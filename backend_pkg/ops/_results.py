@@ -180,24 +180,16 @@ def write_pair(op, outs, results):
     return tuple(out if result is None else write_out(op, out, result) for out, result in zip(outs, results))
 
 
-def exact_dtype(dtype_of):
-    """A ``check_out`` for ops whose ``out=`` must have the dtype ``dtype_of(*args, **kwargs)``.
+def check_dtype_of_out(out, expected):
+    """PyTorch's refusal of an ``out=`` whose dtype is not ``expected``.
 
-    PyTorch's ops that do not promote (``neg``, ``floor``, ``clamp``...)
+    PyTorch's ops that do not promote (``neg``, ``floor``, ``hardtanh``...)
     refuse any other ``out`` dtype, even one the result casts to.
     """
-
-    def check_out(out, *args, **kwargs):
-        expected = dtype_of(*args, **kwargs)
-        if out.dtype != expected:
-            raise RuntimeError(f"Found dtype {scalar_type_name(out.dtype)} but expected {scalar_type_name(expected)}")
-
-    return check_out
+    if out.dtype != expected:
+        raise RuntimeError(f"Found dtype {scalar_type_name(out.dtype)} but expected {scalar_type_name(expected)}")
 
 
-def _self_dtype(self, *args, **kwargs):
-    return self.dtype
-
-
-out_of_self_dtype = exact_dtype(_self_dtype)
-out_of_self_dtype.__doc__ = "A ``check_out`` refusing an ``out`` whose dtype is not ``self``'s."
+def out_of_self_dtype(out, self, *args, **kwargs):
+    """A ``check_out`` refusing an ``out`` whose dtype is not ``self``'s."""
+    check_dtype_of_out(out, self.dtype)

@@ -52,7 +52,6 @@ from ._dims import single_axis, wrap_dim
 from ._dtype_errors import check_scalar_type, not_implemented_for
 from ._numpy_errors import quietly
 from ._operands import check_broadcastable, computed, in_compute_dtype, numpy_compute_dtype, promoted_dtype
-from ._results import out_of_self_dtype
 from ._select import select
 from .arithmetic import check_convertible
 from .random import check_generator
@@ -197,13 +196,7 @@ def hardtanh(a, min_val=-1, max_val=1, *, out_dtype):
     return clamp(a, min_val, max_val, out_dtype=out_dtype)
 
 
-@implements(
-    aten.hardtanh.default,
-    out=aten.hardtanh.out,
-    in_place=aten.hardtanh_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)
+@implements(aten.hardtanh.default, out=aten.hardtanh.out, in_place=aten.hardtanh_.default, pointwise="exact_dtype")
 @computed_by(hardtanh)
 def hardtanh_kernel(self, min_val=-1, max_val=1):
     if self.dtype == torch.bool:
@@ -433,7 +426,7 @@ def shrink_backward(grad_output, a, lambd, *, out_dtype):
     return select((x >= -lambd) & (x <= lambd), 0, grad).astype(out_dtype, copy=False)
 
 
-@implements(aten.softshrink.default, out=aten.softshrink.out, check_out=out_of_self_dtype, pointwise=True)
+@implements(aten.softshrink.default, out=aten.softshrink.out, pointwise="exact_dtype")
 @computed_by(softshrink)
 def softshrink_kernel(self, lambd=0.5):
     dtype = floating("softshrink_check", self)
@@ -495,14 +488,12 @@ for _function, _op, _out, _in_place in [
     (hardshrink, aten.hardshrink.default, aten.hardshrink.out, None),
 ]:
     _checks = _floating_checks(_op)
-    implements(_op, out=_out, in_place=_in_place, check_out=out_of_self_dtype, pointwise=True)(
-        computed_by(_function)(_checks)
-    )
+    implements(_op, out=_out, in_place=_in_place, pointwise="exact_dtype")(computed_by(_function)(_checks))
 # silu's CPU kernel computes complex numbers too.
 _silu_checks = _floating_checks(aten.silu.default, complex_ok=True)
-implements(
-    aten.silu.default, out=aten.silu.out, in_place=aten.silu_.default, check_out=out_of_self_dtype, pointwise=True
-)(computed_by(silu)(_silu_checks))
+implements(aten.silu.default, out=aten.silu.out, in_place=aten.silu_.default, pointwise="exact_dtype")(
+    computed_by(silu)(_silu_checks)
+)
 
 # Each backward: its NumPy function, then its overloads written out (the functional one and its out=).
 for _function, _op, _out in [
@@ -538,8 +529,7 @@ def rrelu_with_noise(a, noise, lower=0.125, upper=1 / 3, training=False, generat
     aten.rrelu_with_noise.default,
     out=aten.rrelu_with_noise.out,
     in_place=aten.rrelu_with_noise_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
+    pointwise="exact_dtype",
 )
 @computed_by(rrelu_with_noise)
 def rrelu_with_noise_kernel(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):

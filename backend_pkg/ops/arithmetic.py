@@ -16,7 +16,6 @@ from ..dtypes import CPP_SCALAR_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import DtypeNotImplemented
 from ._operands import check_alpha, computed, numpy_compute_dtype
-from ._results import out_of_self_dtype
 from .registry import aten, computed_by, implements, lowers
 
 
@@ -141,7 +140,7 @@ def neg(a):
     return np.negative(a)
 
 
-@implements(aten.neg.default, out=aten.neg.out, in_place=aten.neg_.default, check_out=out_of_self_dtype, pointwise=True)
+@implements(aten.neg.default, out=aten.neg.out, in_place=aten.neg_.default, pointwise="exact_dtype")
 @computed_by(neg)
 def neg_kernel(self):
     if self.dtype == torch.bool:

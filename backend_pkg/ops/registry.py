@@ -53,7 +53,7 @@ from ..tensor import wrap
 from ._dtype_errors import DtypeNotImplemented
 from ._numpy_errors import ALL_IGNORED, ERROR_STATE, quietly
 from ._operands import broadcast_shapes, operand, tensor_shapes
-from ._results import check_apart, check_castable, write_in_place, write_out, write_pair
+from ._results import check_apart, check_castable, check_dtype_of_out, write_in_place, write_out, write_pair
 from ._same_dtype import in_place_with_same_dtype_shortcut, with_same_dtype_shortcut
 
 aten = torch.ops.aten
@@ -86,12 +86,16 @@ def implements(
     (:mod:`._results`); ``name`` is the op's name in their errors (the
     overload's by default). ``check_out(out, *args, **kwargs)`` refuses an
     ``out`` PyTorch refuses although the result could be cast into it
-    (:func:`~._results.exact_dtype`).
+    (:func:`~._results.out_of_self_dtype`).
 
     ``pointwise=True`` is for an op CPU computes with TensorIterator (every
     elementwise op): the kernel runs without NumPy's floating-point warnings
     and with PyTorch's broadcasting error, and its ``out=`` and in-place
     kernels make TensorIterator's overlap check before anything else;
+    ``pointwise="exact_dtype"`` is for one whose TensorIterator keeps
+    ``check_all_same_dtype`` (``neg``, ``floor``, ``hardtanh``...: the ops
+    that do not promote), which refuses an ``out`` not of the result's
+    dtype, even one the result casts to;
     ``same_dtype``, a NumPy function, computes the op for two tensors of one
     dtype (:mod:`._same_dtype`). Otherwise ``reads`` and ``partial`` name
     the arguments the ``out`` is checked against once resized
@@ -109,6 +113,8 @@ def implements(
     deriving = out is not None or in_place is not None
     if deriving and len(ops) > 1 or out is not None and not ops:
         raise TypeError("implements: out= and in_place= derive from one functional overload")
+    if pointwise not in (False, True, "exact_dtype"):
+        raise TypeError(f"implements: pointwise is True, False or 'exact_dtype', not {pointwise!r}")
     table = AUTOGRAD_KERNELS if autograd else NESTED_KERNELS if nested else KERNELS
 
     def decorator(function):
@@ -117,7 +123,7 @@ def implements(
         if out is not None:
             op = name or ops[0]._opname
             if pointwise:
-                _enter(table, [out], _pointwise_out_kernel(op, kernel, check_out))
+                _enter(table, [out], _pointwise_out_kernel(op, kernel, check_out, pointwise == "exact_dtype"))
             else:
                 _enter(table, [out], _out_kernel(op, kernel, out, check_out, reads, partial))
         if in_place is not None:
@@ -213,17 +219,21 @@ def _pointwise(compute):
     return kernel
 
 
-def _pointwise_out_kernel(op, compute, check_out):
+def _pointwise_out_kernel(op, compute, check_out, exact_dtype):
     @_named_after(compute, "_out")
     def out_kernel(*args, out, **kwargs):
         _check_iterator_overlaps(out, args, kwargs)
         try:
             result = compute(*args, **kwargs)
         except DtypeNotImplemented as error:
+            if exact_dtype:
+                check_dtype_of_out(out, error.result_dtype)
             _refuse_target_first(op, error, out, check_out, args, kwargs)
             raise
         if check_out is not None:
             check_out(out, *args, **kwargs)
+        if exact_dtype:
+            check_dtype_of_out(out, result.dtype)
         return write_out(op, out, result)
 
     return out_kernel

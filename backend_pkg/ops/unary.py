@@ -9,7 +9,7 @@ from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dty
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import DtypeNotImplemented, scalar_type_name
 from ._operands import computed
-from ._results import exact_dtype, out_of_self_dtype, write_in_place
+from ._results import out_of_self_dtype, write_in_place
 from .arithmetic import check_convertible, float_dtype, is_integral, real_float_dtype
 from .registry import aten, computed_by, implements, lowers, unchecked
 
@@ -122,9 +122,7 @@ def sgn(a):
     return np.where(magnitude == 0, 0, a / magnitude)
 
 
-@implements(
-    aten.sign.default, out=aten.sign.out, in_place=aten.sign_.default, check_out=out_of_self_dtype, pointwise=True
-)
+@implements(aten.sign.default, out=aten.sign.out, in_place=aten.sign_.default, pointwise="exact_dtype")
 @computed_by(_real_sign, name="sign")
 def sign_kernel(self):
     if self.dtype.is_complex:
@@ -133,9 +131,7 @@ def sign_kernel(self):
         )
 
 
-implements(aten.sgn.default, out=aten.sgn.out, in_place=aten.sgn_.default, check_out=out_of_self_dtype, pointwise=True)(
-    unchecked(sgn)
-)
+implements(aten.sgn.default, out=aten.sgn.out, in_place=aten.sgn_.default, pointwise="exact_dtype")(unchecked(sgn))
 
 
 # --- rounding ---------------------------------------------------------------
@@ -169,9 +165,7 @@ for _name, _op, _out, _in_place, _round_to_integer in (
     ("ceil", aten.ceil.default, aten.ceil.out, aten.ceil_.default, np.ceil),
     ("trunc", aten.trunc.default, aten.trunc.out, aten.trunc_.default, np.trunc),
 ):
-    implements(_op, out=_out, in_place=_in_place, check_out=out_of_self_dtype, pointwise=True)(
-        _rounding_kernel(_name, _round_to_integer)
-    )
+    implements(_op, out=_out, in_place=_in_place, pointwise="exact_dtype")(_rounding_kernel(_name, _round_to_integer))
 _round_to_integer, _check_round_to_integer = _rounding("round", np.rint)
 
 
@@ -185,16 +179,8 @@ def round(a, *, decimals=0):
     return rounded.astype(a.dtype, copy=False)
 
 
-@implements(
-    aten.round.decimals,
-    out=aten.round.decimals_out,
-    in_place=aten.round_.decimals,
-    check_out=out_of_self_dtype,
-    pointwise=True,
-)
-@implements(
-    aten.round.default, out=aten.round.out, in_place=aten.round_.default, check_out=out_of_self_dtype, pointwise=True
-)
+@implements(aten.round.decimals, out=aten.round.decimals_out, in_place=aten.round_.decimals, pointwise="exact_dtype")
+@implements(aten.round.default, out=aten.round.out, in_place=aten.round_.default, pointwise="exact_dtype")
 @computed_by(round)
 def round_kernel(self, *, decimals=0):
     if decimals == 0:
@@ -209,9 +195,7 @@ def frac(a):
     return a - np.trunc(a)
 
 
-@implements(
-    aten.frac.default, out=aten.frac.out, in_place=aten.frac_.default, check_out=out_of_self_dtype, pointwise=True
-)
+@implements(aten.frac.default, out=aten.frac.out, in_place=aten.frac_.default, pointwise="exact_dtype")
 @computed_by(frac)
 def frac_kernel(self):
     if not self.dtype.is_floating_point:
@@ -258,11 +242,6 @@ def clamp_max(a, max, *, out_dtype):
     return clamp(a, None, max, out_dtype=out_dtype)
 
 
-# A clamp by Python bounds writes only into an out= of its own dtype; by
-# tensor bounds (a promoting op), into any out= that holds the result.
-_SCALAR_CLAMP_OUT = exact_dtype(_scalar_clamp_dtype)
-
-
 def clamp_dtype(self, min=None, max=None):
     """Python bounds are converted to ``self``'s dtype if it is floating; otherwise they promote it."""
     _check_clampable(self, min, max)
@@ -285,9 +264,9 @@ def _tensor_clamp_dtype(self, min, max):
     return dtype
 
 
-@implements(
-    aten.clamp.default, out=aten.clamp.out, in_place=aten.clamp_.default, check_out=_SCALAR_CLAMP_OUT, pointwise=True
-)
+# A clamp by Python bounds writes only into an out= of its own dtype; by
+# tensor bounds (a promoting op), into any out= that holds the result.
+@implements(aten.clamp.default, out=aten.clamp.out, in_place=aten.clamp_.default, pointwise="exact_dtype")
 @computed_by(clamp)
 def clamp_kernel(self, min=None, max=None):
     return clamp_dtype(self, min, max)
@@ -311,26 +290,14 @@ def _one_bound_dtype(self, min=None, max=None):
 
 
 @implements(aten.clamp_min.Tensor, out=aten.clamp_min.Tensor_out, in_place=aten.clamp_min_.Tensor, pointwise=True)
-@implements(
-    aten.clamp_min.default,
-    out=aten.clamp_min.out,
-    in_place=aten.clamp_min_.default,
-    check_out=_SCALAR_CLAMP_OUT,
-    pointwise=True,
-)
+@implements(aten.clamp_min.default, out=aten.clamp_min.out, in_place=aten.clamp_min_.default, pointwise="exact_dtype")
 @computed_by(clamp)
 def clamp_min_kernel(self, min):
     return _one_bound_dtype(self, min=min)
 
 
 @implements(aten.clamp_max.Tensor, out=aten.clamp_max.Tensor_out, in_place=aten.clamp_max_.Tensor, pointwise=True)
-@implements(
-    aten.clamp_max.default,
-    out=aten.clamp_max.out,
-    in_place=aten.clamp_max_.default,
-    check_out=_SCALAR_CLAMP_OUT,
-    pointwise=True,
-)
+@implements(aten.clamp_max.default, out=aten.clamp_max.out, in_place=aten.clamp_max_.default, pointwise="exact_dtype")
 @computed_by(clamp_max, name="clamp")
 def clamp_max_kernel(self, max):
     return _one_bound_dtype(self, max=max)
@@ -409,11 +376,7 @@ def bitwise_not(a):
 
 
 @implements(
-    aten.bitwise_not.default,
-    out=aten.bitwise_not.out,
-    in_place=aten.bitwise_not_.default,
-    check_out=out_of_self_dtype,
-    pointwise=True,
+    aten.bitwise_not.default, out=aten.bitwise_not.out, in_place=aten.bitwise_not_.default, pointwise="exact_dtype"
 )
 @computed_by(bitwise_not)
 def bitwise_not_kernel(self):

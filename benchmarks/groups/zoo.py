@@ -205,6 +205,15 @@ def aten_ops_per_step(recipe, device):
     return counter.calls
 
 
+def aten_ops_per_case(cases):
+    """case -> device (``npy``, ``cpu``) -> how many aten ops one training step of the case's recipe runs."""
+    devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
+    return {
+        case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
+        for case, (_, recipe, _) in cases.items()
+    }
+
+
 def zoo_width(recipe):
     """The width the recipe's model is built with (its ``width`` argument), or None if it has none."""
     build = recipe.build
@@ -315,12 +324,7 @@ def measure_group(settings, quick):
             }
             if FOREACH_VARIANT in rows[case]:
                 timings[case][FOREACH_VARIANT] = rows[case][FOREACH_VARIANT]
-    devices = {"npy": backend_pkg.DEVICE_NAME, "cpu": "cpu"}
-    ops = {
-        case: {name: aten_ops_per_step(recipe, device) for name, device in devices.items()}
-        for case, (_, recipe, _) in cases.items()
-    }
-    return timings, {"zoo_aten_ops_per_step": ops}
+    return timings, {"zoo_aten_ops_per_step": aten_ops_per_case(cases)}
 
 
 def describe():

@@ -207,9 +207,7 @@ BACKWARDS = {
 }
 # Operand dtypes (grad's, self's): one non-floating dtype, or two dtypes, which some backwards refuse to mix.
 _BACKWARD_DTYPES = [
-    (torch.int64, torch.int64),
-    (torch.bool, torch.bool),
-    (torch.complex64, torch.complex64),
+    *((dtype, dtype) for dtype in (torch.int64, torch.bool, torch.complex64)),
     (torch.int64, torch.bool),
     (torch.float32, torch.int64),
     (torch.int64, torch.float32),

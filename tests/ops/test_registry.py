@@ -7,6 +7,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 import backend_pkg.ops
@@ -121,3 +122,8 @@ def test_no_kernel_hides_a_composite():
         if torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
     ]
     assert composite == []
+
+
+def test_a_misspelt_pointwise_kind_is_refused_not_read_as_true():
+    with pytest.raises(TypeError, match="pointwise is True, False or 'exact_dtype', not 'exact dtype'"):
+        registry.implements(torch.ops.aten.neg.default, pointwise="exact dtype")
