@@ -16,11 +16,12 @@ module each in ``benchmarks/groups/`` whose docstring says what it times:
 This script runs the groups asked for, in the table's order, and writes their
 rows, what each case times, the ratios and the machine into one JSON file. Its
 internal modes (``--floor``, ``--backend``, ``--guard-in-cpp``,
-``--import-time``) are the processes some groups start: a process has one
-PrivateUse1 backend, and some rows need their own.
+``--zoo-cases``, ``--import-time``) are the processes some groups start: a
+process has one PrivateUse1 backend, and some rows need their own.
 """
 
 import argparse
+import contextlib
 import csv
 import datetime
 import importlib
@@ -135,15 +136,21 @@ def describe_cases():
     return {name: group_module(name).describe() for name in GROUPS}
 
 
+@contextlib.contextmanager
+def without_fallback_warnings():
+    """The CPU fallback warns once per op; which ops fall back is the Op coverage page's story."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="npy device")
+        yield
+
+
 def run(settings, quick, groups=GROUPS, progress=print):
     """Measure ``groups`` (all of :data:`GROUPS` for ``make bench``): the JSON ``make bench`` writes."""
     # Other work on the machine slows every row: the reader of the numbers should know of it.
     load_at_start = round(os.getloadavg()[0], 2)
     start = time.perf_counter()
     timings, extras = {}, dict.fromkeys(GROUP_EXTRAS)
-    with warnings.catch_warnings():
-        # The CPU fallback warns once per op; which ops fall back is the Op coverage page's story.
-        warnings.filterwarnings("ignore", message="npy device")
+    with without_fallback_warnings():
         for name in (group for group in GROUPS if group in groups):
             module = group_module(name)
             progress(module.TITLE)
@@ -253,6 +260,10 @@ def serve_internal_mode(options, settings):
 
         load_guard_in_cpp()  # before backend_pkg registers its guard
         group_module("guard").serve_guard_in_cpp_turns(settings)
+    elif options.zoo_cases:
+        with without_fallback_warnings():
+            zoo_settings = group_settings("zoo", settings, options.quick)
+            group_module("zoo").serve_zoo_turns(options.zoo_cases, zoo_settings, options.quick)
     elif options.floor:
         print(json.dumps(group_module("small").measure_floor(settings)))
     else:
@@ -297,6 +308,12 @@ def main(argv=None):
         action="store_true",
         help="internal: load device_guard_in_cpp.cpp, import backend_pkg, then time one turn of "
         "the Inductor training step per line of input",
+    )
+    parser.add_argument(
+        "--zoo-cases",
+        nargs="+",
+        metavar="CASE",
+        help="internal: build these cases of the zoo group, then time one turn of their rows per line of input",
     )
     parser.add_argument("--import-time", metavar="MODULE", help="internal: print how long importing MODULE takes")
     options = parser.parse_args(argv)

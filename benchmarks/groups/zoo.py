@@ -19,8 +19,9 @@ under :func:`dynamo_reads_subclass_grad`): the "what if" of the upstream change 
 steps that call ``clip_grad_norm_``. ``zoo_aten_ops_per_step`` counts the aten ops one step of
 each family and width runs on npy and on CPU (a ``torch.utils._python_dispatch.TorchDispatchMode`` sees each
 op after autograd, the backward's included): a step's CPU time divided by CPU's count is the work per op.
-Beside them a depthwise and a 3d convolution, forward and backward, eager on both. A family's rows take turns,
-so CPU's step and npy's share every slow spell. The steps take milliseconds: :data:`OWN_SETTINGS`.
+Beside them a depthwise and a 3d convolution, forward and backward, eager on both. Each case (a family at one
+width, a convolution) is timed in a process of its own, where its rows take turns (:func:`measure_group`). The
+steps take milliseconds: :data:`OWN_SETTINGS`.
 """
 
 import dataclasses
@@ -34,8 +35,8 @@ import torch._dynamo.variables.torch_function as dynamo_torch_function
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import backend_pkg
-from benchmarks.shared import QUICK_SKIPS_INDUCTOR, ROOT, error_reason
-from benchmarks.timing import Settings, as_timer, measure, unavailable_row
+from benchmarks.shared import QUICK_SKIPS_INDUCTOR, ROOT, error_reason, run_turn_process
+from benchmarks.timing import Settings, as_timer, serve_turns, timing_row, unavailable_row
 
 TITLE = (
     "zoo: each model family's training step, eager and compiled, npy and CPU; larger widths, eager; two convolutions"
@@ -56,9 +57,9 @@ ZOO_VARIANTS = (*ZOO_EAGER_VARIANTS, *ZOO_COMPILED_VARIANTS)
 # Every family's optimizer steps through one function (``Optimizer.step``'s wrapper in
 # torch/optim/optimizer.py), which Dynamo compiles once per optimizer object it meets: past
 # ``recompile_limit`` (8) compiles of one function it runs that function eagerly from then on,
-# so the later families' compiled steps would run their optimizer eagerly. One process compiles
-# every family's step in each compiled variant, each twice (COMPILING_CALLS), and each optimizer's
-# step stays compiled: about 30 optimizers, two compiles each.
+# so the later variants' compiled steps would run their optimizer eagerly. A family's process
+# compiles its step in each compiled variant, each twice (COMPILING_CALLS), and each optimizer's
+# step stays compiled: up to 5 variants of DCGAN's two optimizers, two compiles each.
 ZOO_RECOMPILE_LIMIT = 128
 # An optimizer's step compiles again on its second call, which finds the state the first one made
 # (SGD's momentum buffers, Adam's moments): both calls run while the limit above holds, so that no
@@ -256,31 +257,73 @@ def zoo_works(family, recipe, quick):
     return works, reasons
 
 
-def measure_group(settings, quick):
-    """case -> variant -> row, eager and compiled steps taking turns; then the convolutions. And
-    case -> device -> aten ops per step, for every family and width.
-
-    Every family compiles before any is timed: Inductor's first compile starts its pool of
-    compiling processes, whose start would otherwise fall on the first family's timings."""
-    cases = zoo_cases()
+def case_works(case, quick):
+    """The steps of one case by variant, and why each of its compiled variants is missing (none for a
+    case timed eager only)."""
+    if case in ZOO_CONVOLUTIONS:
+        devices = (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))
+        return {variant: convolution_step(case, device) for variant, device in devices}, {}
+    family, recipe, compiled = zoo_cases()[case]
+    if not compiled:
+        return eager_zoo_works(recipe), {}
     with torch._dynamo.config.patch(recompile_limit=ZOO_RECOMPILE_LIMIT):
-        works_by_case = {
-            case: zoo_works(family, recipe, quick) if compiled else (eager_zoo_works(recipe), {})
-            for case, (family, recipe, compiled) in cases.items()
-        }
+        return zoo_works(family, recipe, quick)
+
+
+def serve_zoo_turns(cases, settings, quick):
+    """The other end of a case's process (``benchmarks/run.py --zoo-cases``): build the steps of
+    ``cases`` (compiling the compiled ones), report why any is missing, then time one turn of them
+    per line read (:func:`~benchmarks.timing.serve_turns`); a row is named "case variant"."""
+    timers, reasons = {}, {}
+    for case in cases:
+        works, reasons[case] = case_works(case, quick)
+        timers.update({f"{case} {variant}": as_timer(work) for variant, work in works.items()})
+    serve_turns(timers, settings, reasons=reasons)
+
+
+def processes_of(cases, quick):
+    """Which cases share a process: each its own in a full run, all one in a quick one, whose
+    numbers are too rough to be worth a process's start (seconds each)."""
+    return [list(cases)] if quick else [[case] for case in cases]
+
+
+def time_in_process(cases, settings, quick):
+    """Rows of ``cases``, timed in a process of their own that takes :attr:`Settings.rounds` turns:
+    case -> variant -> row, and case -> variant -> why it is missing."""
+    process = run_turn_process(["--zoo-cases", *cases], quick)
+    samples = {name: [] for name in process.started["calls_per_repeat"]}
+    try:
+        for _ in range(settings.rounds):
+            for name, per_call_us in process.one_turn().items():
+                samples[name].extend(per_call_us)
+    finally:
+        process.close()
+    rows = {case: {} for case in cases}
+    for name, per_call_us in samples.items():
+        case, variant = name.split(" ")
+        rows[case][variant] = timing_row(per_call_us, process.started["calls_per_repeat"][name])
+    return rows, process.started["reasons"]
+
+
+def measure_group(settings, quick):
+    """case -> variant -> row, each case in a process of its own (:func:`processes_of`); and case ->
+    device -> aten ops per step, for every family and width.
+
+    A row depends on what its process ran before it: in one process that timed every case in turn, the
+    2-layer LSTM's npy eager step took 5828 µs in one run and 3397 µs in the run before, and 3471 to 3519
+    µs in processes of its own. Within a process a case's rows take turns, so CPU's step and npy's share
+    every slow spell."""
+    cases = zoo_cases()
     timings = {}
-    for case, (works, reasons) in works_by_case.items():
-        rows = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
-        variants = (*ZOO_EAGER_VARIANTS, *reasons)  # the compiled variants, for the cases compiled
-        timings[case] = {variant: rows.get(variant) or unavailable_row(reasons[variant]) for variant in variants}
-        if FOREACH_VARIANT in rows:
-            timings[case][FOREACH_VARIANT] = rows[FOREACH_VARIANT]
-    for case in ZOO_CONVOLUTIONS:
-        works = {
-            variant: convolution_step(case, device)
-            for variant, device in (("npy_eager", backend_pkg.DEVICE_NAME), ("cpu_eager", "cpu"))
-        }
-        timings[case] = measure({variant: as_timer(work) for variant, work in works.items()}, settings)
+    for names in processes_of([*cases, *ZOO_CONVOLUTIONS], quick):
+        rows, reasons = time_in_process(names, settings, quick)
+        for case in names:
+            variants = (*ZOO_EAGER_VARIANTS, *reasons[case])  # the compiled variants, for the cases compiled
+            timings[case] = {
+                variant: rows[case].get(variant) or unavailable_row(reasons[case][variant]) for variant in variants
+            }
+            if FOREACH_VARIANT in rows[case]:
+                timings[case][FOREACH_VARIANT] = rows[case][FOREACH_VARIANT]
     return timings, {"zoo_aten_ops_per_step": aten_ops_per_case(cases)}
 
 
