@@ -51,6 +51,14 @@ def test_factory_options_are_checked():
         torch.ops.aten.empty.memory_format([2], device="npy", pin_memory=True)
     with pytest.raises(RuntimeError, match="invalid device index 1"):
         torch.empty(2, device="npy:1")
+    with pytest.raises(RuntimeError, match="npy device: empty was asked for a tensor on cpu"):
+        torch.ops.aten.empty.memory_format._op_dk(torch._C.DispatchKey.PrivateUse1, [2], device=torch.device("cpu"))
+
+
+@pytest.mark.parametrize("device", ["npy", "npy:0", torch.device("npy", 0)])
+def test_factories_take_the_device_with_or_without_its_index(device):
+    for made in (torch.empty(2, device=device), torch.empty_strided((2, 3), (1, 2), device=device)):
+        assert made.device == torch.device("npy", 0)
 
 
 def test_ones_like_and_zeros_like(dtype):
