@@ -64,10 +64,25 @@ def test_add_and_sub_alpha(dtype):
     assert_matches_cpu(torch.sub(npy(a), npy(b), alpha=alpha), torch.sub(a, b, alpha=alpha))
 
 
-@pytest.mark.parametrize("op", [torch.add, torch.sub, torch.rsub, torch.Tensor.add_], ids=lambda op: op.__name__)
-@pytest.mark.parametrize("dtype, alpha", [(torch.int64, 0.5), (torch.float32, True), (torch.float32, 1j)], ids=str)
+@pytest.mark.parametrize(
+    "op", [torch.add, torch.sub, torch.rsub, torch.Tensor.add_, torch.Tensor.sub_], ids=lambda op: op.__name__
+)
+@pytest.mark.parametrize(
+    "dtype, alpha",
+    [
+        (torch.int64, 0.5),
+        (torch.float32, True),
+        (torch.float32, 1j),
+        (torch.float32, 1e39),
+        (torch.float32, -1e39),
+        (torch.float16, 1e5),
+        (torch.int8, 300),
+    ],
+    ids=str,
+)
 def test_alpha_errors_are_cpu_errors(op, dtype, alpha):
-    """Word for word: an integer tensor with a float alpha, a bool alpha, a complex alpha."""
+    """Word for word: an integer tensor with a float alpha, a bool alpha, a complex alpha, an alpha
+    the dtype cannot hold (C++ converts it checked)."""
     assert_like_cpu(lambda a: op(a, a, alpha=alpha), make((2,), dtype))
 
 
@@ -174,6 +189,8 @@ SAME_DTYPE_IN_PLACE = {
     "sub_ number": lambda t, other: t.sub_(0.1),
     "mul_ number past float32's range": lambda t, other: t.mul_(1e39),
     "add_ number with alpha": lambda t, other: t.add_(2, alpha=3),
+    "mul_ integer past float32's precision": lambda t, other: t.mul_(2**24 + 1),
+    "add_ alpha past float32's range": lambda t, other: t.add_(other, alpha=1e39),
     "add_ into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).add_(other, alpha=2),
     "mul_ number into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).mul_(0.5),
 }
