@@ -67,9 +67,9 @@ def with_same_dtype_shortcut(numpy_function, general, accepts=None):
     """
 
     def kernel(self, other, **options):
-        try:
-            a, b = self._npy_array, other._npy_array
-        except AttributeError:  # a Python number, a CPU scalar, a tensor without a kept view
+        # getattr with a default: a raised AttributeError costs 1 µs.
+        a, b = getattr(self, "_npy_array", None), getattr(other, "_npy_array", None)
+        if a is None or b is None:  # a Python number, a CPU scalar, a tensor without a kept view
             return general(self, other, **options)
         if options or a.dtype is not b.dtype or a.dtype not in NATIVE_DTYPES:
             return general(self, other, **options)

@@ -209,6 +209,36 @@ def test_same_dtype_in_place_shortcut(fn, dtype):
     check(fn, values((3, 4), dtype, 1), values((3, 4), dtype, 2))
 
 
+def _gradient_of(cpu):
+    """``cpu`` on npy as the plain ``torch.Tensor`` object ``AccumulateGrad`` stores as a gradient,
+    which keeps no NumPy view (backend_pkg.tensor.detached)."""
+    leaf = torch.zeros(cpu.shape, dtype=cpu.dtype, device="npy", requires_grad=True)
+    (leaf * npy(cpu)).sum().backward()
+    assert type(leaf.grad) is torch.Tensor
+    return leaf.grad
+
+
+SAME_DTYPE_OUT_OF_PLACE = {
+    "add": torch.add,
+    "sub": torch.sub,
+    "mul": torch.mul,
+    "mm": lambda a, b: torch.mm(a, b.T),
+    "addmm": lambda a, b: torch.addmm(a[:, :1], a, b.T),
+}
+
+
+@pytest.mark.parametrize("fn", SAME_DTYPE_OUT_OF_PLACE.values(), ids=SAME_DTYPE_OUT_OF_PLACE)
+def test_same_dtype_shortcuts_read_a_gradient_as_it_is_now(fn):
+    """A gradient's view is made from its metadata at each call, also after C++ changed the metadata
+    (``.data =`` on a plain object is C++'s setter, which no npy code sees)."""
+    a, b = values((3, 4), torch.float32, 1), values((3, 4), torch.float32, 2)
+    gradient = _gradient_of(a)
+    assert_matches_cpu(fn(gradient, npy(b)), fn(a, b))
+    assert_matches_cpu(fn(npy(b), gradient), fn(b, a))
+    gradient.data = npy(b.T.contiguous().T)
+    assert_matches_cpu(fn(gradient, npy(a)), fn(b, a))
+
+
 # --- division and powers --------------------------------------------------------------------------
 
 
