@@ -92,3 +92,13 @@ def test_efficient_zero_tensor_is_zeros():
     x = torch.tensor([1.0, -2.0], device="npy", requires_grad=True)
     x.sgn().sum().backward()
     assert_matches_cpu(x.grad, torch.zeros(2), made_by_kernel=False)
+
+
+def test_zero_writes_zeros_through_views(dtype):
+    """``zero_`` writes into the memory it views: a strided view's elements, an expanded tensor's one row."""
+    cpu = make((3, 4), dtype)
+    base = npy(cpu)
+    cpu[:, ::2].zero_(), base[:, ::2].zero_()
+    assert_matches_cpu(base, cpu)
+    cpu[0].expand(2, 4).zero_(), base[0].expand(2, 4).zero_()
+    assert_matches_cpu(base, cpu)
