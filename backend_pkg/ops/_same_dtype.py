@@ -110,14 +110,19 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
     """
 
     def kernel(self, other, **options):
-        a = _view_of_npy(self)
+        # The kept view read here first: the call of _view_of_npy is a twentieth of this kernel.
+        a = getattr(self, "_npy_array", None)
+        if a is None:
+            a = _view_of_npy(self)
         if type(other) in _NUMBERS:
             if a is None or options or a.dtype not in FULL_PRECISION_FLOATS or 0 in a.strides:
                 return general(self, other, **options)
             b = other
             alpha = 1
         else:
-            b = _view_of_npy(other)
+            b = getattr(other, "_npy_array", None)
+            if b is None:
+                b = _view_of_npy(other)
             if a is None or b is None:  # a CPU scalar, a tensor on another device
                 return general(self, other, **options)
             alpha = options.get("alpha", 1)
@@ -135,7 +140,7 @@ def in_place_with_same_dtype_shortcut(numpy_function, general):
                 return general(self, other, **options)  # which refuses an alpha the dtype cannot hold
         token = ERROR_STATE.set(ALL_IGNORED)  # past float32's range is inf, silently as in PyTorch
         try:
-            numpy_function(a, b if alpha == 1 and type(alpha) is int else b * alpha, out=a)
+            numpy_function(a, b if alpha == 1 and type(alpha) is int else b * alpha, a)  # out= by position
         except ValueError:  # other does not broadcast to self's shape
             return general(self, other, **options)
         finally:
