@@ -275,7 +275,7 @@ def wrap(array, base=None):
     array = np.asarray(array)
     if base is None and array.size == 0 and array.base is None:
         return _wrap_empty(array)
-    if base is None and _has_contiguous_strides(array):
+    if base is None and has_contiguous_strides(array):
         root = array if array.base is None else _whole_root(array)
         if root is not None:
             return _wrap_fresh(array, root)
@@ -396,7 +396,7 @@ def _sharing_views(tensor, base):
     return alias
 
 
-def _has_contiguous_strides(array):
+def has_contiguous_strides(array):
     """Whether ``array`` has the strides of a contiguous tensor of its shape.
 
     NumPy calls an array C-contiguous whatever the strides of its length-1
