@@ -99,6 +99,14 @@ def _scaled(combine, a, b, alpha, out_dtype):
     return combine(x, y).astype(out_dtype, copy=False)
 
 
+def _check_alpha(dtype, alpha):
+    """PyTorch's checks of ``alpha``: its type, then its conversion to the result's dtype, which CPU's
+    kernel makes checked (``Scalar::to``): ``alpha=1e39`` is refused for float32."""
+    check_alpha(dtype, alpha)
+    if alpha != 1:
+        check_convertible(alpha, dtype)
+
+
 @lowers(aten.add.Tensor, aten.add.Scalar)
 def add(a, b, alpha=1, *, out_dtype):
     return _scaled(np.add, a, b, alpha, out_dtype)
@@ -113,7 +121,7 @@ def sub(a, b, alpha=1, *, out_dtype):
 @computed_by(add)
 def add_kernel(self, other, *, alpha=1):
     dtype = torch.result_type(self, other)
-    check_alpha(dtype, alpha)
+    _check_alpha(dtype, alpha)
     return dtype
 
 
@@ -124,7 +132,7 @@ def sub_kernel(self, other, *, alpha=1):
         # "Subtraction, the `-` operator, with a bool tensor is not supported..."
         check_on_cpu(aten.sub.Tensor, *(torch.as_tensor(value) for value in (self, other)))
     dtype = torch.result_type(self, other)
-    check_alpha(dtype, alpha)
+    _check_alpha(dtype, alpha)
     return dtype
 
 

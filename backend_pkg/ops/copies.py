@@ -26,10 +26,10 @@ import numpy as np
 import torch
 
 from ..names import DEVICE_NAME
-from ..tensor import has_foreign_storage, host_view, unwrap
+from ..tensor import has_contiguous_strides, has_foreign_storage, host_view, unwrap
 from ._layout import is_non_overlapping_and_dense
 from ._results import check_apart
-from .factories import check_factory_options, empty, empty_strided
+from .factories import check_factory_options, empty, empty_strided, new_allocated_tensor
 from .registry import aten, implements
 
 
@@ -108,6 +108,14 @@ def clone(self, *, memory_format=None):
     tensor with gaps or overlaps) ask :func:`to_copy`'s meta tensors, which cost more than the rest
     of the copy.
     """
+    array = _npy_array(self)
+    if array is not None and array.size:
+        # The array has the tensor's strides, in bytes: its C-ordered copy, one NumPy call, is the result for
+        # a contiguous tensor, and for any tensor asked to be contiguous (``.contiguous()`` of a view).
+        if memory_format is torch.contiguous_format or (
+            memory_format in (None, torch.preserve_format) and has_contiguous_strides(array)
+        ):
+            return new_allocated_tensor(array.copy())
     if memory_format is torch.contiguous_format:
         out = empty(self.size(), dtype=self.dtype)
     elif memory_format in (None, torch.preserve_format) and is_non_overlapping_and_dense(self.size(), self.stride()):

@@ -6,22 +6,35 @@ import torch
 from ..device import set_device
 from ..dtypes import to_numpy_dtype
 from ..names import DEVICE_NAME
-from ..tensor import rebind, storage_array, unwrap, wrap
+from ..tensor import rebind, storage_array, unwrap, wrap, wrap_new
 from ._layout import allocate_strided, contiguous_strides, storage_extent, strides_for
 from .arithmetic import check_convertible
 from .indexing import fill_value
 from .registry import aten, implements
 
+# The devices a factory is asked for nearly always: the npy device, without an index or with its only one.
+# Named by the key's own name, as this module may be imported before the backend is renamed; a device
+# is its type and index, whatever the name (``torch.device("npy") == torch.device("privateuseone")``).
+_THE_DEVICE = frozenset({torch.device("privateuseone"), torch.device("privateuseone", 0)})
+
 
 def check_factory_options(op, layout, device, pin_memory):
+    """PyTorch's checks of a factory's options; ``device`` is the ``torch.device`` (or None) that the
+    dispatcher hands every kernel.
+
+    The one device is recognised by a set lookup (a tenth of a µs): reading
+    ``device.type`` costs 0.3, and building ``torch.device`` objects to check
+    the index cost 3 of the 9 µs of ``torch.empty(..., device="npy")``.
+    """
     if layout not in (None, torch.strided):
         raise RuntimeError(f"npy device: {op} supports only torch.strided layout, got {layout}")
     if pin_memory:
         raise RuntimeError(f"npy device: {op} cannot pin memory; npy memory is NumPy's")
-    if device is not None and torch.device(device).type != DEVICE_NAME:
+    if device is None or device in _THE_DEVICE:
+        return
+    if device.type != DEVICE_NAME:
         raise RuntimeError(f"npy device: {op} was asked for a tensor on {device}")
-    if device is not None:
-        set_device(torch.device(device))
+    set_device(device.index)  # refuses it
 
 
 _FAKE_MODE = torch._C._TorchDispatchModeKey.FAKE
@@ -38,7 +51,16 @@ def new_tensor(array):
     every subclass (``_check_for_subclass_arg`` in torch/_subclasses/fake_tensor.py).
     The object's class is all that differs: its storage is npy memory either way.
     """
-    tensor = wrap(array)
+    return _outside_fake_mode(wrap(array))
+
+
+def new_allocated_tensor(array):
+    """:func:`new_tensor` for an array NumPy has just allocated (``np.empty``, ``np.zeros``), which
+    :func:`~backend_pkg.tensor.wrap_new` wraps without ``wrap``'s checks of its layout."""
+    return _outside_fake_mode(wrap_new(array))
+
+
+def _outside_fake_mode(tensor):
     if torch._C._get_dispatch_mode(_FAKE_MODE) is not None:
         tensor.__class__ = torch.Tensor
     return tensor
@@ -47,15 +69,22 @@ def new_tensor(array):
 @implements(aten.empty_strided.default)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     check_factory_options("empty_strided", layout, device, pin_memory)
-    return new_tensor(allocate_strided(size, stride, dtype))
+    return _new_strided_tensor(size, stride, dtype)
 
 
 @implements(aten.empty.memory_format)
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     check_factory_options("empty", layout, device, pin_memory)
     if memory_format in (None, torch.contiguous_format, torch.preserve_format):
-        return new_tensor(np.empty(tuple(size), dtype=to_numpy_dtype(dtype)))
-    return new_tensor(allocate_strided(size, strides_for(size, memory_format), dtype))
+        return new_allocated_tensor(np.empty(tuple(size), to_numpy_dtype(dtype)))
+    return _new_strided_tensor(size, strides_for(size, memory_format), dtype)
+
+
+def _new_strided_tensor(size, stride, dtype):
+    array = allocate_strided(size, stride, dtype)
+    # Mostly a new C-ordered array (a contiguous layout with elements), which needs none of wrap's checks;
+    # otherwise a strided view of new memory.
+    return new_allocated_tensor(array) if array.base is None else new_tensor(array)
 
 
 @implements(aten._efficientzerotensor.default)
@@ -69,7 +98,7 @@ def efficient_zero_tensor(size, *, dtype=None, layout=None, device=None, pin_mem
     memory. npy returns real zeros: the same values, without the shortcut.
     """
     check_factory_options("_efficientzerotensor", layout, device, pin_memory)
-    return new_tensor(np.zeros(tuple(size), dtype=to_numpy_dtype(dtype)))
+    return new_allocated_tensor(np.zeros(tuple(size), to_numpy_dtype(dtype)))
 
 
 @implements(aten.fill_.Scalar)
@@ -82,7 +111,10 @@ def fill_(self, value):
 
 @implements(aten.zero_.default)
 def zero_(self):
-    return fill_(self, 0)
+    """``fill_(self, 0)``, without its checks of the value: zero is every dtype's, and ``ndarray.fill``
+    writes it in a third of the instructions of ``fill_``'s checks and item assignment."""
+    unwrap(self).fill(0)
+    return self
 
 
 @implements(aten.resize_.default)
@@ -132,7 +164,7 @@ def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, me
         # code around the same two calls, and costs as much as they do.)
         ones = np.empty(tuple(self.shape), to_numpy_dtype(self.dtype))
         ones.fill(1)
-        return new_tensor(ones)
+        return new_allocated_tensor(ones)
     out = torch.empty_like(
         self,
         dtype=dtype,

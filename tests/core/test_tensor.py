@@ -53,6 +53,7 @@ def test_setting_data_is_seen_by_kernels(make_npy):
     npy * 1
     npy.data = torch.arange(4, dtype=torch.float64).to("npy")
     torch.testing.assert_close((npy + 1).cpu(), torch.arange(1, 5, dtype=torch.float64))
+    torch.testing.assert_close(npy.view(2, 2).cpu(), torch.arange(4, dtype=torch.float64).view(2, 2))
     npy.data = npy.data.flip(0)[::2]
     torch.testing.assert_close((npy + 1).cpu(), torch.tensor([4.0, 2.0], dtype=torch.float64))
 

@@ -64,10 +64,25 @@ def test_add_and_sub_alpha(dtype):
     assert_matches_cpu(torch.sub(npy(a), npy(b), alpha=alpha), torch.sub(a, b, alpha=alpha))
 
 
-@pytest.mark.parametrize("op", [torch.add, torch.sub, torch.rsub, torch.Tensor.add_], ids=lambda op: op.__name__)
-@pytest.mark.parametrize("dtype, alpha", [(torch.int64, 0.5), (torch.float32, True), (torch.float32, 1j)], ids=str)
+@pytest.mark.parametrize(
+    "op", [torch.add, torch.sub, torch.rsub, torch.Tensor.add_, torch.Tensor.sub_], ids=lambda op: op.__name__
+)
+@pytest.mark.parametrize(
+    "dtype, alpha",
+    [
+        (torch.int64, 0.5),
+        (torch.float32, True),
+        (torch.float32, 1j),
+        (torch.float32, 1e39),
+        (torch.float32, -1e39),
+        (torch.float16, 1e5),
+        (torch.int8, 300),
+    ],
+    ids=str,
+)
 def test_alpha_errors_are_cpu_errors(op, dtype, alpha):
-    """Word for word: an integer tensor with a float alpha, a bool alpha, a complex alpha."""
+    """Word for word: an integer tensor with a float alpha, a bool alpha, a complex alpha, an alpha
+    the dtype cannot hold (C++ converts it checked)."""
     assert_like_cpu(lambda a: op(a, a, alpha=alpha), make((2,), dtype))
 
 
@@ -174,6 +189,8 @@ SAME_DTYPE_IN_PLACE = {
     "sub_ number": lambda t, other: t.sub_(0.1),
     "mul_ number past float32's range": lambda t, other: t.mul_(1e39),
     "add_ number with alpha": lambda t, other: t.add_(2, alpha=3),
+    "mul_ integer past float32's precision": lambda t, other: t.mul_(2**24 + 1),
+    "add_ alpha past float32's range": lambda t, other: t.add_(other, alpha=1e39),
     "add_ into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).add_(other, alpha=2),
     "mul_ number into a tensor without a kept NumPy view": lambda t, other: _without_kept_view(t).mul_(0.5),
 }
@@ -190,6 +207,36 @@ def _without_kept_view(tensor):
 @pytest.mark.parametrize("fn", SAME_DTYPE_IN_PLACE.values(), ids=SAME_DTYPE_IN_PLACE)
 def test_same_dtype_in_place_shortcut(fn, dtype):
     check(fn, values((3, 4), dtype, 1), values((3, 4), dtype, 2))
+
+
+def _gradient_of(cpu):
+    """``cpu`` on npy as the plain ``torch.Tensor`` object ``AccumulateGrad`` stores as a gradient,
+    which keeps no NumPy view (backend_pkg.tensor.detached)."""
+    leaf = torch.zeros(cpu.shape, dtype=cpu.dtype, device="npy", requires_grad=True)
+    (leaf * npy(cpu)).sum().backward()
+    assert type(leaf.grad) is torch.Tensor
+    return leaf.grad
+
+
+SAME_DTYPE_OUT_OF_PLACE = {
+    "add": torch.add,
+    "sub": torch.sub,
+    "mul": torch.mul,
+    "mm": lambda a, b: torch.mm(a, b.T),
+    "addmm": lambda a, b: torch.addmm(a[:, :1], a, b.T),
+}
+
+
+@pytest.mark.parametrize("fn", SAME_DTYPE_OUT_OF_PLACE.values(), ids=SAME_DTYPE_OUT_OF_PLACE)
+def test_same_dtype_shortcuts_read_a_gradient_as_it_is_now(fn):
+    """A gradient's view is made from its metadata at each call, also after C++ changed the metadata
+    (``.data =`` on a plain object is C++'s setter, which no npy code sees)."""
+    a, b = values((3, 4), torch.float32, 1), values((3, 4), torch.float32, 2)
+    gradient = _gradient_of(a)
+    assert_matches_cpu(fn(gradient, npy(b)), fn(a, b))
+    assert_matches_cpu(fn(npy(b), gradient), fn(b, a))
+    gradient.data = npy(b.T.contiguous().T)
+    assert_matches_cpu(fn(gradient, npy(a)), fn(b, a))
 
 
 # --- division and powers --------------------------------------------------------------------------

@@ -51,6 +51,14 @@ def test_factory_options_are_checked():
         torch.ops.aten.empty.memory_format([2], device="npy", pin_memory=True)
     with pytest.raises(RuntimeError, match="invalid device index 1"):
         torch.empty(2, device="npy:1")
+    with pytest.raises(RuntimeError, match="npy device: empty was asked for a tensor on cpu"):
+        torch.ops.aten.empty.memory_format._op_dk(torch._C.DispatchKey.PrivateUse1, [2], device=torch.device("cpu"))
+
+
+@pytest.mark.parametrize("device", ["npy", "npy:0", torch.device("npy", 0)])
+def test_factories_take_the_device_with_or_without_its_index(device):
+    for made in (torch.empty(2, device=device), torch.empty_strided((2, 3), (1, 2), device=device)):
+        assert made.device == torch.device("npy", 0)
 
 
 def test_ones_like_and_zeros_like(dtype):
@@ -84,3 +92,13 @@ def test_efficient_zero_tensor_is_zeros():
     x = torch.tensor([1.0, -2.0], device="npy", requires_grad=True)
     x.sgn().sum().backward()
     assert_matches_cpu(x.grad, torch.zeros(2), made_by_kernel=False)
+
+
+def test_zero_writes_zeros_through_views(dtype):
+    """``zero_`` writes into the memory it views: a strided view's elements, an expanded tensor's one row."""
+    cpu = make((3, 4), dtype)
+    base = npy(cpu)
+    cpu[:, ::2].zero_(), base[:, ::2].zero_()
+    assert_matches_cpu(base, cpu)
+    cpu[0].expand(2, 4).zero_(), base[0].expand(2, 4).zero_()
+    assert_matches_cpu(base, cpu)
