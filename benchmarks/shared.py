@@ -61,8 +61,12 @@ def script_command(*options, quick=False):
     return [sys.executable, str(SCRIPT), *options, *(["--quick"] if quick else [])]
 
 
-def run_turn_process(options, quick):
-    """A process of ``benchmarks/run.py`` that times one turn when asked: ``--backend`` or ``--guard-in-cpp``."""
+def run_turn_process(options, quick, environment=None):
+    """A process of ``benchmarks/run.py`` that times one turn when asked (``--backend``, ``--guard-in-cpp``,
+    ``--zoo-cases``), with ``environment`` added to this one's."""
     return TurnProcess(
-        f"benchmarks/run.py {' '.join(options)}", script_command(*options, quick=quick), subprocess_environment(), ROOT
+        f"benchmarks/run.py {' '.join(options)}",
+        script_command(*options, quick=quick),
+        subprocess_environment(environment),
+        ROOT,
     )

@@ -20,8 +20,9 @@ steps that call ``clip_grad_norm_``. ``zoo_aten_ops_per_step`` counts the aten o
 each family and width runs on npy and on CPU (a ``torch.utils._python_dispatch.TorchDispatchMode`` sees each
 op after autograd, the backward's included): a step's CPU time divided by CPU's count is the work per op.
 Beside them a depthwise and a 3d convolution, forward and backward, eager on both. Each case (a family at one
-width, a convolution) is timed in a process of its own, where its rows take turns (:func:`measure_group`). The
-steps take milliseconds: :data:`OWN_SETTINGS`.
+width, a convolution) is timed in a process of its own, where its rows take turns (:func:`measure_group`), and
+whose malloc keeps the memory it frees (:data:`MALLOC_KEEPS_FREED_MEMORY`). The steps take milliseconds:
+:data:`OWN_SETTINGS`.
 """
 
 import dataclasses
@@ -54,6 +55,12 @@ ZOO_COMPILED_VARIANTS = {
     "cpu_reduce_overhead": ("cpu", "reduce-overhead"),
 }
 ZOO_VARIANTS = (*ZOO_EAGER_VARIANTS, *ZOO_COMPILED_VARIANTS)
+# glibc's malloc settings in each case's process (mallopt(3): M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): every block
+# under 64 MiB from the heap, and the heap kept when freed. By default a block of 128 KiB or more is mapped
+# anew for each allocation, and freed memory goes back to the system, both as the process's history has it,
+# so a step's time depended on whether it paged its memory in again: CPU's depthwise convolution step, in a
+# process of its own, took 2897 µs with 992 page faults a call by default, and 821 µs with none so.
+MALLOC_KEEPS_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(64 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
 # Every family's optimizer steps through one function (``Optimizer.step``'s wrapper in
 # torch/optim/optimizer.py), which Dynamo compiles once per optimizer object it meets: past
 # ``recompile_limit`` (8) compiles of one function it runs that function eagerly from then on,
@@ -290,7 +297,7 @@ def processes_of(cases, quick):
 def time_in_process(cases, settings, quick):
     """Rows of ``cases``, timed in a process of their own that takes :attr:`Settings.rounds` turns:
     case -> variant -> row, and case -> variant -> why it is missing."""
-    process = run_turn_process(["--zoo-cases", *cases], quick)
+    process = run_turn_process(["--zoo-cases", *cases], quick, MALLOC_KEEPS_FREED_MEMORY)
     samples = {name: [] for name in process.started["calls_per_repeat"]}
     try:
         for _ in range(settings.rounds):

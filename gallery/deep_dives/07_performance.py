@@ -238,10 +238,11 @@ print(f"npy {block['npy']['us'] / 1e3:.1f} ms | CPU eager {block['cpu']['us'] / 
 # ------------------------------------------------
 # One training step of each family of the model zoo (``tests/zoo.py``, the
 # models the tests train on ``npy`` and on CPU) on one batch, eager on ``npy``
-# and on CPU, taking turns in a process of the family's own, where nothing
-# timed before it shapes its memory. The families whose width is a setting
-# (hidden size, channels) run again at two larger widths, each in its own
-# process too. Each point is one family
+# and on CPU, taking turns in a process of the family's own, whose malloc
+# keeps the memory it frees: no step pays to page its memory in again, as
+# it would after glibc returned it to the system. The families whose width
+# is a setting (hidden size, channels) run again at two larger widths, each
+# in its own process too. Each point is one family
 # at one width. Across: CPU's step time divided by the number of aten ops
 # the step runs on CPU, which ``make bench`` counts once with a
 # ``TorchDispatchMode`` (it sees each op after autograd, the backward's
