@@ -47,8 +47,8 @@ DESIGNS = {
                 "    tensor.__class__ = NpyTensor\n    _views_of(tensor)[_view_key(tensor)] = array\n    return tensor",
             ),
             (
-                "    try:\n        return tensor._npy_array\n    except AttributeError:\n"
-                "        return _view_of_storage(tensor)",
+                '    array = getattr(tensor, "_npy_array", None)\n'
+                "    return array if array is not None else _view_of_storage(tensor)",
                 "    return _view_of_storage(tensor)",
             ),
             (
