@@ -156,16 +156,6 @@ def check_broadcastable(*tensors):
         broadcast_shapes(*shapes)
 
 
-def check_alpha(dtype, alpha):
-    """PyTorch's checks of an ``alpha`` Scalar against the result dtype."""
-    if isinstance(alpha, bool) and dtype != torch.bool:
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if not (dtype.is_floating_point or dtype.is_complex) and not isinstance(alpha, int):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if not dtype.is_complex and isinstance(alpha, complex):
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-
-
 def promoted_dtype(a, b):
     """``torch.result_type(a, b)``, without asking it when the dtypes are one (the usual case)."""
     dtype = a.dtype

@@ -15,7 +15,7 @@ import torch
 from ..dtypes import CPP_SCALAR_NAMES
 from ._cpu_checks import check_on_cpu
 from ._dtype_errors import DtypeNotImplemented
-from ._operands import check_alpha, computed, numpy_compute_dtype
+from ._operands import computed, numpy_compute_dtype
 from .registry import aten, computed_by, implements, lowers
 
 
@@ -99,10 +99,15 @@ def _scaled(combine, a, b, alpha, out_dtype):
     return combine(x, y).astype(out_dtype, copy=False)
 
 
-def _check_alpha(dtype, alpha):
-    """PyTorch's checks of ``alpha``: its type, then its conversion to the result's dtype, which CPU's
-    kernel makes checked (``Scalar::to``): ``alpha=1e39`` is refused for float32."""
-    check_alpha(dtype, alpha)
+def check_alpha(dtype, alpha):
+    """PyTorch's checks of an ``alpha`` Scalar against the result dtype: its type, then its conversion
+    to that dtype, which CPU's kernel makes checked (``Scalar::to``): ``alpha=1e39`` is refused for float32."""
+    if isinstance(alpha, bool) and dtype != torch.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not (dtype.is_floating_point or dtype.is_complex) and not isinstance(alpha, int):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if not dtype.is_complex and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     if alpha != 1:
         check_convertible(alpha, dtype)
 
@@ -121,7 +126,7 @@ def sub(a, b, alpha=1, *, out_dtype):
 @computed_by(add)
 def add_kernel(self, other, *, alpha=1):
     dtype = torch.result_type(self, other)
-    _check_alpha(dtype, alpha)
+    check_alpha(dtype, alpha)
     return dtype
 
 
@@ -132,7 +137,7 @@ def sub_kernel(self, other, *, alpha=1):
         # "Subtraction, the `-` operator, with a bool tensor is not supported..."
         check_on_cpu(aten.sub.Tensor, *(torch.as_tensor(value) for value in (self, other)))
     dtype = torch.result_type(self, other)
-    _check_alpha(dtype, alpha)
+    check_alpha(dtype, alpha)
     return dtype
 
 
