@@ -56,10 +56,11 @@ ZOO_COMPILED_VARIANTS = {
 }
 ZOO_VARIANTS = (*ZOO_EAGER_VARIANTS, *ZOO_COMPILED_VARIANTS)
 # glibc's malloc settings in each case's process (mallopt(3): M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): every block
-# under 64 MiB from the heap, and the heap kept when freed. By default a block of 128 KiB or more is mapped
-# anew for each allocation, and freed memory goes back to the system, both as the process's history has it,
-# so a step's time depended on whether it paged its memory in again: CPU's depthwise convolution step, in a
-# process of its own, took 2897 µs with 992 page faults a call by default, and 821 µs with none so.
+# under 64 MiB from the heap, and the heap kept when freed. By default glibc maps a block of 128 KiB or more
+# anew (a threshold it raises as such blocks are freed) and gives freed memory at the heap's top back to the
+# system, both as the process's history has it, so a step's time depended on whether it paged its memory in
+# again: CPU's depthwise convolution step, in a process of its own, took 2897 µs with 992 page faults a call
+# by default, and 879 µs with none so.
 MALLOC_KEEPS_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(64 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
 # Every family's optimizer steps through one function (``Optimizer.step``'s wrapper in
 # torch/optim/optimizer.py), which Dynamo compiles once per optimizer object it meets: past
