@@ -57,8 +57,13 @@ def test_factory_options_are_checked():
 
 @pytest.mark.parametrize("device", ["npy", "npy:0", torch.device("npy", 0)])
 def test_factories_take_the_device_with_or_without_its_index(device):
-    for made in (torch.empty(2, device=device), torch.empty_strided((2, 3), (1, 2), device=device)):
+    for factory in (
+        lambda **device: torch.empty(2, **device),
+        lambda **device: torch.empty_strided((2, 3), (1, 2), **device),
+    ):
+        made, cpu = factory(device=device), factory()
         assert made.device == torch.device("npy", 0)
+        assert (made.shape, made.stride(), made.dtype) == (cpu.shape, cpu.stride(), cpu.dtype)
 
 
 def test_ones_like_and_zeros_like(dtype):
